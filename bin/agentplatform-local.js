@@ -1,0 +1,2 @@
+#!/usr/bin/env node
+require('../dist/lib/local/cli.js').main();

@@ -1,0 +1,11 @@
+/** Jest runs the TypeScript sources directly; integration tests start their own services. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+  },
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

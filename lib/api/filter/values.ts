@@ -1,0 +1,123 @@
+/**
+ * Reading values out of a run record for evaluation. Records come from several places (the zod-parsed API shape,
+ * SQLite rows, synthetic generators), so timestamps may be ISO strings, epoch milliseconds or Dates, booleans may be
+ * 0/1, and JSON or list columns may still be JSON text. Each reader returns undefined for a missing or unusable
+ * value, which makes every comparison with it false.
+ */
+import { parseIsoInstant } from '../schemas/trace';
+
+let lastInstantText = '';
+let lastInstant = Number.NaN;
+
+/**
+ * Microseconds since the epoch of a timestamp value, or undefined. The last string parsed is remembered because a
+ * time range (`and(gt(start_time, …), lt(start_time, …))`) reads the same value twice per record.
+ */
+export function readInstant(value: unknown): number | undefined {
+  let micros: number;
+  if (typeof value === 'string') {
+    if (value !== lastInstantText) {
+      lastInstant = parseIsoInstant(value);
+      lastInstantText = value;
+    }
+    micros = lastInstant;
+  } else if (typeof value === 'number') micros = value * 1000;
+  else if (value instanceof Date) micros = value.getTime() * 1000;
+  else return undefined;
+  return Number.isNaN(micros) ? undefined : micros;
+}
+
+export function readNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isNaN(value) ? undefined : value;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'string' && value.trim() !== '') {
+    const parsed = Number(value);
+    return Number.isNaN(parsed) ? undefined : parsed;
+  }
+  return undefined;
+}
+
+export function readBoolean(value: unknown): boolean | undefined {
+  if (value === true || value === 1) return true;
+  if (value === false || value === 0) return false;
+  return undefined;
+}
+
+export function readString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function parseJsonText(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
+export function readList(value: unknown): readonly unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'string' && value.startsWith('[')) {
+    const parsed = parseJsonText(value);
+    return Array.isArray(parsed) ? parsed : undefined;
+  }
+  return undefined;
+}
+
+export function readObject(value: unknown): Readonly<Record<string, unknown>> | undefined {
+  const parsed = typeof value === 'string' && value.startsWith('{') ? parseJsonText(value) : value;
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+}
+
+/**
+ * Whether any string, key, number or boolean inside `value` contains `needle` (already lower case), ignoring case.
+ * JSON text is searched as it is written.
+ */
+export function containsText(value: unknown, needle: string): boolean {
+  if (typeof value === 'string') return value.toLowerCase().includes(needle);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value).includes(needle);
+  if (Array.isArray(value)) return value.some((item) => containsText(item, needle));
+  if (typeof value === 'object' && value !== null) {
+    for (const key in value) {
+      if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+      if (key.toLowerCase().includes(needle) || containsText((value as Record<string, unknown>)[key], needle)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The RegExp of a SQL LIKE pattern: `%` any run of characters, `_` exactly one, `\` escapes the next character.
+ * Case-sensitive and anchored at both ends, as SQL LIKE is.
+ */
+export function likePattern(pattern: string): RegExp {
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\' && i + 1 < pattern.length) {
+      source += escapeRegExp(pattern[++i]);
+    } else if (char === '%') {
+      source += '[\\s\\S]*';
+    } else if (char === '_') {
+      source += '[\\s\\S]';
+    } else {
+      source += escapeRegExp(char);
+    }
+  }
+  return new RegExp(`^${source}$`, 'u');
+}
+
+function escapeRegExp(char: string): string {
+  return /[\\^$.*+?()[\]{}|/]/.test(char) ? `\\${char}` : char;
+}
+
+/** How a metadata value compares with a literal: scalars by their text, objects by their JSON. */
+export function metadataText(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** The score of one feedback_stats entry: its `avg`, or the entry itself when it is a number. */
+export function feedbackScore(entry: unknown): number | undefined {
+  if (typeof entry === 'number') return entry;
+  return typeof entry === 'object' && entry !== null ? readNumber((entry as { avg?: unknown }).avg) : undefined;
+}

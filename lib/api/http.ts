@@ -1,0 +1,381 @@
+/**
+ * The one HTTP transport under every API client: undici with a keep-alive pool, auth headers, a per-request
+ * timeout combined with the caller's AbortSignal, bounded retries (see `retry.ts` for which failures and methods),
+ * zod-parsed responses and typed errors that never carry a secret.
+ */
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
+import type { ZodType } from 'zod';
+import {
+  AbortError,
+  ApiError,
+  NetworkError,
+  ResponseParseError,
+  TimeoutError,
+  errorFromResponse,
+  type ApiErrorInit,
+} from './errors';
+import { Deadline } from './deadline';
+import { SecretRedactor } from './redact';
+import {
+  DEFAULT_RETRY_POLICY,
+  isRetryable,
+  parseRetryAfter,
+  retryDelayMs,
+  sleep as abortableSleep,
+  type HttpMethod,
+  type RetryPolicy,
+} from './retry';
+
+export type { HttpMethod, RetryPolicy } from './retry';
+
+/** Response headers as undici gives them: names in lower case. */
+export type IncomingHttpHeaders = Dispatcher.ResponseData['headers'];
+
+/** How requests authenticate. The key or token is registered as a secret and redacted from every error. */
+export type ApiAuth =
+  | {
+      readonly kind: 'api-key';
+      /** The API key. */
+      readonly apiKey: string;
+      /** Workspace to act in, sent as `X-Tenant-Id`. @default the key's default workspace */
+      readonly tenantId?: string;
+      /** Header that carries the key (names are case-insensitive). @default 'X-Api-Key' */
+      readonly header?: string;
+    }
+  | {
+      readonly kind: 'bearer';
+      /** The token, sent as `Authorization: Bearer <token>`. */
+      readonly token: string;
+      /** Workspace to act in, sent as `X-Tenant-Id`. @default the token's default workspace */
+      readonly tenantId?: string;
+    };
+
+/** Settings of one {@link HttpTransport}. */
+export interface TransportOptions {
+  /** Base URL, e.g. `http://127.0.0.1:8123`; request paths are appended to it (a path prefix is kept). */
+  readonly baseUrl: string;
+  /** How requests authenticate. */
+  readonly auth: ApiAuth;
+  /** Time allowed for each attempt (connect, headers and body), in milliseconds. @default 30000 */
+  readonly timeoutMs?: number;
+  /** Retry bounds. @default {maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8000} */
+  readonly retry?: Partial<RetryPolicy>;
+  /** The undici dispatcher to send through (a MockAgent in unit tests); the caller closes it. @default a keep-alive Agent owned and closed by the transport */
+  readonly dispatcher?: Dispatcher;
+  /** `User-Agent` header. @default 'agentplatform-client' */
+  readonly userAgent?: string;
+  /** Waits between retries; must reject when the signal aborts. @default a timer */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Source of backoff jitter in [0, 1). @default Math.random */
+  readonly random?: () => number;
+  /** Clock used to turn a `Retry-After` date into a delay. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** A query value: `undefined`/`null` are dropped, arrays are joined by commas. */
+export type QueryValue = string | number | boolean | readonly (string | number)[] | null | undefined;
+
+/** One JSON request. */
+export interface RequestOptions<T> {
+  /** HTTP method. */
+  readonly method: HttpMethod;
+  /** Path appended to the base URL, e.g. `/v2/deployments/<id>`; path parameters already encoded. */
+  readonly path: string;
+  /** Query parameters. @default none */
+  readonly query?: Record<string, QueryValue>;
+  /** JSON body. @default none */
+  readonly body?: unknown;
+  /** Schema of the 2xx response body; without it the body is discarded and the result is void. @default none */
+  readonly schema?: ZodType<T>;
+  /** Cancels the request, and any wait between retries, with an {@link AbortError}. @default none */
+  readonly signal?: AbortSignal;
+  /** Time allowed for each attempt, in milliseconds. @default the transport's timeoutMs */
+  readonly timeoutMs?: number;
+  /** `true`: the request is idempotent, retry every transient failure; `false`: never retry. @default by method (see retry.ts) */
+  readonly retry?: boolean;
+}
+
+/** A request whose response body is handed over as a stream (Server-Sent Events). */
+export interface StreamOptions {
+  /** HTTP method. */
+  readonly method: HttpMethod;
+  /** Path appended to the base URL. */
+  readonly path: string;
+  /** Query parameters. @default none */
+  readonly query?: Record<string, QueryValue>;
+  /** JSON body. @default none */
+  readonly body?: unknown;
+  /** Cancels the request and closes the stream. @default none */
+  readonly signal?: AbortSignal;
+  /** Time allowed until the response headers arrive; the body then streams for as long as it lasts. @default the transport's timeoutMs */
+  readonly timeoutMs?: number;
+  /** Extra request headers (they cannot replace the auth headers). @default `accept: text/event-stream` */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A 2xx response whose body is still streaming. The consumer must read it to the end or destroy it. */
+export interface StreamResponse {
+  /** HTTP status (2xx). */
+  readonly status: number;
+  /** Response headers, names in lower case. */
+  readonly headers: IncomingHttpHeaders;
+  /** The `x-request-id` response header. */
+  readonly requestId?: string;
+  /** The body; destroying it closes the connection. */
+  readonly body: Readable & AsyncIterable<Uint8Array>;
+}
+
+/** Default per-attempt timeout. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+const DEFAULT_USER_AGENT = 'agentplatform-client';
+const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+
+/** The method and full URL of a request, the identity every error carries. */
+interface Target {
+  readonly method: HttpMethod;
+  readonly url: string;
+  readonly pathWithQuery: string;
+}
+
+/** Sends JSON requests to one base URL with auth, timeouts, retries and typed errors. */
+export class HttpTransport {
+  /** The base URL every path is appended to. */
+  readonly baseUrl: string;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly auth: ApiAuth;
+  private readonly timeoutMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly userAgent: string;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly redactor: SecretRedactor;
+  private closed = false;
+
+  constructor(opts: TransportOptions) {
+    const base = new URL(opts.baseUrl);
+    this.origin = base.origin;
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.baseUrl = `${this.origin}${this.basePath}`;
+    this.auth = opts.auth;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(opts.retry ?? {}) };
+    this.ownsDispatcher = opts.dispatcher === undefined;
+    this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS });
+    this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+    this.sleep = opts.sleep ?? abortableSleep;
+    this.random = opts.random ?? Math.random;
+    this.now = opts.now ?? Date.now;
+    this.redactor = new SecretRedactor([opts.auth.kind === 'api-key' ? opts.auth.apiKey : opts.auth.token]);
+  }
+
+  /** Registers a value (e.g. a deployment secret about to be sent) that must never appear in an error message. */
+  registerSecret(secret: string): void {
+    this.redactor.add(secret);
+  }
+
+  /** `text` with every registered secret replaced, for callers that log or quote server output. */
+  redact(text: string): string {
+    return this.redactor.redact(text);
+  }
+
+  /** Sends a JSON request, retrying transient failures, and returns the parsed body (void without a schema). */
+  async request<T>(opts: RequestOptions<T>): Promise<T> {
+    const target = this.target(opts.method, opts.path, opts.query);
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.attempt(opts, target);
+      } catch (err) {
+        if (retry >= this.policy.maxRetries || !isRetryable(err, opts.method, opts.retry)) throw err;
+        const delay = retryDelayMs(err, retry, this.policy, this.random);
+        try {
+          await this.sleep(delay, opts.signal);
+        } catch (sleepErr) {
+          throw new AbortError(this.errorInit(target, { cause: opts.signal?.reason ?? sleepErr }));
+        }
+      }
+    }
+  }
+
+  /**
+   * Sends one request (never retried) and hands over the body of its 2xx response as a stream. A non-2xx
+   * response becomes the same typed error as in {@link request}; the timeout covers the wait for the headers.
+   */
+  async stream(opts: StreamOptions): Promise<StreamResponse> {
+    const target = this.target(opts.method, opts.path, opts.query);
+    this.throwIfAborted(opts.signal, target);
+    const deadline = new Deadline(opts.signal, opts.timeoutMs ?? this.timeoutMs);
+    try {
+      const response = await this.send(target, opts.body, deadline.signal, {
+        accept: 'text/event-stream',
+        ...opts.headers,
+      });
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        throw this.errorFromResponse(target, response, await response.body.text());
+      }
+      deadline.stopTimer();
+      response.body.once('close', () => deadline.dispose());
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        requestId: requestIdOf(response.headers),
+        body: response.body,
+      };
+    } catch (err) {
+      deadline.dispose();
+      throw this.toApiError(err, target, deadline);
+    }
+  }
+
+  /** Closes the keep-alive pool when the transport owns it (an injected dispatcher is left to its owner). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private async attempt<T>(opts: RequestOptions<T>, target: Target): Promise<T> {
+    this.throwIfAborted(opts.signal, target);
+    const deadline = new Deadline(opts.signal, opts.timeoutMs ?? this.timeoutMs);
+    try {
+      const response = await this.send(target, opts.body, deadline.signal, { accept: 'application/json' });
+      const text = await response.body.text();
+      if (response.statusCode < 200 || response.statusCode >= 300) throw this.errorFromResponse(target, response, text);
+      return opts.schema ? this.parseBody(opts.schema, target, response, text) : (undefined as T);
+    } catch (err) {
+      throw this.toApiError(err, target, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** A signal that is already aborted sends nothing at all. */
+  private throwIfAborted(signal: AbortSignal | undefined, target: Target): void {
+    if (signal?.aborted) throw new AbortError(this.errorInit(target, { cause: signal.reason }));
+  }
+
+  private send(
+    target: Target,
+    body: unknown,
+    signal: AbortSignal,
+    extraHeaders: Readonly<Record<string, string>>,
+  ): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = { 'user-agent': this.userAgent };
+    for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    Object.assign(headers, this.authHeaders());
+    return this.dispatcher.request({
+      origin: this.origin,
+      path: target.pathWithQuery,
+      method: target.method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+  }
+
+  private authHeaders(): Record<string, string> {
+    const headers: Record<string, string> =
+      this.auth.kind === 'api-key'
+        ? { [(this.auth.header ?? 'X-Api-Key').toLowerCase()]: this.auth.apiKey }
+        : { authorization: `Bearer ${this.auth.token}` };
+    if (this.auth.tenantId) headers['x-tenant-id'] = this.auth.tenantId;
+    return headers;
+  }
+
+  private parseBody<T>(schema: ZodType<T>, target: Target, response: Dispatcher.ResponseData, text: string): T {
+    const init = this.errorInit(target, { status: response.statusCode, requestId: requestIdOf(response.headers) });
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch (cause) {
+      throw new ResponseParseError(`${response.statusCode}: response is not valid JSON`, {
+        ...init,
+        body: text,
+        cause,
+        issuePath: '',
+      });
+    }
+    const result = schema.safeParse(json);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0];
+    const issuePath = issue?.path.map(String).join('.') ?? '';
+    throw new ResponseParseError(
+      `${response.statusCode}: response does not match the expected schema at ${issuePath || '(root)'}: ${issue?.message}`,
+      { ...init, body: json, cause: result.error, issuePath },
+    );
+  }
+
+  private errorFromResponse(target: Target, response: Dispatcher.ResponseData, text: string): ApiError {
+    return errorFromResponse({
+      ...this.errorInit(target, { requestId: requestIdOf(response.headers) }),
+      status: response.statusCode,
+      body: parseJsonOrText(text),
+      retryAfterMs: parseRetryAfter(response.headers['retry-after'], this.now()),
+    });
+  }
+
+  /** Turns whatever a send threw into a typed error: caller abort, timeout, or network failure. */
+  private toApiError(err: unknown, target: Target, deadline: Deadline): ApiError {
+    if (err instanceof ApiError) return err;
+    if (deadline.callerAborted) return new AbortError(this.errorInit(target, { cause: deadline.callerReason }));
+    if (deadline.timedOut) return new TimeoutError({ ...this.errorInit(target, { cause: err }), timeoutMs: deadline.timeoutMs });
+    const code = (err as { code?: unknown } | null)?.code;
+    const message = err instanceof Error ? err.message : String(err);
+    return new NetworkError(`network error: ${message}${typeof code === 'string' ? ` (${code})` : ''}`, {
+      ...this.errorInit(target, { cause: err }),
+      code: typeof code === 'string' ? code : undefined,
+    });
+  }
+
+  private errorInit(target: Target, extra: Partial<ApiErrorInit>): ApiErrorInit {
+    return { method: target.method, url: target.url, redactor: this.redactor, ...extra };
+  }
+
+  private target(method: HttpMethod, path: string, query: Record<string, QueryValue> | undefined): Target {
+    if (!path.startsWith('/')) throw new TypeError(`request path must start with "/": ${path}`);
+    const search = serializeQuery(query);
+    const pathWithQuery = `${this.basePath}${path}${search ? `?${search}` : ''}`;
+    return { method, url: `${this.origin}${pathWithQuery}`, pathWithQuery };
+  }
+}
+
+/**
+ * The query string (without `?`) of `query`: `undefined` and `null` dropped, arrays joined by commas (each element
+ * encoded, the commas kept literal), booleans as `true`/`false`.
+ */
+export function serializeQuery(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return '';
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    const encoded = Array.isArray(value)
+      ? value.map((item) => encodeURIComponent(String(item))).join(',')
+      : encodeURIComponent(String(value));
+    parts.push(`${encodeURIComponent(name)}=${encoded}`);
+  }
+  return parts.join('&');
+}
+
+function requestIdOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers['x-request-id'];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJsonOrText(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,93 @@
+/**
+ * When and how long the transport waits before trying a request again.
+ *
+ * Which failures are retried depends on whether repeating the request is safe:
+ * - GET, PUT and DELETE (idempotent): every transient failure — network errors, timeouts, 408, 429 and 5xx.
+ * - POST and PATCH: only when the server cannot have acted on the request — 429 and 503 (refused, not processed)
+ *   and connection errors raised before the request was sent (refused, DNS, connect timeout). A reset connection,
+ *   a timeout or a 500 after a POST may hide a success, so it is reported, never repeated.
+ * A request may override this with `retry: true` (the caller knows it is idempotent: full policy) or `retry: false`.
+ */
+import { ApiError, NetworkError, isTransient } from './errors';
+
+/** Bounds of the retry loop. */
+export interface RetryPolicy {
+  /** Retries after the first attempt (so at most `maxRetries + 1` requests). @default 3 */
+  maxRetries: number;
+  /** Backoff cap of the first retry; doubled on each further retry. @default 500 */
+  baseDelayMs: number;
+  /** Largest computed backoff. @default 8000 */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8000 };
+
+/** A server's `Retry-After` is obeyed up to this many milliseconds; a longer request is shortened to it. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** HTTP methods the transport speaks. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
+
+/** Error codes raised before any byte of the request left this process. */
+const CONNECT_PHASE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Whether `err` may be retried for a request with this method. `override` is the request's `retry` option.
+ */
+export function isRetryable(err: unknown, method: HttpMethod, override: boolean | undefined): boolean {
+  if (override === false || !isTransient(err)) return false;
+  if (override === true || IDEMPOTENT_METHODS.has(method)) return true;
+  if (err instanceof NetworkError) return err.code !== undefined && CONNECT_PHASE_CODES.has(err.code);
+  return err instanceof ApiError && (err.status === 429 || err.status === 503);
+}
+
+/**
+ * Milliseconds to wait before retry number `retry` (0 for the first retry): the server's `Retry-After` when it
+ * sent one (capped at {@link MAX_RETRY_AFTER_MS}), else exponential backoff with full jitter:
+ * `random() * min(maxDelayMs, baseDelayMs * 2^retry)`.
+ */
+export function retryDelayMs(err: unknown, retry: number, policy: RetryPolicy, random: () => number): number {
+  if (err instanceof ApiError && err.retryAfterMs !== undefined) return Math.min(err.retryAfterMs, MAX_RETRY_AFTER_MS);
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * A `Retry-After` header value in milliseconds: delta seconds (fractions accepted) or an HTTP date. Undefined when
+ * absent or unparseable; a date in the past gives 0.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

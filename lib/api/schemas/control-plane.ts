@@ -1,0 +1,192 @@
+/**
+ * Zod schemas of the deployment control plane (area A of the platform API). The clients parse every response with
+ * these, and the local platform answers exactly what they accept.
+ */
+import { z } from 'zod';
+
+export const REVISION_STATUSES = [
+  'CREATING',
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'DEPLOYED',
+  'SKIPPED',
+  'INTERRUPTED',
+  'UNKNOWN',
+] as const;
+export const RevisionStatus = z.enum(REVISION_STATUSES);
+export type RevisionStatus = z.infer<typeof RevisionStatus>;
+
+/** Statuses after which a revision never changes again. */
+export const FINAL_REVISION_STATUSES: readonly RevisionStatus[] = [
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'DEPLOYED',
+  'SKIPPED',
+  'INTERRUPTED',
+];
+export const FAILED_REVISION_STATUSES: readonly RevisionStatus[] = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'];
+
+export const DEPLOYMENT_SOURCES = ['github', 'external_docker'] as const;
+export const DeploymentSource = z.enum(DEPLOYMENT_SOURCES);
+export type DeploymentSource = z.infer<typeof DeploymentSource>;
+
+export const DEPLOYMENT_TYPES = ['dev', 'prod'] as const;
+export const DeploymentType = z.enum(DEPLOYMENT_TYPES);
+export type DeploymentType = z.infer<typeof DeploymentType>;
+
+/** Lifecycle of the deployment itself (its revisions have their own status). */
+export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
+export const DeploymentStatus = z.enum(DEPLOYMENT_STATUSES);
+export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
+
+/** A tag ref is immutable, so it cannot be combined with `build_on_push`. */
+export const TAG_REF_PREFIX = 'refs/tags/';
+export const isTagRef = (ref: string | null | undefined): boolean => typeof ref === 'string' && ref.startsWith(TAG_REF_PREFIX);
+
+export const SourceRevisionConfig = z.object({
+  repo_ref: z.string().nullable().optional(),
+  graph_config_path: z.string().nullable().optional(),
+  image_uri: z.string().nullable().optional(),
+  repo_commit_sha: z.string().nullable().optional(),
+});
+export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
+
+/** The writable part of a source revision config (`repo_commit_sha` is read-only). */
+export const SourceRevisionConfigInput = SourceRevisionConfig.omit({ repo_commit_sha: true });
+export type SourceRevisionConfigInput = z.infer<typeof SourceRevisionConfigInput>;
+
+export const Revision = z.object({
+  id: z.uuid(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  status: RevisionStatus,
+  source: DeploymentSource,
+  source_revision_config: SourceRevisionConfig,
+});
+export type Revision = z.infer<typeof Revision>;
+
+export const RevisionsList = z.object({
+  resources: z.array(Revision),
+  offset: z.number().int(),
+});
+export type RevisionsList = z.infer<typeof RevisionsList>;
+
+export const ValidationErrorItem = z.object({
+  loc: z.array(z.union([z.string(), z.number()])),
+  msg: z.string(),
+  type: z.string(),
+});
+export type ValidationErrorItem = z.infer<typeof ValidationErrorItem>;
+
+export const HTTPValidationError = z.object({ detail: z.array(ValidationErrorItem) });
+export type HTTPValidationError = z.infer<typeof HTTPValidationError>;
+
+/** The body of every non-validation error: `{"detail": "..."}`. */
+export const ErrorDetail = z.object({ detail: z.string() });
+
+export const ResourceSpec = z.object({
+  min_scale: z.number().int().min(0).nullable().optional(),
+  max_scale: z.number().int().min(1).nullable().optional(),
+  cpu: z.number().positive().nullable().optional(),
+  memory_mb: z.number().int().positive().nullable().optional(),
+});
+export type ResourceSpec = z.infer<typeof ResourceSpec>;
+
+export const SourceConfig = z.object({
+  integration_id: z.string().nullable().optional(),
+  repo_url: z.string().nullable().optional(),
+  deployment_type: DeploymentType.nullable().optional(),
+  build_on_push: z.boolean().nullable().optional(),
+  custom_url: z.string().nullable().optional(),
+  resource_spec: ResourceSpec.nullable().optional(),
+});
+export type SourceConfig = z.infer<typeof SourceConfig>;
+
+/** Secrets are sent with their values; responses carry the names only. */
+export const SecretInput = z.object({ name: z.string(), value: z.string() });
+export type SecretInput = z.infer<typeof SecretInput>;
+export const SecretName = z.object({ name: z.string() });
+
+export const DeploymentCreate = z.object({
+  name: z.string(),
+  source: DeploymentSource,
+  source_config: SourceConfig.optional(),
+  source_revision_config: SourceRevisionConfigInput.optional(),
+  secrets: z.array(SecretInput).optional(),
+});
+export type DeploymentCreate = z.infer<typeof DeploymentCreate>;
+
+/**
+ * PATCH body. `source` may be sent but must equal the current one. A non-null `repo_ref`, `graph_config_path` or
+ * `image_uri`, or a change of secrets, creates a new revision.
+ */
+export const DeploymentPatch = z.object({
+  source: DeploymentSource.optional(),
+  source_config: SourceConfig.optional(),
+  source_revision_config: SourceRevisionConfigInput.optional(),
+  secrets: z.array(SecretInput).optional(),
+});
+export type DeploymentPatch = z.infer<typeof DeploymentPatch>;
+
+export const Deployment = z.object({
+  id: z.uuid(),
+  tenant_id: z.string(),
+  name: z.string(),
+  source: DeploymentSource,
+  source_config: SourceConfig,
+  source_revision_config: SourceRevisionConfig,
+  secrets: z.array(SecretName),
+  status: DeploymentStatus,
+  latest_revision_id: z.uuid().nullable(),
+  active_revision_id: z.uuid().nullable(),
+  url: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Deployment = z.infer<typeof Deployment>;
+
+export const DeploymentsList = z.object({
+  resources: z.array(Deployment),
+  offset: z.number().int(),
+});
+export type DeploymentsList = z.infer<typeof DeploymentsList>;
+
+export const SandboxTemplate = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  image: z.string(),
+  resources: z.object({
+    cpu: z.string().nullable().optional(),
+    memory: z.string().nullable().optional(),
+    storage: z.string().nullable().optional(),
+  }),
+  volume_mounts: z.array(z.object({ volume_name: z.string(), mount_path: z.string() })),
+  proxy_config: z.object({
+    rules: z.array(
+      z.object({
+        name: z.string(),
+        match_hosts: z.array(z.string()),
+        inject_headers: z.record(z.string(), z.string()),
+        match_paths: z.array(z.string()),
+        enabled: z.boolean(),
+      }),
+    ),
+    no_proxy: z.array(z.string()),
+  }),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type SandboxTemplate = z.infer<typeof SandboxTemplate>;
+
+export const SandboxTemplatesList = z.object({ templates: z.array(SandboxTemplate) });
+export type SandboxTemplatesList = z.infer<typeof SandboxTemplatesList>;
+
+/** Limits of list endpoints, as the spec states them for the revision list. */
+export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;

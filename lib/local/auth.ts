@@ -1,0 +1,230 @@
+/**
+ * Organizations, their workspaces (tenant ids) and API keys. A key belongs to an organization and may act in any of
+ * its workspaces; `X-Tenant-Id` picks one, else the organization's default workspace. Keys are stored as SHA-256
+ * hashes only.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { Clock } from './clock';
+import { prepared, type MigrationSet, type PlatformDatabase } from './db';
+import { HttpError } from './errors';
+import type { PlatformEnv } from './server';
+
+/** Who is calling: the key's organization and the workspace the request acts in. */
+export interface Principal {
+  /** The organization that owns the API key. */
+  readonly organizationId: string;
+  /** The workspace (tenant) the request acts in. */
+  readonly tenantId: string;
+}
+
+/** What `createOrganization` returns. */
+export interface CreatedOrganization {
+  /** The new organization's id. */
+  readonly organizationId: string;
+  /** A new API key of the organization (shown once; only its hash is kept). */
+  readonly apiKey: string;
+  /** Its workspaces; the first is the default one. */
+  readonly tenantIds: string[];
+}
+
+export const AUTH_MIGRATIONS: MigrationSet = {
+  module: 'auth',
+  migrations: [
+    {
+      id: '001-organizations',
+      up: `
+        CREATE TABLE organizations (
+          id TEXT PRIMARY KEY,
+          name TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        );
+        CREATE TABLE workspaces (
+          id TEXT PRIMARY KEY,
+          organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+          name TEXT NOT NULL,
+          is_default INTEGER NOT NULL DEFAULT 0,
+          created_at TEXT NOT NULL,
+          UNIQUE (organization_id, name)
+        );
+        CREATE TABLE api_keys (
+          key_hash TEXT PRIMARY KEY,
+          organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+          created_at TEXT NOT NULL
+        );
+        CREATE TABLE platform_settings (
+          name TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        );`,
+    },
+  ],
+};
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_ORGANIZATION_SETTING = 'default_organization_id';
+
+/** A new random API key (`lp_` + 32 random bytes, base64url). */
+export const generateApiKey = (): string => `lp_${randomBytes(32).toString('base64url')}`;
+
+const hashKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+/** The organization/workspace/key store and the request authenticator. */
+export class AuthStore {
+  // Keys, organizations and workspaces are never removed or reassigned, so what was found once stays true; the
+  // caches take these lookups off every request.
+  private readonly keyOwners = new Map<string, string>();
+  private readonly defaultWorkspaces = new Map<string, string>();
+
+  constructor(private readonly db: PlatformDatabase, private readonly clock: Clock) {}
+
+  /** Creates an organization with one default workspace and one API key. */
+  createOrganization(name: string): CreatedOrganization {
+    const organizationId = randomUUID();
+    const apiKey = generateApiKey();
+    return this.db.transaction(() => {
+      prepared(this.db, 'INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(
+        organizationId,
+        name,
+        this.timestamp(),
+      );
+      const tenantId = this.insertWorkspace(organizationId, 'default', true);
+      this.addApiKey(organizationId, apiKey);
+      return { organizationId, apiKey, tenantIds: [tenantId] };
+    })();
+  }
+
+  /** Adds a workspace to an organization; returns its tenant id. */
+  createWorkspace(organizationId: string, name: string): string {
+    if (!prepared(this.db, 'SELECT 1 FROM organizations WHERE id = ?').get(organizationId)) {
+      throw new Error(`organization ${organizationId} does not exist`);
+    }
+    return this.insertWorkspace(organizationId, name, false);
+  }
+
+  /** Lets `apiKey` act for the organization. Adding a key the organization already has is a no-op. */
+  addApiKey(organizationId: string, apiKey: string): void {
+    if (apiKey.length < 8) throw new Error('an API key must have at least 8 characters');
+    const hash = hashKey(apiKey);
+    const owner = prepared(this.db, 'SELECT organization_id FROM api_keys WHERE key_hash = ?').get(hash) as
+      | { organization_id: string }
+      | undefined;
+    if (owner && owner.organization_id !== organizationId) {
+      throw new Error('this API key already belongs to another organization');
+    }
+    if (!owner) {
+      prepared(this.db, 'INSERT INTO api_keys (key_hash, organization_id, created_at) VALUES (?, ?, ?)').run(
+        hash,
+        organizationId,
+        this.timestamp(),
+      );
+    }
+  }
+
+  /** The organization and default workspace created on the first start of a data dir. */
+  defaultOrganization(): { organizationId: string; tenantId: string } {
+    const setting = prepared(this.db, 'SELECT value FROM platform_settings WHERE name = ?').get(
+      DEFAULT_ORGANIZATION_SETTING,
+    ) as { value: string } | undefined;
+    if (setting) return { organizationId: setting.value, tenantId: this.defaultWorkspaceOf(setting.value) };
+    return this.db.transaction(() => {
+      const organizationId = randomUUID();
+      prepared(this.db, 'INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(
+        organizationId,
+        'default',
+        this.timestamp(),
+      );
+      const tenantId = this.insertWorkspace(organizationId, 'default', true);
+      prepared(this.db, 'INSERT INTO platform_settings (name, value) VALUES (?, ?)').run(
+        DEFAULT_ORGANIZATION_SETTING,
+        organizationId,
+      );
+      return { organizationId, tenantId };
+    })();
+  }
+
+  /** The organization owning a workspace, or undefined for an unknown tenant id. */
+  organizationOfTenant(tenantId: string): string | undefined {
+    const row = prepared(this.db, 'SELECT organization_id FROM workspaces WHERE id = ?').get(tenantId) as
+      | { organization_id: string }
+      | undefined;
+    return row?.organization_id;
+  }
+
+  /**
+   * Resolves the caller of a request. Throws 401 without a known key, 403 when `tenantHeader` names a workspace the
+   * key's organization does not own.
+   */
+  authenticate(apiKey: string | undefined, tenantHeader: string | undefined): Principal {
+    if (!apiKey) {
+      throw new HttpError(401, 'Missing API key: send it in the X-Api-Key header or as "Authorization: Bearer <key>"');
+    }
+    const organizationId = this.organizationOfKey(hashKey(apiKey));
+    if (!organizationId) throw new HttpError(401, 'Invalid API key');
+    if (tenantHeader === undefined || tenantHeader === '') {
+      return { organizationId, tenantId: this.defaultWorkspaceOf(organizationId) };
+    }
+    if (!UUID_PATTERN.test(tenantHeader)) {
+      throw new HttpError(403, 'X-Tenant-Id must be the id (a uuid) of a workspace of your organization');
+    }
+    const tenantId = tenantHeader.toLowerCase();
+    if (this.organizationOfTenant(tenantId) !== organizationId) {
+      throw new HttpError(403, `This API key may not use workspace ${tenantId}`);
+    }
+    return { organizationId, tenantId };
+  }
+
+  private organizationOfKey(keyHash: string): string | undefined {
+    let organizationId = this.keyOwners.get(keyHash);
+    if (organizationId === undefined) {
+      const row = prepared(this.db, 'SELECT organization_id FROM api_keys WHERE key_hash = ?').get(keyHash) as
+        | { organization_id: string }
+        | undefined;
+      organizationId = row?.organization_id;
+      if (organizationId !== undefined) this.keyOwners.set(keyHash, organizationId);
+    }
+    return organizationId;
+  }
+
+  private defaultWorkspaceOf(organizationId: string): string {
+    let workspaceId = this.defaultWorkspaces.get(organizationId);
+    if (workspaceId === undefined) {
+      const row = prepared(
+        this.db,
+        'SELECT id FROM workspaces WHERE organization_id = ? ORDER BY is_default DESC, created_at LIMIT 1',
+      ).get(organizationId) as { id: string } | undefined;
+      if (!row) throw new Error(`organization ${organizationId} has no workspace`);
+      this.defaultWorkspaces.set(organizationId, (workspaceId = row.id));
+    }
+    return workspaceId;
+  }
+
+  private insertWorkspace(organizationId: string, name: string, isDefault: boolean): string {
+    const id = randomUUID();
+    prepared(
+      this.db,
+      'INSERT INTO workspaces (id, organization_id, name, is_default, created_at) VALUES (?, ?, ?, ?, ?)',
+    ).run(id, organizationId, name, isDefault ? 1 : 0, this.timestamp());
+    return id;
+  }
+
+  private timestamp(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}
+
+/** The API key of a request: `X-Api-Key` (any case), else `Authorization: Bearer <key>`. */
+export function apiKeyOf(header: (name: string) => string | undefined): string | undefined {
+  const direct = header('x-api-key');
+  if (direct) return direct;
+  const match = /^bearer\s+(\S+)\s*$/i.exec(header('authorization') ?? '');
+  return match?.[1];
+}
+
+/** Middleware that authenticates the request and sets `principal`; use it per route so unknown routes stay 404. */
+export function requireApiKey(auth: AuthStore): MiddlewareHandler<PlatformEnv> {
+  return async (c, next) => {
+    const header = (name: string) => c.req.header(name);
+    c.set('principal', auth.authenticate(apiKeyOf(header), c.req.header('x-tenant-id')));
+    await next();
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * `npx agentplatform-local`: starts the local platform and prints, once ready, exactly
+ * `local platform ready at http://127.0.0.1:<port>` and `dev api key: <key>`. Every flag has an environment
+ * equivalent; flags win.
+ */
+import * as fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { uniformStepTimings, type PipelineTimings } from './control-plane/pipeline';
+import { startLocalPlatform, type LocalPlatformOptions } from './platform';
+
+/** The port the CLI binds when neither `--port` nor `AGENTPLATFORM_LOCAL_PORT` is given. */
+export const DEFAULT_CLI_PORT = 8123;
+/** The data dir (relative to the working directory) when neither `--data-dir` nor the env variable is given. */
+export const DEFAULT_DATA_DIR = '.local-platform';
+
+const USAGE = `Usage: agentplatform-local [options]
+
+  --port <n>                 TCP port, 0 for any free one (AGENTPLATFORM_LOCAL_PORT; default ${DEFAULT_CLI_PORT})
+  --host <addr>              interface to bind (AGENTPLATFORM_LOCAL_HOST; default 127.0.0.1)
+  --data-dir <dir>           database and state (AGENTPLATFORM_LOCAL_DATA_DIR; default ${DEFAULT_DATA_DIR})
+  --api-key <key>            an API key of the default organization, repeatable
+                             (AGENTPLATFORM_LOCAL_API_KEYS, comma-separated; default: a generated dev key)
+  --reset                    wipe the data dir first (AGENTPLATFORM_LOCAL_RESET=1)
+  --step-ms <n>              duration of every revision pipeline step (AGENTPLATFORM_LOCAL_STEP_MS)
+  --timings <json>           per-step durations, e.g. '{"buildingMs":5000}' (AGENTPLATFORM_LOCAL_TIMINGS)
+  --delete-delay-ms <n>      time until a deleted deployment is gone (AGENTPLATFORM_LOCAL_DELETE_DELAY_MS)
+  --sandbox-template <file>  JSON file with a template (or an array of them) to add, repeatable
+                             (AGENTPLATFORM_LOCAL_SANDBOX_TEMPLATES, comma-separated)
+  --verbose                  log one line per request on stderr (AGENTPLATFORM_LOCAL_VERBOSE=1)
+  --help                     show this text
+`;
+
+/** A usage mistake: reported with the usage text, exit code 2. */
+class UsageError extends Error {}
+
+const TIMING_KEYS: readonly (keyof PipelineTimings)[] = [
+  'creatingMs',
+  'queuedMs',
+  'awaitingBuildMs',
+  'buildingMs',
+  'awaitingDeployMs',
+  'deployingMs',
+  'deleteDelayMs',
+];
+
+function milliseconds(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw.trim())) throw new UsageError(`${name} must be a whole number of milliseconds, got '${raw}'`);
+  return Number(raw);
+}
+
+function parseTimings(raw: string | undefined): Partial<PipelineTimings> {
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new UsageError('--timings must be a JSON object such as {"buildingMs":5000}');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new UsageError('--timings must be a JSON object such as {"buildingMs":5000}');
+  }
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!(TIMING_KEYS as readonly string[]).includes(key)) {
+      throw new UsageError(`--timings: unknown key '${key}' (known: ${TIMING_KEYS.join(', ')})`);
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new UsageError(`--timings: ${key} must be a non-negative number`);
+    }
+  }
+  return parsed as Partial<PipelineTimings>;
+}
+
+const list = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+/** What the command line and environment ask for. */
+export interface CliSettings {
+  /** Options for `startLocalPlatform`. */
+  readonly options: LocalPlatformOptions;
+  /** Files of sandbox templates to add to the default workspace. */
+  readonly templateFiles: string[];
+  /** True when the API keys came from the user (the dev key line then does not print them). */
+  readonly keysGiven: boolean;
+  /** True for `--help`. */
+  readonly help: boolean;
+}
+
+/** Reads flags and environment variables. Throws a usage error for a bad value. */
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliSettings {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'api-key': { type: 'string', multiple: true },
+        reset: { type: 'boolean' },
+        'step-ms': { type: 'string' },
+        timings: { type: 'string' },
+        'delete-delay-ms': { type: 'string' },
+        'sandbox-template': { type: 'string', multiple: true },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const flagOrEnv = (flag: string | undefined, name: string) => flag ?? env[name];
+  const isOn = (name: string) => ['1', 'true', 'yes'].includes((env[name] ?? '').toLowerCase());
+  const port = milliseconds('--port', flagOrEnv(values.port, 'AGENTPLATFORM_LOCAL_PORT')) ?? DEFAULT_CLI_PORT;
+  if (port > 65535) throw new UsageError(`--port must be 0-65535, got ${port}`);
+  const stepMs = milliseconds('--step-ms', flagOrEnv(values['step-ms'], 'AGENTPLATFORM_LOCAL_STEP_MS'));
+  const deleteDelayMs = milliseconds(
+    '--delete-delay-ms',
+    flagOrEnv(values['delete-delay-ms'], 'AGENTPLATFORM_LOCAL_DELETE_DELAY_MS'),
+  );
+  const timings: Partial<PipelineTimings> = {
+    ...(stepMs === undefined ? {} : uniformStepTimings(stepMs)),
+    ...(deleteDelayMs === undefined ? {} : { deleteDelayMs }),
+    ...parseTimings(flagOrEnv(values.timings, 'AGENTPLATFORM_LOCAL_TIMINGS')),
+  };
+  const apiKeys = values['api-key'] ?? list(env.AGENTPLATFORM_LOCAL_API_KEYS);
+  const verbose = values.verbose ?? isOn('AGENTPLATFORM_LOCAL_VERBOSE');
+  return {
+    options: {
+      port,
+      host: flagOrEnv(values.host, 'AGENTPLATFORM_LOCAL_HOST') ?? '127.0.0.1',
+      dataDir: flagOrEnv(values['data-dir'], 'AGENTPLATFORM_LOCAL_DATA_DIR') ?? DEFAULT_DATA_DIR,
+      apiKeys: apiKeys.length > 0 ? apiKeys : undefined,
+      reset: values.reset ?? isOn('AGENTPLATFORM_LOCAL_RESET'),
+      timings,
+      log: verbose ? (line: string) => process.stderr.write(`${line}\n`) : undefined,
+    },
+    templateFiles: values['sandbox-template'] ?? list(env.AGENTPLATFORM_LOCAL_SANDBOX_TEMPLATES),
+    keysGiven: apiKeys.length > 0,
+    help: values.help ?? false,
+  };
+}
+
+function readTemplates(file: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--sandbox-template ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** Runs the CLI until SIGINT or SIGTERM. Sets `process.exitCode` instead of throwing. */
+export async function main(argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
+  let settings: CliSettings;
+  try {
+    settings = parseCli(argv, env);
+  } catch (err) {
+    process.stderr.write(`agentplatform-local: ${(err as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (settings.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  try {
+    const templates = settings.templateFiles.flatMap(readTemplates);
+    const platform = await startLocalPlatform(settings.options);
+    try {
+      for (const template of templates) platform.admin.addSandboxTemplate(platform.defaultTenantId, template as never);
+    } catch (err) {
+      await platform.close();
+      throw new UsageError(`--sandbox-template: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const shutdown = () => {
+      process.off('SIGINT', shutdown).off('SIGTERM', shutdown);
+      process.once('SIGINT', () => process.exit(1)).once('SIGTERM', () => process.exit(1));
+      void platform.close().then(() => process.exit(0));
+    };
+    process.on('SIGINT', shutdown).on('SIGTERM', shutdown);
+    process.stdout.write(`local platform ready at ${platform.url}\n`);
+    process.stdout.write(
+      settings.keysGiven
+        ? 'dev api key: given with --api-key or AGENTPLATFORM_LOCAL_API_KEYS (not printed)\n'
+        : `dev api key: ${platform.devApiKey}\n`,
+    );
+  } catch (err) {
+    process.stderr.write(`agentplatform-local: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = err instanceof UsageError ? 2 : 1;
+  }
+}

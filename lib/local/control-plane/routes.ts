@@ -1,0 +1,112 @@
+/**
+ * The control plane surface (`/v2`, area A of the platform API). Every route authenticates first (401/403), then
+ * validates path, query and body together (422), then looks the deployment up in the caller's workspace (404).
+ */
+import type { Context } from 'hono';
+import { LIST_LIMIT, REVISION_STATUSES } from '../../api/schemas/control-plane';
+import { requireApiKey } from '../auth';
+import type { ModuleContext, PlatformModule } from '../module';
+import { SANDBOX_TEMPLATE_MIGRATIONS, SandboxTemplateInput, SandboxTemplateStore } from '../sandbox-templates';
+import type { PlatformEnv } from '../server';
+import { readJsonBody, RequestValidator } from '../validation';
+import { RevisionPipeline } from './pipeline';
+import { DEPLOYMENT_MIGRATIONS, DeploymentStore } from './store';
+import { checkPatchRules, parsePatchBody, validateCreate } from './validation';
+
+type Ctx = Context<PlatformEnv>;
+
+const paging = (v: RequestValidator, c: Ctx) => ({
+  limit: v.intQuery('limit', c.req.query('limit'), {
+    min: LIST_LIMIT.min,
+    max: LIST_LIMIT.max,
+    fallback: LIST_LIMIT.default,
+  }),
+  offset: v.intQuery('offset', c.req.query('offset'), { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
+});
+
+function mountControlPlane(ctx: ModuleContext) {
+  const pipeline = new RevisionPipeline(ctx.db, ctx.clock, ctx.timings, ctx.log);
+  const store = new DeploymentStore(ctx.db, ctx.clock, ctx.secrets, pipeline);
+  const templates = new SandboxTemplateStore(ctx.db, ctx.clock);
+  const auth = requireApiKey(ctx.auth);
+  const app = ctx.app;
+  const tenantOf = (c: Ctx) => c.get('principal').tenantId;
+
+  /** The deployment named by the path, after the path (and any other collected) problems were thrown. */
+  const deploymentOf = (c: Ctx, v: RequestValidator) => {
+    const id = v.uuidPath('deployment_id', c.req.param('deployment_id') ?? '');
+    v.throwIfFailed();
+    return store.require(tenantOf(c), id);
+  };
+
+  app.post('/v2/deployments', auth, async (c) => {
+    const input = validateCreate(await readJsonBody(c));
+    return c.json(store.toDeployment(store.create(tenantOf(c), input), ctx.baseUrl()), 201);
+  });
+
+  app.get('/v2/deployments', auth, (c) => {
+    const v = new RequestValidator();
+    const { limit, offset } = paging(v, c);
+    v.throwIfFailed();
+    const records = store.list(tenantOf(c), c.req.query('name_contains'), limit, offset);
+    return c.json({
+      resources: records.map((r) => store.toDeployment(r, ctx.baseUrl())),
+      offset: offset + records.length,
+    });
+  });
+
+  app.get('/v2/deployments/:deployment_id', auth, (c) => {
+    return c.json(store.toDeployment(deploymentOf(c, new RequestValidator()), ctx.baseUrl()));
+  });
+
+  app.patch('/v2/deployments/:deployment_id', auth, async (c) => {
+    const v = new RequestValidator();
+    const id = v.uuidPath('deployment_id', c.req.param('deployment_id'));
+    const patch = v.valid(parsePatchBody(v, await readJsonBody(c)));
+    const record = store.require(tenantOf(c), id);
+    checkPatchRules(patch, {
+      source: record.source,
+      sourceConfig: record.sourceConfig,
+      latestRevision: store.latestRevisionConfig(record),
+    });
+    return c.json(store.toDeployment(store.update(record, patch), ctx.baseUrl()));
+  });
+
+  app.delete('/v2/deployments/:deployment_id', auth, (c) => {
+    const record = deploymentOf(c, new RequestValidator());
+    return c.json(store.toDeployment(store.requestDelete(record, ctx.timings.deleteDelayMs), ctx.baseUrl()), 202);
+  });
+
+  app.get('/v2/deployments/:deployment_id/revisions', auth, (c) => {
+    const v = new RequestValidator();
+    const { limit, offset } = paging(v, c);
+    const statuses = v.enumListQuery('status', c.req.query('status'), REVISION_STATUSES);
+    const remoteReconciled = v.boolQuery('remote_reconciled', c.req.query('remote_reconciled'));
+    const record = deploymentOf(c, v);
+    const resources = store.listRevisions(record.id, { statuses, remoteReconciled, limit, offset });
+    return c.json({ resources, offset: offset + resources.length });
+  });
+
+  app.get('/v2/deployments/:deployment_id/revisions/:revision_id', auth, (c) => {
+    const v = new RequestValidator();
+    const revisionId = v.uuidPath('revision_id', c.req.param('revision_id'));
+    const record = deploymentOf(c, v);
+    return c.json(store.getRevision(record.id, revisionId));
+  });
+
+  app.get('/v2/sandboxes/templates', auth, (c) => c.json({ templates: templates.list(tenantOf(c)) }));
+
+  app.post('/v2/sandboxes/templates', auth, async (c) => {
+    const v = new RequestValidator();
+    const input = v.valid(v.parse(SandboxTemplateInput, await readJsonBody(c), ['body']));
+    return c.json(templates.add(tenantOf(c), input), 201);
+  });
+
+  return { start: () => pipeline.start(), stop: () => pipeline.stop() };
+}
+
+/** The control plane: deployments, revisions and their pipeline, sandbox templates. */
+export const controlPlaneModule: PlatformModule = {
+  migrations: { module: 'control-plane', migrations: [...DEPLOYMENT_MIGRATIONS, ...SANDBOX_TEMPLATE_MIGRATIONS] },
+  mount: mountControlPlane,
+};

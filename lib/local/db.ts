@@ -1,0 +1,87 @@
+/**
+ * The local platform's SQLite database (`<dataDir>/platform.db`) and its migrations. Every module of the platform
+ * brings an ordered list of migrations; each runs once per data dir, in order, inside a transaction.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+
+/** The database handle every module receives. */
+export type PlatformDatabase = Database.Database;
+
+/** One schema change, applied once per data dir. */
+export interface Migration {
+  /** Unique within its module, never renamed once released (for example `001-deployments`). */
+  readonly id: string;
+  /** SQL to execute, or a function for changes that need code (seeding rows, back-filling). */
+  readonly up: string | ((db: PlatformDatabase) => void);
+}
+
+/** A module's migrations under its name; applied ids are recorded as `<module>/<id>`. */
+export interface MigrationSet {
+  /** The module name, the namespace of its migration ids. */
+  readonly module: string;
+  /** Applied in this order. */
+  readonly migrations: readonly Migration[];
+}
+
+/** The file name of the database inside the data dir. */
+export const DATABASE_FILE = 'platform.db';
+
+/** Opens (creating when needed) the database of a data dir with WAL, foreign keys and a busy timeout. */
+export function openDatabase(dataDir: string): PlatformDatabase {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+const statementCache = new WeakMap<PlatformDatabase, Map<string, Database.Statement>>();
+
+/** A prepared statement, compiled once per database and SQL text (request paths run the same few statements). */
+export function prepared(db: PlatformDatabase, source: string): Database.Statement {
+  let statements = statementCache.get(db);
+  if (!statements) statementCache.set(db, (statements = new Map()));
+  let statement = statements.get(source);
+  if (!statement) statements.set(source, (statement = db.prepare(source)));
+  return statement;
+}
+
+/** Applies, in order, every migration not yet recorded in `schema_migrations`. */
+export function migrate(db: PlatformDatabase, sets: readonly MigrationSet[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    id TEXT PRIMARY KEY,
+    applied_at TEXT NOT NULL
+  )`);
+  const applied = new Set(
+    (db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map((row) => row.id),
+  );
+  const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
+  for (const set of sets) {
+    for (const migration of set.migrations) {
+      const id = `${set.module}/${migration.id}`;
+      if (applied.has(id)) continue;
+      db.transaction(() => {
+        if (typeof migration.up === 'string') db.exec(migration.up);
+        else migration.up(db);
+        record.run(id, new Date().toISOString());
+      })();
+    }
+  }
+}
+
+/**
+ * Empties a data dir for `--reset`. Only a directory that holds a platform database (or nothing at all) is wiped,
+ * so a mistyped `--data-dir` never deletes unrelated files.
+ */
+export function resetDataDir(dataDir: string): void {
+  if (!fs.existsSync(dataDir)) return;
+  const entries = fs.readdirSync(dataDir);
+  if (entries.length > 0 && !entries.includes(DATABASE_FILE)) {
+    throw new Error(`refusing to reset ${dataDir}: it is not empty and holds no ${DATABASE_FILE}`);
+  }
+  for (const entry of entries) fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
+}

@@ -1,0 +1,166 @@
+/**
+ * Starts and stops the local platform in-process: one HTTP server on loopback serving every module's surface, one
+ * SQLite database in the data dir, the background workers of the modules.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { SandboxTemplate } from '../api/schemas/control-plane';
+import { AUTH_MIGRATIONS, AuthStore, generateApiKey, type CreatedOrganization } from './auth';
+import { systemClock, type Clock } from './clock';
+import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from './control-plane/pipeline';
+import { controlPlaneModule } from './control-plane/routes';
+import { migrate, openDatabase, resetDataDir } from './db';
+import type { ModuleContext, MountedModule, PlatformModule } from './module';
+import { SandboxTemplateInput, SandboxTemplateStore } from './sandbox-templates';
+import { SecretBox } from './secret-box';
+import { createPlatformApp, listen } from './server';
+
+/**
+ * The modules of the platform, in migration and mount order. A new surface (tracing API, agent servers) adds its
+ * `PlatformModule` here.
+ */
+export const PLATFORM_MODULES: readonly PlatformModule[] = [controlPlaneModule];
+
+/** The file (in the data dir) that keeps the generated dev API key across restarts. */
+export const DEV_API_KEY_FILE = 'dev-api-key';
+
+/** Options of `startLocalPlatform`. */
+export interface LocalPlatformOptions {
+  /** TCP port; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** Interface to bind. @default '127.0.0.1' */
+  readonly host?: string;
+  /** Directory of the database and the other durable files; created when missing. */
+  readonly dataDir: string;
+  /**
+   * API keys of the default organization. When given, the first is `devApiKey` and no key is generated.
+   * @default a key generated once per data dir and kept in `<dataDir>/dev-api-key`
+   */
+  readonly apiKeys?: readonly string[];
+  /** Wipe the data dir before starting. @default false */
+  readonly reset?: boolean;
+  /** Revision pipeline step durations and the delete delay. @default DEFAULT_PIPELINE_TIMINGS */
+  readonly timings?: Partial<PipelineTimings>;
+  /** Time source of every delay. @default systemClock */
+  readonly clock?: Clock;
+  /** Receives one line per request and unexpected errors; never secrets. @default no output */
+  readonly log?: (line: string) => void;
+}
+
+/** In-process administration, for tests and the CLI. */
+export interface LocalPlatformAdmin {
+  /** Creates an organization with a default workspace and an API key. */
+  createOrganization(name: string): CreatedOrganization;
+  /** Adds a workspace to an organization; returns its tenant id. */
+  createWorkspace(organizationId: string, name: string): string;
+  /** Adds an API key to an organization (a new random one when `apiKey` is omitted); returns the key. */
+  addApiKey(organizationId: string, apiKey?: string): string;
+  /** Adds a sandbox template to a workspace, replacing the workspace's own template of the same name. */
+  addSandboxTemplate(tenantId: string, template: SandboxTemplateInput): SandboxTemplate;
+}
+
+/** A running local platform. */
+export interface LocalPlatform {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** The bound port. */
+  readonly port: number;
+  /** A key of the default organization (generated and persisted, or the first of `apiKeys`). */
+  readonly devApiKey: string;
+  /** The default organization's id. */
+  readonly defaultOrganizationId: string;
+  /** The default organization's default workspace. */
+  readonly defaultTenantId: string;
+  /** In-process administration. */
+  readonly admin: LocalPlatformAdmin;
+  /** Stops the workers, the server and the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+function resolveTimings(overrides: Partial<PipelineTimings> | undefined): PipelineTimings {
+  const timings = { ...DEFAULT_PIPELINE_TIMINGS, ...overrides };
+  for (const [name, value] of Object.entries(timings)) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new Error(`timing ${name} must be a non-negative number of milliseconds`);
+    }
+  }
+  return timings;
+}
+
+function devApiKeyOf(dataDir: string): string {
+  const file = path.join(dataDir, DEV_API_KEY_FILE);
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const key = generateApiKey();
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+/** Starts the local platform; resolves once it accepts requests. */
+export async function startLocalPlatform(options: LocalPlatformOptions): Promise<LocalPlatform> {
+  const timings = resolveTimings(options.timings);
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => undefined);
+  const host = options.host ?? '127.0.0.1';
+  const dataDir = path.resolve(options.dataDir);
+  if (options.reset) resetDataDir(dataDir);
+  const db = openDatabase(dataDir);
+  let mounted: MountedModule[] = [];
+  try {
+    migrate(db, [AUTH_MIGRATIONS, ...PLATFORM_MODULES.map((m) => m.migrations)]);
+    const auth = new AuthStore(db, clock);
+    const { organizationId, tenantId } = auth.defaultOrganization();
+    const keys = options.apiKeys?.length ? [...options.apiKeys] : [devApiKeyOf(dataDir)];
+    for (const key of keys) auth.addApiKey(organizationId, key);
+
+    let baseUrl: string | undefined;
+    const app = createPlatformApp({ log });
+    const ctx: ModuleContext = {
+      db,
+      clock,
+      app,
+      auth,
+      secrets: SecretBox.forDataDir(dataDir),
+      dataDir,
+      timings,
+      log,
+      baseUrl: () => {
+        if (baseUrl === undefined) throw new Error('the platform is not listening yet');
+        return baseUrl;
+      },
+    };
+    mounted = PLATFORM_MODULES.map((module) => module.mount(ctx));
+    const server = await listen(app, host, options.port ?? 0);
+    const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    baseUrl = `http://${urlHost}:${server.port}`;
+    for (const module of mounted) module.start?.();
+
+    const templates = new SandboxTemplateStore(db, clock);
+    let closing: Promise<void> | undefined;
+    return {
+      url: baseUrl,
+      port: server.port,
+      devApiKey: keys[0],
+      defaultOrganizationId: organizationId,
+      defaultTenantId: tenantId,
+      admin: {
+        createOrganization: (name) => auth.createOrganization(name),
+        createWorkspace: (orgId, name) => auth.createWorkspace(orgId, name),
+        addApiKey: (orgId, apiKey = generateApiKey()) => {
+          auth.addApiKey(orgId, apiKey);
+          return apiKey;
+        },
+        addSandboxTemplate: (tenant, template) => templates.add(tenant, SandboxTemplateInput.parse(template), true),
+      },
+      close: () =>
+        (closing ??= (async () => {
+          for (const module of mounted) await module.stop?.();
+          await server.close();
+          db.close();
+        })()),
+    };
+  } catch (err) {
+    for (const module of mounted) await module.stop?.();
+    db.close();
+    throw err;
+  }
+}

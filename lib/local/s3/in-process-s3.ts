@@ -1,0 +1,66 @@
+import S3rver from 's3rver';
+
+/**
+ * The access key id s3rver knows. s3rver rejects any other key id (InvalidAccessKeyId) but never checks a
+ * signature, so any secret works with it.
+ */
+const S3RVER_ACCESS_KEY_ID = 'S3RVER';
+
+/** Options of {@link startInProcessS3}. */
+export interface InProcessS3Options {
+  /**
+   * TCP port on 127.0.0.1.
+   * @default 0 (a free port chosen by the system)
+   */
+  readonly port?: number;
+  /** Directory that holds the buckets and objects; kept on close, so data survives a restart. */
+  readonly directory: string;
+  /**
+   * Buckets created at start when missing.
+   * @default []
+   */
+  readonly buckets?: readonly string[];
+}
+
+/** A running in-process S3-compatible server. */
+export interface InProcessS3 {
+  /** Base URL, `http://127.0.0.1:<port>`; clients must use path-style addressing. */
+  readonly endpoint: string;
+  /** The port the server listens on. */
+  readonly port: number;
+  /** Region to sign with; the server ignores it. */
+  readonly region: string;
+  /** The one access key id the server accepts. */
+  readonly accessKeyId: string;
+  /** A secret to sign with; the server does not verify signatures, so its value does not matter. */
+  readonly secretAccessKey: string;
+  /** Stops listening; resolves once every connection is closed. Objects stay in `directory`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an S3-compatible server (s3rver) inside this process, for the demo and for tests that only move bytes.
+ *
+ * It is not a security boundary: it does not verify SigV4 signatures, allows anonymous requests, has no IAM
+ * policies and no AbortMultipartUpload. Never use it to prove authentication or authorization; use Ceph RADOS
+ * Gateway (`scripts/ceph/up.sh`) for that.
+ */
+export async function startInProcessS3(options: InProcessS3Options): Promise<InProcessS3> {
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: options.port ?? 0,
+    silent: true,
+    directory: options.directory,
+    configureBuckets: (options.buckets ?? []).map((name) => ({ name })),
+  });
+  const { port } = await server.run();
+  let closed: Promise<void> | undefined;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    region: 'us-east-1',
+    accessKeyId: S3RVER_ACCESS_KEY_ID,
+    secretAccessKey: S3RVER_ACCESS_KEY_ID,
+    close: () => (closed ??= server.close()),
+  };
+}

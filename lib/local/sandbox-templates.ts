@@ -1,0 +1,172 @@
+/**
+ * Sandbox templates. Two built-in templates (seeded once per data dir) are visible to every workspace; a workspace
+ * adds its own with `POST /v2/sandboxes/templates`, the CLI's `--sandbox-template` or `admin.addSandboxTemplate`.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { SandboxTemplate } from '../api/schemas/control-plane';
+import type { Clock } from './clock';
+import { prepared, type Migration, type PlatformDatabase } from './db';
+import { HttpError } from './errors';
+
+const QUANTITY = /^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;
+const quantity = z.string().regex(QUANTITY).nullable().optional();
+
+/** The body of a new template: the SandboxTemplate without server fields; lists default to empty. */
+export const SandboxTemplateInput = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
+  image: z.string().min(1),
+  resources: z.strictObject({ cpu: quantity, memory: quantity, storage: quantity }).default({}),
+  volume_mounts: z
+    .array(z.strictObject({ volume_name: z.string().min(1), mount_path: z.string().regex(/^\//) }))
+    .default([]),
+  proxy_config: z
+    .strictObject({
+      rules: z
+        .array(
+          z.strictObject({
+            name: z.string().min(1),
+            match_hosts: z.array(z.string().min(1)),
+            inject_headers: z.record(z.string(), z.string()).default({}),
+            match_paths: z.array(z.string()).default([]),
+            enabled: z.boolean().default(true),
+          }),
+        )
+        .default([]),
+      no_proxy: z.array(z.string()).default([]),
+    })
+    .default({ rules: [], no_proxy: [] }),
+});
+export type SandboxTemplateInput = z.input<typeof SandboxTemplateInput>;
+
+/** The templates every data dir starts with. */
+export const BUILT_IN_TEMPLATES: readonly z.output<typeof SandboxTemplateInput>[] = [
+  {
+    name: 'python-3.12',
+    image: 'python:3.12-slim-bookworm',
+    resources: { cpu: '1', memory: '2Gi', storage: '10Gi' },
+    volume_mounts: [{ volume_name: 'workspace', mount_path: '/workspace' }],
+    proxy_config: {
+      rules: [
+        {
+          name: 'github-api',
+          match_hosts: ['api.github.com'],
+          inject_headers: { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' },
+          match_paths: ['/repos/*', '/user'],
+          enabled: true,
+        },
+      ],
+      no_proxy: ['localhost', '127.0.0.1', '.svc.cluster.local'],
+    },
+  },
+  {
+    name: 'node-22',
+    image: 'node:22-bookworm-slim',
+    resources: { cpu: '500m', memory: '1Gi', storage: '5Gi' },
+    volume_mounts: [
+      { volume_name: 'workspace', mount_path: '/workspace' },
+      { volume_name: 'npm-cache', mount_path: '/root/.npm' },
+    ],
+    proxy_config: {
+      rules: [
+        {
+          name: 'npm-registry',
+          match_hosts: ['registry.npmjs.org'],
+          inject_headers: { 'npm-command': 'install' },
+          match_paths: ['/*'],
+          enabled: false,
+        },
+      ],
+      no_proxy: ['localhost', '127.0.0.1'],
+    },
+  },
+];
+
+export const SANDBOX_TEMPLATE_MIGRATIONS: readonly Migration[] = [
+  {
+    id: '002-sandbox-templates',
+    up: (db) => {
+      db.exec(`CREATE TABLE cp_sandbox_templates (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tenant_id TEXT REFERENCES workspaces(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX cp_sandbox_templates_name ON cp_sandbox_templates (ifnull(tenant_id, ''), name);`);
+      const now = new Date().toISOString();
+      const insert = db.prepare(
+        'INSERT INTO cp_sandbox_templates (id, tenant_id, name, body, created_at, updated_at) VALUES (?, NULL, ?, ?, ?, ?)',
+      );
+      for (const template of BUILT_IN_TEMPLATES)
+        insert.run(randomUUID(), template.name, JSON.stringify(template), now, now);
+    },
+  },
+];
+
+interface TemplateRow {
+  id: string;
+  body: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const toTemplate = (row: TemplateRow): SandboxTemplate => ({
+  id: row.id,
+  ...(JSON.parse(row.body) as z.output<typeof SandboxTemplateInput>),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+/** Reads and adds sandbox templates. */
+export class SandboxTemplateStore {
+  constructor(private readonly db: PlatformDatabase, private readonly clock: Clock) {}
+
+  /** The built-in templates, then the workspace's own, in the order they were added. */
+  list(tenantId: string): SandboxTemplate[] {
+    const rows = prepared(
+      this.db,
+      'SELECT * FROM cp_sandbox_templates WHERE tenant_id IS NULL OR tenant_id = ? ORDER BY tenant_id IS NOT NULL, seq',
+    ).all(tenantId) as TemplateRow[];
+    return rows.map(toTemplate);
+  }
+
+  /**
+   * Adds a template to a workspace. A name already visible there is a 409, unless `replace` is set and the
+   * template is the workspace's own (built-in templates are never replaced).
+   */
+  add(tenantId: string, input: z.output<typeof SandboxTemplateInput>, replace = false): SandboxTemplate {
+    const now = new Date(this.clock.now()).toISOString();
+    const existing = prepared(
+      this.db,
+      'SELECT id, tenant_id FROM cp_sandbox_templates WHERE (tenant_id IS NULL OR tenant_id = ?) AND name = ?',
+    ).get(tenantId, input.name) as { id: string; tenant_id: string | null } | undefined;
+    if (existing && (!replace || existing.tenant_id === null)) {
+      throw new HttpError(409, `Sandbox template named '${input.name}' already exists (id ${existing.id})`);
+    }
+    if (existing) {
+      prepared(this.db, 'UPDATE cp_sandbox_templates SET body = ?, updated_at = ? WHERE id = ?').run(
+        JSON.stringify(input),
+        now,
+        existing.id,
+      );
+      return this.get(existing.id);
+    }
+    const id = randomUUID();
+    prepared(
+      this.db,
+      'INSERT INTO cp_sandbox_templates (id, tenant_id, name, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(id, tenantId, input.name, JSON.stringify(input), now, now);
+    return this.get(id);
+  }
+
+  private get(id: string): SandboxTemplate {
+    return toTemplate(prepared(this.db, 'SELECT * FROM cp_sandbox_templates WHERE id = ?').get(id) as TemplateRow);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The one HTTP app of the local platform. Modules mount their surfaces on it (`/v2` control plane, later `/api/v1`
+ * tracing and `/deployments/<id>` agent servers); this file adds what every response shares: an `x-request-id`,
+ * the error bodies, and the 404 for unknown routes.
+ */
+import { randomUUID } from 'node:crypto';
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Principal } from './auth';
+import { HttpError, RequestValidationError } from './errors';
+
+/** Variables routes can read from the Hono context. */
+export interface PlatformEnv {
+  Variables: {
+    /** The authenticated caller; set by the auth middleware. */
+    principal: Principal;
+    /** The id sent back in `x-request-id`. */
+    requestId: string;
+  };
+}
+
+/** The app type every module registers routes on. */
+export type PlatformApp = Hono<PlatformEnv>;
+
+/** Options of `createPlatformApp`. */
+export interface PlatformAppOptions {
+  /** Receives one line per request (method, path, status, duration) and every unexpected error. */
+  readonly log?: (line: string) => void;
+}
+
+/** Creates the root app with request ids, request logging and the platform's error bodies. */
+export function createPlatformApp(options: PlatformAppOptions = {}): PlatformApp {
+  const log = options.log;
+  const app = new Hono<PlatformEnv>();
+  app.use('*', async (c, next) => {
+    const requestId = randomUUID();
+    c.set('requestId', requestId);
+    c.header('x-request-id', requestId);
+    const started = performance.now();
+    await next();
+    // The path only: query strings are logged by nobody, so nothing sensitive can slip through them.
+    log?.(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+  });
+  app.notFound((c) => c.json({ detail: 'Not Found' }, 404));
+  app.onError((err, c) => {
+    if (err instanceof RequestValidationError) return c.json({ detail: err.items }, 422);
+    if (err instanceof HttpError) return c.json({ detail: err.message }, err.status);
+    log?.(`error in ${c.req.method} ${c.req.path}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    return c.json({ detail: 'Internal Server Error' }, 500);
+  });
+  return app;
+}
+
+/** A listening HTTP server and how to stop it. */
+export interface ListeningServer {
+  /** The bound port (the real one when 0 was asked). */
+  readonly port: number;
+  /** Stops accepting connections, drops open ones (streams included) and resolves once closed. */
+  close(): Promise<void>;
+}
+
+/** Serves `app` on `host:port`; rejects when the port cannot be bound. */
+export function listen(app: PlatformApp, host: string, port: number): Promise<ListeningServer> {
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,138 @@
+/** `npx agentplatform-local` as users run it: the ready lines, the persisted dev key, flags and their env twins. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Deployment, SandboxTemplatesList } from '../../lib/api/schemas/control-plane';
+import { ensureCliBuilt } from './support/build';
+import { childEnv, runCliToEnd, startCli, type CliProcess } from './support/child';
+import { dockerBody } from './support/fixtures';
+import { RawApi, removeTempDirs, tempDataDir } from './support/http';
+
+const started: CliProcess[] = [];
+async function cli(args: string[], env = childEnv()): Promise<CliProcess> {
+  const running = await startCli(args, env);
+  started.push(running);
+  return running;
+}
+async function stop(running: CliProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
+  running.child.kill(signal);
+  return running.exited;
+}
+
+beforeAll(() => ensureCliBuilt(), 120_000);
+afterAll(async () => {
+  for (const running of started)
+    if (running.child.exitCode === null && running.child.signalCode === null) await stop(running, 'SIGKILL');
+  removeTempDirs();
+});
+
+describe('start-up output', () => {
+  test('exactly the ready line and the dev key line; the key works; requests are not logged by default', async () => {
+    const running = await cli(['--port', '0', '--data-dir', tempDataDir()]);
+    expect(running.keyLine).toMatch(/^lp_[A-Za-z0-9_-]{43}$/);
+    const api = new RawApi(running.url, running.keyLine);
+    expect((await api.get('/v2/deployments')).status).toBe(200);
+    expect((await api.get('/v2/deployments', { key: null })).status).toBe(401);
+    expect(running.stdout().trim().split('\n')).toEqual([
+      `local platform ready at ${running.url}`,
+      `dev api key: ${running.keyLine}`,
+    ]);
+    expect(await stop(running, 'SIGINT')).toBe(0);
+    expect(running.stderr()).toBe('');
+  });
+});
+
+describe('the data dir persists across restarts; --reset wipes it', () => {
+  test('same key and deployments after a restart, a new key and none after --reset', async () => {
+    const dataDir = tempDataDir();
+    const first = await cli(['--port', '0', '--data-dir', dataDir]);
+    const created = Deployment.parse(
+      (await new RawApi(first.url, first.keyLine).post('/v2/deployments', dockerBody())).body,
+    );
+    expect(await stop(first)).toBe(0);
+
+    const second = await cli(['--port', '0', '--data-dir', dataDir]);
+    expect(second.keyLine).toBe(first.keyLine);
+    expect((await new RawApi(second.url, second.keyLine).get(`/v2/deployments/${created.id}`)).status).toBe(200);
+    expect(await stop(second)).toBe(0);
+
+    const reset = await cli(['--port', '0', '--data-dir', dataDir, '--reset']);
+    expect(reset.keyLine).not.toBe(first.keyLine);
+    const api = new RawApi(reset.url, reset.keyLine);
+    expect((await api.get(`/v2/deployments/${created.id}`)).status).toBe(404);
+    expect((await api.get('/v2/deployments', { key: first.keyLine })).status).toBe(401);
+  });
+  test('--reset refuses a directory that is not a platform data dir', async () => {
+    const dataDir = tempDataDir();
+    fs.writeFileSync(path.join(dataDir, 'notes.txt'), 'keep me');
+    const result = await runCliToEnd(['--port', '0', '--data-dir', dataDir, '--reset']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('refusing to reset');
+    expect(fs.readFileSync(path.join(dataDir, 'notes.txt'), 'utf8')).toBe('keep me');
+  });
+});
+
+describe('--api-key and AGENTPLATFORM_LOCAL_API_KEYS', () => {
+  test('every given key works, none is printed, no key is generated', async () => {
+    const dataDir = tempDataDir();
+    const running = await cli([
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--api-key',
+      'first-key-0001',
+      '--api-key',
+      'second-key-0002',
+    ]);
+    expect(running.stdout()).not.toContain('first-key-0001');
+    expect(running.stdout()).not.toContain('second-key-0002');
+    for (const key of ['first-key-0001', 'second-key-0002']) {
+      expect((await new RawApi(running.url, key).get('/v2/deployments')).status).toBe(200);
+    }
+    expect((await new RawApi(running.url, 'third-key-0003').get('/v2/deployments')).status).toBe(401);
+    expect(fs.existsSync(path.join(dataDir, 'dev-api-key'))).toBe(false);
+  });
+  test('the environment variables stand in for the flags', async () => {
+    const dataDir = tempDataDir();
+    const env = childEnv({
+      AGENTPLATFORM_LOCAL_PORT: '0',
+      AGENTPLATFORM_LOCAL_DATA_DIR: dataDir,
+      AGENTPLATFORM_LOCAL_API_KEYS: 'env-key-0001,env-key-0002',
+    });
+    const running = await cli([], env);
+    expect((await new RawApi(running.url, 'env-key-0002').get('/v2/deployments')).status).toBe(200);
+    expect(fs.existsSync(path.join(dataDir, 'platform.db'))).toBe(true);
+  });
+});
+
+describe('--sandbox-template', () => {
+  test('adds the templates of a JSON file to the default workspace', async () => {
+    const dataDir = tempDataDir();
+    const file = path.join(tempDataDir(), 'template.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'rust-1.80',
+        image: 'rust:1.80-slim',
+        resources: { cpu: '2', memory: '4Gi', storage: '20Gi' },
+      }),
+    );
+    const running = await cli(['--port', '0', '--data-dir', dataDir, '--sandbox-template', file]);
+    const list = SandboxTemplatesList.parse(
+      (await new RawApi(running.url, running.keyLine).get('/v2/sandboxes/templates')).body,
+    );
+    expect(list.templates.map((t) => t.name)).toEqual(['python-3.12', 'node-22', 'rust-1.80']);
+  });
+});
+
+describe('bad usage', () => {
+  test.each([[['--port', 'eighty']], [['--no-such-flag']], [['--timings', '{"brewingMs": 5}']]])(
+    '%j exits with 2 and the usage text',
+    async (args) => {
+      const result = await runCliToEnd([...args, '--data-dir', tempDataDir()]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('Usage: agentplatform-local');
+      expect(result.stdout).toBe('');
+    },
+  );
+});

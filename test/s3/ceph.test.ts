@@ -1,0 +1,244 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { basename, join, resolve } from 'node:path';
+import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials } from '../support/ceph';
+import { freePort, freePorts } from '../support/free-port';
+
+const BUCKET = 'exports';
+const PREFIX = 'traces';
+
+/** The policy an export destination needs at minimum: s3:PutObject under its prefix, nothing else. */
+const putOnlyUnderPrefix = {
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${BUCKET}/${PREFIX}/*`] }],
+};
+
+function put(client: S3Client, bucket: string, key: string) {
+  return client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'validation object' }));
+}
+
+/** Names of the running processes whose command line mentions the directory (a cluster's daemons). */
+function daemonsUsing(dataDir: string): string[] {
+  const names: string[] = [];
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (commandLine.some((arg) => arg.startsWith(`${dataDir}/`))) names.push(basename(commandLine[0]!));
+    } catch {
+      // the process ended while the list was read
+    }
+  }
+  return names;
+}
+
+/** Resolves to the S3 error code of a failed request, or fails the test when the request succeeds. */
+async function errorCodeOf(request: Promise<unknown>): Promise<string> {
+  try {
+    await request;
+  } catch (error) {
+    return (error as { name: string }).name;
+  }
+  throw new Error('expected the request to fail');
+}
+
+let ceph: CephCluster;
+let admin: S3Client;
+
+beforeAll(async () => {
+  ceph = await startCeph();
+  admin = ceph.s3Client();
+  await ceph.createBucket(BUCKET);
+}, CEPH_START_TIMEOUT_MS);
+
+afterAll(async () => {
+  await ceph?.stop();
+});
+
+describe('a cluster started by scripts/ceph/up.sh', () => {
+  test('serves S3 to the admin user: put, then list under a prefix', async () => {
+    await put(admin, BUCKET, `${PREFIX}/admin/one.txt`);
+    await put(admin, BUCKET, 'elsewhere/two.txt');
+
+    expect(await ceph.listObjects(BUCKET, `${PREFIX}/admin/`)).toEqual([`${PREFIX}/admin/one.txt`]);
+  });
+
+  test('deleteBucket empties the bucket and removes it', async () => {
+    await ceph.createBucket('short-lived');
+    await put(admin, 'short-lived', 'a/b.txt');
+
+    await ceph.deleteBucket('short-lived');
+
+    expect(await errorCodeOf(ceph.listObjects('short-lived'))).toBe('NoSuchBucket');
+  });
+});
+
+describe("an IAM user policy grants a user access to the admin's bucket (Ceph 16: users of one tenant)", () => {
+  let writer: S3Credentials;
+  let writerS3: S3Client;
+
+  beforeAll(async () => {
+    writer = await ceph.createUser('export-writer');
+    writerS3 = ceph.s3Client(writer);
+  });
+
+  test('without a policy, a user cannot put into a bucket it does not own (AccessDenied)', async () => {
+    expect(await errorCodeOf(put(writerS3, BUCKET, `${PREFIX}/tmp/before-policy`))).toBe('AccessDenied');
+  });
+
+  describe('with a policy allowing only s3:PutObject on bucket/prefix/*', () => {
+    beforeAll(async () => {
+      await ceph.putUserPolicy('export-writer', putOnlyUnderPrefix);
+      await put(admin, BUCKET, `${PREFIX}/by-admin.txt`);
+    });
+
+    test('the user can put under the prefix, as the destination validation does', async () => {
+      await put(writerS3, BUCKET, `${PREFIX}/tmp/validation-object`);
+
+      expect(await ceph.listObjects(BUCKET, `${PREFIX}/tmp/`)).toContain(`${PREFIX}/tmp/validation-object`);
+    });
+
+    test('the user cannot put outside the prefix (AccessDenied)', async () => {
+      expect(await errorCodeOf(put(writerS3, BUCKET, 'outside/object'))).toBe('AccessDenied');
+    });
+
+    test('the user cannot delete under the prefix, not even its own object (AccessDenied)', async () => {
+      await put(writerS3, BUCKET, `${PREFIX}/tmp/stays`);
+
+      const deletion = writerS3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/tmp/stays` }));
+
+      expect(await errorCodeOf(deletion)).toBe('AccessDenied');
+      expect(await ceph.listObjects(BUCKET, `${PREFIX}/tmp/stays`)).toEqual([`${PREFIX}/tmp/stays`]);
+    });
+
+    test("the user cannot get another user's object under the prefix (AccessDenied)", async () => {
+      const read = writerS3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/by-admin.txt` }));
+
+      expect(await errorCodeOf(read)).toBe('AccessDenied');
+    });
+
+    test('the user can still read back an object it wrote itself: the object ACL makes the writer its owner', async () => {
+      await put(writerS3, BUCKET, `${PREFIX}/tmp/own`);
+
+      const read = await writerS3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/tmp/own` }));
+
+      expect(await read.Body?.transformToString()).toBe('validation object');
+    });
+
+    test('deleting the policy takes the access away at once (AccessDenied)', async () => {
+      const revoked = ceph.s3Client(await ceph.createUser('revoked-writer'));
+      await ceph.putUserPolicy('revoked-writer', putOnlyUnderPrefix);
+      await put(revoked, BUCKET, `${PREFIX}/tmp/while-allowed`);
+
+      await ceph.deleteUserPolicy('revoked-writer');
+
+      expect(await errorCodeOf(put(revoked, BUCKET, `${PREFIX}/tmp/after-revoke`))).toBe('AccessDenied');
+    });
+  });
+
+  test("a user policy without Allow does not restrict a bucket's owner; only an explicit Deny does", async () => {
+    const owner = ceph.s3Client(await ceph.createUser('bucket-owner'));
+    await owner.send(new CreateBucketCommand({ Bucket: 'owned-by-user' }));
+    await ceph.putUserPolicy('bucket-owner', putOnlyUnderPrefix);
+    await put(owner, 'owned-by-user', 'anything/at-all');
+
+    await ceph.putUserPolicy(
+      'bucket-owner',
+      { Version: '2012-10-17', Statement: [{ Effect: 'Deny', Action: ['s3:PutObject'], Resource: ['arn:aws:s3:::owned-by-user/*'] }] },
+      'deny-put',
+    );
+
+    expect(await errorCodeOf(put(owner, 'owned-by-user', 'anything/denied'))).toBe('AccessDenied');
+  });
+});
+
+describe('the errors a destination validation meets', () => {
+  test('a wrong secret gives SignatureDoesNotMatch', async () => {
+    const wrongSecret = ceph.s3Client({ accessKeyId: ceph.admin.accessKeyId, secretAccessKey: 'not-the-secret-key' });
+
+    expect(await errorCodeOf(put(wrongSecret, BUCKET, `${PREFIX}/tmp/x`))).toBe('SignatureDoesNotMatch');
+  });
+
+  test('an unknown access key id gives InvalidAccessKeyId', async () => {
+    const unknownKey = ceph.s3Client({ accessKeyId: 'UNKNOWNKEY0000000000', secretAccessKey: 'whatever-secret' });
+
+    expect(await errorCodeOf(put(unknownKey, BUCKET, `${PREFIX}/tmp/x`))).toBe('InvalidAccessKeyId');
+  });
+
+  test('a missing bucket gives NoSuchBucket', async () => {
+    expect(await errorCodeOf(put(admin, 'no-such-bucket', `${PREFIX}/tmp/x`))).toBe('NoSuchBucket');
+  });
+});
+
+describe('scripts/ceph/up.sh and down.sh', () => {
+  const scripts = resolve(__dirname, '..', '..', 'scripts', 'ceph');
+
+  test('a second cluster runs side by side with its own users; stop() ends its daemons and removes its directory', async () => {
+    const second = await startCeph();
+    try {
+      expect(second.endpoint).not.toBe(ceph.endpoint);
+      expect(await errorCodeOf(put(second.s3Client(ceph.admin), BUCKET, 'x'))).toBe('InvalidAccessKeyId');
+      expect(daemonsUsing(second.dataDir).sort()).toEqual(['ceph-mon', 'ceph-osd', 'radosgw']);
+    } finally {
+      await second.stop();
+    }
+
+    expect(daemonsUsing(second.dataDir)).toEqual([]);
+    expect(existsSync(second.dataDir)).toBe(false);
+  }, CEPH_START_TIMEOUT_MS);
+
+  test('up.sh refuses a port already in use, exits non-zero and names the port', async () => {
+    const busy: Server = createServer();
+    await new Promise<void>((listening) => busy.listen(0, '127.0.0.1', listening));
+    const busyPort = (busy.address() as { port: number }).port;
+    try {
+      const result = spawnSync('bash', [join(scripts, 'up.sh')], {
+        env: {
+          ...process.env,
+          CEPH_DATA_DIR: join(ceph.dataDir, 'never-started'),
+          CEPH_MON_PORT: String(await freePort()),
+          CEPH_RGW_PORT: String(busyPort),
+        },
+        encoding: 'utf8',
+      });
+
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toContain(`port ${busyPort}`);
+    } finally {
+      busy.close();
+    }
+  });
+
+  test('up.sh that cannot bring a daemon up in time exits non-zero, shows its log and leaves nothing running', async () => {
+    const [monPort, rgwPort] = await freePorts(2);
+    const dataDir = join(ceph.dataDir, 'too-impatient');
+    const result = spawnSync('bash', [join(scripts, 'up.sh')], {
+      env: {
+        ...process.env,
+        CEPH_DATA_DIR: dataDir,
+        CEPH_MON_PORT: String(monPort),
+        CEPH_RGW_PORT: String(rgwPort),
+        CEPH_START_TIMEOUT: '0',
+      },
+      encoding: 'utf8',
+    });
+
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/timed out after 0s waiting for the (monitor|OSD|RADOS Gateway)/);
+    expect(result.stderr).toMatch(/last lines of .*\/log\/(mon\.a|osd\.0|client\.rgw\.a)\.log/);
+    expect(daemonsUsing(dataDir)).toEqual([]);
+  }, CEPH_START_TIMEOUT_MS);
+
+  test('up.sh refuses to wipe a non-empty directory it did not create', async () => {
+    const [monPort, rgwPort] = await freePorts(2);
+    const result = spawnSync('bash', [join(scripts, 'up.sh')], {
+      env: { ...process.env, CEPH_DATA_DIR: scripts, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
+      encoding: 'utf8',
+    });
+
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('is not a cluster made by up.sh');
+    expect(existsSync(join(scripts, 'up.sh'))).toBe(true);
+  });
+});

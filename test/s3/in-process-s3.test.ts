@@ -1,0 +1,114 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { startInProcessS3, type InProcessS3 } from '../../lib/local/s3';
+
+// Silences the AWS SDK's "node >= 22 will be required" warning (Node 20 is supported); read when a client is built.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+function clientFor(server: InProcessS3, secretAccessKey = server.secretAccessKey): S3Client {
+  return new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey },
+  });
+}
+
+async function keysIn(client: S3Client, bucket: string, prefix?: string): Promise<string[]> {
+  const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  return (page.Contents ?? []).map((object) => object.Key!);
+}
+
+function refusesConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+let directory: string;
+let server: InProcessS3;
+let client: S3Client;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'in-process-s3-'));
+  server = await startInProcessS3({ port: 0, directory, buckets: ['demo-exports'] });
+  client = clientFor(server);
+});
+
+afterAll(async () => {
+  client?.destroy();
+  await server?.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+test('listens on a port chosen by the system and names it in the endpoint', () => {
+  expect(server.port).toBeGreaterThan(0);
+  expect(server.endpoint).toBe(`http://127.0.0.1:${server.port}`);
+});
+
+test('the buckets asked for exist at start: put, get and list through the AWS SDK', async () => {
+  await client.send(new PutObjectCommand({ Bucket: 'demo-exports', Key: 'runs/day=01/part-0.parquet', Body: 'rows' }));
+  await client.send(new PutObjectCommand({ Bucket: 'demo-exports', Key: 'other/file.txt', Body: 'x' }));
+
+  const object = await client.send(new GetObjectCommand({ Bucket: 'demo-exports', Key: 'runs/day=01/part-0.parquet' }));
+
+  expect(await object.Body?.transformToString()).toBe('rows');
+  expect(await keysIn(client, 'demo-exports', 'runs/')).toEqual(['runs/day=01/part-0.parquet']);
+});
+
+test('creates buckets through the S3 API', async () => {
+  await client.send(new CreateBucketCommand({ Bucket: 'created-later' }));
+  await client.send(new PutObjectCommand({ Bucket: 'created-later', Key: 'a.txt', Body: 'a' }));
+
+  expect(await keysIn(client, 'created-later')).toEqual(['a.txt']);
+});
+
+test('a missing bucket gives NoSuchBucket', async () => {
+  const put = client.send(new PutObjectCommand({ Bucket: 'no-such-bucket', Key: 'a.txt', Body: 'a' }));
+
+  await expect(put).rejects.toMatchObject({ name: 'NoSuchBucket' });
+});
+
+test('accepts any secret (it checks no signature): it must never be used to prove authentication', async () => {
+  const wrongSecret = clientFor(server, 'certainly-not-the-secret');
+  try {
+    await wrongSecret.send(new PutObjectCommand({ Bucket: 'demo-exports', Key: 'unsigned.txt', Body: 'u' }));
+
+    expect(await keysIn(client, 'demo-exports', 'unsigned')).toEqual(['unsigned.txt']);
+  } finally {
+    wrongSecret.destroy();
+  }
+});
+
+test('objects survive a restart on the same directory, and close() frees the port', async () => {
+  const restartDirectory = join(directory, 'restart');
+  const first = await startInProcessS3({ directory: restartDirectory, buckets: ['kept'] });
+  const firstClient = clientFor(first);
+  await firstClient.send(new PutObjectCommand({ Bucket: 'kept', Key: 'k.txt', Body: 'kept' }));
+  firstClient.destroy();
+  await first.close();
+  expect(await refusesConnections(first.port)).toBe(true);
+
+  const second = await startInProcessS3({ directory: restartDirectory });
+  const secondClient = clientFor(second);
+  try {
+    expect(await keysIn(secondClient, 'kept')).toEqual(['k.txt']);
+  } finally {
+    secondClient.destroy();
+    await second.close();
+  }
+});
