@@ -14,6 +14,8 @@ export const DEFAULT_CLI_PORT = 8123;
 export const DEFAULT_DATA_DIR = '.local-platform';
 
 const USAGE = `Usage: agentplatform-local [options]
+       agentplatform-local generate-runs --project NAME --count N --start ISO --end ISO [--data-dir DIR]
+                                         (synthetic runs for demos and benchmarks; see docs/bulk-export.md)
 
   --port <n>                 TCP port, 0 for any free one (AGENTPLATFORM_LOCAL_PORT; default ${DEFAULT_CLI_PORT})
   --host <addr>              interface to bind (AGENTPLATFORM_LOCAL_HOST; default 127.0.0.1)
@@ -158,6 +160,12 @@ function readTemplates(file: string): unknown[] {
 
 /** Runs the CLI until SIGINT or SIGTERM. Sets `process.exitCode` instead of throwing. */
 export async function main(argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
+  if (argv[0] === 'generate-runs') {
+    // Loaded only for this subcommand: the server start-up path does not pay for the generator.
+    const { generateRunsCommand } = await import('./tracing/generate-cli');
+    process.exitCode = generateRunsCommand(argv.slice(1), env);
+    return;
+  }
   let settings: CliSettings;
   try {
     settings = parseCli(argv, env);

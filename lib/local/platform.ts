@@ -14,12 +14,16 @@ import type { ModuleContext, MountedModule, PlatformModule } from './module';
 import { SandboxTemplateInput, SandboxTemplateStore } from './sandbox-templates';
 import { SecretBox } from './secret-box';
 import { createPlatformApp, listen } from './server';
+import { createAgentServerModule, type AgentServerModuleOptions } from './agents/module';
+import { createTracingModule, type TracingSettings } from './tracing/module';
 
 /**
- * The modules of the platform, in migration and mount order. A new surface (tracing API, agent servers) adds its
- * `PlatformModule` here.
+ * The modules of the platform, in migration and mount order: the agent servers write their traces into the
+ * tracing module's tables, so tracing comes first.
  */
-export const PLATFORM_MODULES: readonly PlatformModule[] = [controlPlaneModule];
+export function platformModules(options: Pick<LocalPlatformOptions, 'tracing' | 'agents'> = {}): PlatformModule[] {
+  return [controlPlaneModule, createTracingModule(options.tracing), createAgentServerModule(options.agents)];
+}
 
 /** The file (in the data dir) that keeps the generated dev API key across restarts. */
 export const DEV_API_KEY_FILE = 'dev-api-key';
@@ -45,6 +49,10 @@ export interface LocalPlatformOptions {
   readonly clock?: Clock;
   /** Receives one line per request and unexpected errors; never secrets. @default no output */
   readonly log?: (line: string) => void;
+  /** Export engine settings (retry delay, timeouts, concurrency, Parquet sizes). @default the documented defaults */
+  readonly tracing?: Partial<TracingSettings>;
+  /** Agent server settings (run timeout). @default the documented defaults */
+  readonly agents?: AgentServerModuleOptions;
 }
 
 /** In-process administration, for tests and the CLI. */
@@ -104,9 +112,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
   const dataDir = path.resolve(options.dataDir);
   if (options.reset) resetDataDir(dataDir);
   const db = openDatabase(dataDir);
+  const modules = platformModules(options);
   let mounted: MountedModule[] = [];
   try {
-    migrate(db, [AUTH_MIGRATIONS, ...PLATFORM_MODULES.map((m) => m.migrations)]);
+    migrate(db, [AUTH_MIGRATIONS, ...modules.map((m) => m.migrations)]);
     const auth = new AuthStore(db, clock);
     const { organizationId, tenantId } = auth.defaultOrganization();
     const keys = options.apiKeys?.length ? [...options.apiKeys] : [devApiKeyOf(dataDir)];
@@ -128,7 +137,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
         return baseUrl;
       },
     };
-    mounted = PLATFORM_MODULES.map((module) => module.mount(ctx));
+    mounted = modules.map((module) => module.mount(ctx));
     const server = await listen(app, host, options.port ?? 0);
     const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
     baseUrl = `http://${urlHost}:${server.port}`;

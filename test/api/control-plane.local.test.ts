@@ -150,9 +150,9 @@ describe('errors', () => {
     const d = await client.createDeployment(github());
     const err = await client.transport
       .request({ method: 'GET', path: `/v2/deployments/${d.id}/revisions`, query: { limit: 101 } })
-      .catch((e) => e);
+      .catch((e: ValidationError) => e);
     expect(err).toBeInstanceOf(ValidationError);
-    expect(err.items[0].loc).toEqual(['query', 'limit']);
+    expect((err as ValidationError).items[0].loc).toEqual(['query', 'limit']);
   });
 
   test('duplicate name: ConflictError', async () => {

@@ -3,52 +3,21 @@
  * these, and the local platform answers exactly what they accept.
  */
 import { z } from 'zod';
+import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES } from './control-plane-constants';
 
-export const REVISION_STATUSES = [
-  'CREATING',
-  'QUEUED',
-  'AWAITING_BUILD',
-  'BUILDING',
-  'AWAITING_DEPLOY',
-  'DEPLOYING',
-  'CREATE_FAILED',
-  'BUILD_FAILED',
-  'DEPLOY_FAILED',
-  'DEPLOYED',
-  'SKIPPED',
-  'INTERRUPTED',
-  'UNKNOWN',
-] as const;
+export * from './control-plane-constants';
+
 export const RevisionStatus = z.enum(REVISION_STATUSES);
 export type RevisionStatus = z.infer<typeof RevisionStatus>;
 
-/** Statuses after which a revision never changes again. */
-export const FINAL_REVISION_STATUSES: readonly RevisionStatus[] = [
-  'CREATE_FAILED',
-  'BUILD_FAILED',
-  'DEPLOY_FAILED',
-  'DEPLOYED',
-  'SKIPPED',
-  'INTERRUPTED',
-];
-export const FAILED_REVISION_STATUSES: readonly RevisionStatus[] = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'];
-
-export const DEPLOYMENT_SOURCES = ['github', 'external_docker'] as const;
 export const DeploymentSource = z.enum(DEPLOYMENT_SOURCES);
 export type DeploymentSource = z.infer<typeof DeploymentSource>;
 
-export const DEPLOYMENT_TYPES = ['dev', 'prod'] as const;
 export const DeploymentType = z.enum(DEPLOYMENT_TYPES);
 export type DeploymentType = z.infer<typeof DeploymentType>;
 
-/** Lifecycle of the deployment itself (its revisions have their own status). */
-export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
 export const DeploymentStatus = z.enum(DEPLOYMENT_STATUSES);
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
-
-/** A tag ref is immutable, so it cannot be combined with `build_on_push`. */
-export const TAG_REF_PREFIX = 'refs/tags/';
-export const isTagRef = (ref: string | null | undefined): boolean => typeof ref === 'string' && ref.startsWith(TAG_REF_PREFIX);
 
 export const SourceRevisionConfig = z.object({
   repo_ref: z.string().nullable().optional(),
@@ -187,6 +156,3 @@ export type SandboxTemplate = z.infer<typeof SandboxTemplate>;
 
 export const SandboxTemplatesList = z.object({ templates: z.array(SandboxTemplate) });
 export type SandboxTemplatesList = z.infer<typeof SandboxTemplatesList>;
-
-/** Limits of list endpoints, as the spec states them for the revision list. */
-export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;

@@ -1,0 +1,212 @@
+/**
+ * bench/export: synthetic runs (about 1 KB of inputs/outputs each) over 7 days, exported as Parquet by the local
+ * platform's export engine into an S3-compatible server (s3rver, in its own process so it shares neither this
+ * process's CPU time nor its memory). For each size, two exports: all fields, and every field but inputs/outputs.
+ * Each export runs in a fresh process, so its peak RSS is its own. Prints rows/s, rows per CPU second of the
+ * exporting process (independent of other load on the machine), files, bytes and peak RSS.
+ *
+ * Usage: npm run build && node dist/bench/export.js [--sizes 100000,1000000] [--payload-bytes 1024] [--row-group-rows 2000]
+ * Goals: >= 30k rows/s with all fields, >= 100k rows/s without inputs/outputs, peak RSS <= 400 MB and flat.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { EXPORTABLE_FIELD_NAMES } from '../lib/api/schemas/trace';
+import { systemClock } from '../lib/local/clock';
+import { migrate, openDatabase } from '../lib/local/db';
+import { SecretBox } from '../lib/local/secret-box';
+import { DEFAULT_EXPORT_ENGINE_SETTINGS, ExportEngine } from '../lib/local/tracing/exports/engine';
+import { runRangesOf } from '../lib/local/tracing/exports/plan';
+import { createTracingStores } from '../lib/local/tracing/module';
+import { TRACING_MIGRATIONS } from '../lib/local/tracing/store/migrations';
+import { toMicros } from '../lib/local/tracing/store/time';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const BUCKET = 'bench';
+const TENANT = '00000000-0000-4000-8000-000000000001';
+const RANGE_START = '2024-05-01T00:00:00Z';
+const RANGE_END = '2024-05-08T00:00:00Z';
+const MB = 1024 * 1024;
+const VARIANTS: Record<string, string[] | null> = {
+  'all fields': null,
+  'without inputs/outputs': EXPORTABLE_FIELD_NAMES.filter((name) => name !== 'inputs' && name !== 'outputs'),
+};
+
+/** What one measured export reports. */
+interface ExportResult {
+  readonly rows: number;
+  readonly seconds: number;
+  /** CPU time (user + system) of the exporting process during the export. */
+  readonly cpuSeconds: number;
+  readonly files: number;
+  readonly bytes: number;
+  readonly startRssMb: number;
+  readonly peakRssMb: number;
+}
+
+/** What the orchestrator tells a measuring process. */
+interface MeasureJob {
+  readonly dataDir: string;
+  readonly endpoint: string;
+  readonly variant: string;
+  readonly rowGroupRows: number;
+}
+
+/** Starts s3rver in a child process (the compiled in-process S3 module) and waits for its port. */
+function startS3Server(directory: string): Promise<{ endpoint: string; child: ChildProcess }> {
+  const s3Module = resolve(__dirname, '..', 'lib', 'local', 's3');
+  const script = `require(${JSON.stringify(s3Module)}).startInProcessS3({ directory: ${JSON.stringify(directory)}, buckets: ['${BUCKET}'] })
+    .then((s3) => console.log('PORT ' + s3.port))`;
+  const child = spawn(process.execPath, [...process.execArgv, '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolveStart, rejectStart) => {
+    child.once('exit', (code) => rejectStart(new Error(`S3 server exited with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /PORT (\d+)/.exec(chunk.toString());
+      if (match) resolveStart({ endpoint: `http://127.0.0.1:${match[1]}`, child });
+    });
+  });
+}
+
+function s3Client(endpoint: string): S3Client {
+  return new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+}
+
+async function bucketBytes(client: S3Client, prefix: string): Promise<{ files: number; bytes: number }> {
+  let files = 0;
+  let bytes = 0;
+  let token: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
+    for (const object of page.Contents ?? []) {
+      files += 1;
+      bytes += object.Size ?? 0;
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return { files, bytes };
+}
+
+/** Generates the runs with the `generate-runs` command in its own process. */
+function generate(dataDir: string, size: number, payloadBytes: number): void {
+  const cli = require.resolve('../lib/local/tracing/generate-cli');
+  const end = new Date(Date.parse(RANGE_END) - 10_000).toISOString();
+  const args = ['--data-dir', dataDir, '--tenant-id', TENANT, '--project', 'bench', '--count', String(size)];
+  args.push('--start', RANGE_START, '--end', end, '--payload-bytes', String(payloadBytes));
+  const result = spawnSync(process.execPath, [...process.execArgv, cli, ...args], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`generate-runs failed: ${result.stderr}`);
+  console.log(`\n${result.stdout.trim()} (${payloadBytes} B of inputs+outputs each)`);
+}
+
+/** Child process mode: runs one export of the data dir with the engine and prints its result as JSON. */
+async function measure(job: MeasureJob): Promise<void> {
+  const db = openDatabase(job.dataDir);
+  migrate(db, [TRACING_MIGRATIONS]);
+  const stores = createTracingStores(db, systemClock, SecretBox.forDataDir(job.dataDir));
+  const settings = { ...DEFAULT_EXPORT_ENGINE_SETTINGS, writer: { ...DEFAULT_EXPORT_ENGINE_SETTINGS.writer, rowGroupRows: job.rowGroupRows } };
+  const engine = new ExportEngine(stores.exports, stores.runs, stores.destinations, systemClock, settings, (line) => console.error(line));
+  const destination = stores.destinations.create(TENANT, {
+    display_name: 'bench',
+    config: { bucket_name: BUCKET, prefix: '', endpoint_url: job.endpoint },
+    credentials: { access_key_id: 'S3RVER', secret_access_key: 'S3RVER' },
+  });
+  const row = stores.exports.create({
+    tenantId: TENANT,
+    destinationId: destination.id,
+    sessionId: stores.sessions.findByName(TENANT, 'bench')!.id,
+    startTime: RANGE_START,
+    endTime: RANGE_END,
+    filter: null,
+    exportFields: VARIANTS[job.variant],
+    intervalHours: null,
+    formatVersion: 'v1',
+    sourceExportId: null,
+    runRanges: runRangesOf({ start: toMicros(RANGE_START), end: toMicros(RANGE_END) }),
+  });
+  const startRss = process.memoryUsage.rss();
+  let peakRss = startRss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 25);
+  const started = performance.now();
+  const cpuStart = process.cpuUsage();
+  engine.start();
+  let status = stores.exports.exportRow(row.id)!.status;
+  while (status === 'Created' || status === 'Running') {
+    await new Promise((done) => setTimeout(done, 20));
+    status = stores.exports.exportRow(row.id)!.status;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
+  clearInterval(sampler);
+  await engine.stop();
+  if (status !== 'Completed') throw new Error(`export ended ${status}: ${JSON.stringify(stores.exports.runsOf(row.id).map((r) => r.errors))}`);
+  const rows = stores.exports.runsOf(row.id).reduce((sum, run) => sum + (JSON.parse(run.metadata) as { rows_written: number }).rows_written, 0);
+  db.close();
+  const client = s3Client(job.endpoint);
+  const { files, bytes } = await bucketBytes(client, `export_id=${row.id}/`);
+  client.destroy();
+  const result: ExportResult = {
+    rows,
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    files,
+    bytes,
+    startRssMb: startRss / MB,
+    peakRssMb: peakRss / MB,
+  };
+  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+}
+
+function measureInChildProcess(job: MeasureJob): ExportResult {
+  const outcome = spawnSync(process.execPath, [...process.execArgv, __filename, '--measure', JSON.stringify(job)], { encoding: 'utf8' });
+  const line = /RESULT (.*)/.exec(outcome.stdout);
+  if (outcome.status !== 0 || !line) throw new Error(`measuring ${job.variant} failed: ${outcome.stderr}`);
+  return JSON.parse(line[1]) as ExportResult;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string' },
+      'payload-bytes': { type: 'string' },
+      'row-group-rows': { type: 'string' },
+      measure: { type: 'string' },
+    },
+  });
+  if (values.measure) return measure(JSON.parse(values.measure) as MeasureJob);
+  const sizes = (values.sizes ?? '100000,1000000').split(',').map(Number);
+  const payloadBytes = Number(values['payload-bytes'] ?? 1024);
+  const rowGroupRows = Number(values['row-group-rows'] ?? DEFAULT_EXPORT_ENGINE_SETTINGS.writer.rowGroupRows);
+  const s3Dir = mkdtempSync(join(tmpdir(), 'bench-s3-'));
+  const s3 = await startS3Server(s3Dir);
+  console.log(`bench/export: S3 server s3rver (separate process) at ${s3.endpoint}; Node ${process.version}; row groups of ${rowGroupRows} rows`);
+  try {
+    for (const size of sizes) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'bench-export-'));
+      try {
+        generate(dataDir, size, payloadBytes);
+        for (const variant of Object.keys(VARIANTS)) {
+          const r = measureInChildProcess({ dataDir, endpoint: s3.endpoint, variant, rowGroupRows });
+          console.log(
+            `  ${variant.padEnd(24)} ${r.rows.toLocaleString('en-US').padStart(10)} rows in ${r.seconds.toFixed(2).padStart(6)} s = ` +
+              `${Math.round(r.rows / r.seconds).toLocaleString('en-US').padStart(7)} rows/s ` +
+              `(${Math.round(r.rows / r.cpuSeconds).toLocaleString('en-US')} rows per CPU second), ${r.files} files, ` +
+              `${(r.bytes / MB).toFixed(1)} MB, peak RSS ${r.peakRssMb.toFixed(0)} MB (${r.startRssMb.toFixed(0)} MB at start)`,
+          );
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    s3.child.kill();
+    rmSync(s3Dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

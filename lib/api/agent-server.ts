@@ -1,0 +1,343 @@
+/**
+ * Typed client of an agent server (area C): assistants, threads, runs (background, streaming, joined), crons and
+ * health. Streams are async generators of typed chunks parsed from Server-Sent Events; breaking out of the loop or
+ * aborting the signal closes the connection. It speaks the protocol, not the local platform: point it at any
+ * deployment URL.
+ */
+import { z } from 'zod';
+import { AbortError, ApiError, ResponseParseError, type ApiErrorInit } from './errors';
+import { HttpTransport, type TransportOptions } from './http';
+import {
+  Assistant,
+  Cron,
+  DebugChunk,
+  EventsChunk,
+  Health,
+  JoinResult,
+  MessageTupleChunk,
+  Run,
+  RunMetadataChunk,
+  StreamErrorChunk,
+  Thread,
+  ThreadState,
+  ThreadValues,
+  type AssistantCreate,
+  type AssistantSearch,
+  type AssistantUpdate,
+  type CronCreate,
+  type CronSearch,
+  type RunCreate,
+  type StreamMode,
+  type ThreadCreate,
+} from './schemas/agent-server';
+import { readServerSentEvents } from './sse';
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Cancels the call; for a stream, closes the connection. @default none */
+  readonly signal?: AbortSignal;
+  /** Time allowed for each attempt (for a stream: until the response headers), in milliseconds. @default the transport's */
+  readonly timeoutMs?: number;
+}
+
+/** A chunk of a run's stream, typed by its mode. */
+interface ChunkOf<M extends string, D> {
+  /** The SSE event name as sent, e.g. `updates` or `updates|research_subgraph:<task id>`. */
+  readonly event: string;
+  /** The stream mode (the event name without namespace; `messages` is the `messages-tuple` mode). */
+  readonly mode: M;
+  /** Namespace of the (sub)graph that produced the chunk; empty for the root graph. */
+  readonly namespace: readonly string[];
+  /** The chunk's data. */
+  readonly data: D;
+}
+
+/** Every chunk a stream yields; `[chunk.mode, chunk.data]` is the (mode, chunk) pair of a multi-mode stream. */
+export type StreamChunk =
+  | ChunkOf<'metadata', RunMetadataChunk>
+  | ChunkOf<'values', ThreadValues>
+  | ChunkOf<'updates', Record<string, Record<string, unknown>>>
+  | ChunkOf<'messages-tuple', MessageTupleChunk>
+  | ChunkOf<'debug', DebugChunk>
+  | ChunkOf<'custom', unknown>
+  | ChunkOf<'events', EventsChunk>
+  /** An event this client does not know, passed through with its raw JSON data. */
+  | ChunkOf<'unknown', unknown>;
+
+/** A run failed: the stream's `error` event, or a join of a failed run. */
+export class AgentRunError extends ApiError {
+  /** The error's type name as the server reported it (for example `FakeModelError`, `TimeoutError`). */
+  readonly errorType: string;
+  /** The server's message. */
+  readonly serverMessage: string;
+
+  constructor(error: StreamErrorChunk, init: ApiErrorInit) {
+    super(`run failed: ${error.error}: ${error.message}`, init);
+    this.errorType = error.error;
+    this.serverMessage = error.message;
+  }
+}
+
+/** Options of joining a run's stream. */
+export interface JoinStreamOptions extends CallOptions {
+  /** Modes to receive. @default the modes the run was created with */
+  readonly streamMode?: StreamMode | readonly StreamMode[];
+  /** Receive subgraph chunks. @default as the run was created */
+  readonly streamSubgraphs?: boolean;
+}
+
+/** Options of cancelling a run. */
+export interface CancelOptions extends CallOptions {
+  /** `interrupt` keeps the run as `interrupted`; `rollback` deletes it and its effects. @default 'interrupt' */
+  readonly action?: 'interrupt' | 'rollback';
+  /** Return only once the run has stopped. @default false */
+  readonly wait?: boolean;
+}
+
+/** Either the settings of a transport the client creates (and closes), or a shared transport (its owner closes it). */
+export type AgentServerClientOptions = TransportOptions | { readonly transport: HttpTransport };
+
+const MODE_OF_EVENT: Readonly<Record<string, StreamChunk['mode']>> = {
+  metadata: 'metadata',
+  values: 'values',
+  updates: 'updates',
+  messages: 'messages-tuple',
+  debug: 'debug',
+  custom: 'custom',
+  events: 'events',
+};
+
+const DATA_SCHEMAS: Partial<Record<StreamChunk['mode'], z.ZodType>> = {
+  metadata: RunMetadataChunk,
+  values: ThreadValues,
+  updates: z.record(z.string(), z.record(z.string(), z.unknown())),
+  'messages-tuple': MessageTupleChunk,
+  debug: DebugChunk,
+  events: EventsChunk,
+};
+
+const segment = (id: string): string => encodeURIComponent(id);
+
+/** Client of one agent server (one deployment URL). */
+export class AgentServerClient {
+  /** The transport every call goes through. */
+  readonly transport: HttpTransport;
+  private readonly ownsTransport: boolean;
+
+  /** Assistants: configured instances of a graph. */
+  readonly assistants = {
+    /** `POST /assistants`. */
+    create: (body: AssistantCreate, o: CallOptions = {}) =>
+      this.transport.request({ method: 'POST', path: '/assistants', body, schema: Assistant, ...o }),
+    /** `GET /assistants/{id}`; the id may be a graph id (its default assistant). */
+    get: (assistantId: string, o: CallOptions = {}) =>
+      this.transport.request({ method: 'GET', path: `/assistants/${segment(assistantId)}`, schema: Assistant, ...o }),
+    /** `PATCH /assistants/{id}`: metadata is merged, other fields replaced; the version goes up. */
+    update: (assistantId: string, body: AssistantUpdate, o: CallOptions = {}) =>
+      this.transport.request({
+        method: 'PATCH',
+        path: `/assistants/${segment(assistantId)}`,
+        body,
+        schema: Assistant,
+        ...o,
+      }),
+    /** `DELETE /assistants/{id}`. */
+    delete: (assistantId: string, o: CallOptions = {}) =>
+      this.transport.request<void>({ method: 'DELETE', path: `/assistants/${segment(assistantId)}`, ...o }),
+    /** `POST /assistants/search`: assistants whose metadata contains every given pair. */
+    search: (query: AssistantSearch = {}, o: CallOptions = {}) =>
+      this.transport.request({
+        method: 'POST',
+        path: '/assistants/search',
+        body: query,
+        schema: z.array(Assistant),
+        retry: true,
+        ...o,
+      }),
+  };
+
+  /** Threads: state persisted across runs. */
+  readonly threads = {
+    /** `POST /threads`. */
+    create: (body: ThreadCreate = {}, o: CallOptions = {}) =>
+      this.transport.request({ method: 'POST', path: '/threads', body, schema: Thread, ...o }),
+    /** `GET /threads/{id}`. */
+    get: (threadId: string, o: CallOptions = {}) =>
+      this.transport.request({ method: 'GET', path: `/threads/${segment(threadId)}`, schema: Thread, ...o }),
+    /** `GET /threads/{id}/state`: `values` (with `values.messages`), `next`, checkpoint. */
+    getState: (threadId: string, o: CallOptions = {}) =>
+      this.transport.request({ method: 'GET', path: `/threads/${segment(threadId)}/state`, schema: ThreadState, ...o }),
+    /** `DELETE /threads/{id}` with its runs. */
+    delete: (threadId: string, o: CallOptions = {}) =>
+      this.transport.request<void>({ method: 'DELETE', path: `/threads/${segment(threadId)}`, ...o }),
+  };
+
+  /** Runs on threads, and stateless runs. */
+  readonly runs = {
+    /** `POST /threads/{id}/runs`: a background run; `multitask_strategy` says what happens to runs in flight. */
+    create: (threadId: string, body: RunCreate, o: CallOptions = {}) =>
+      this.transport.request({ method: 'POST', path: `/threads/${segment(threadId)}/runs`, body, schema: Run, ...o }),
+    /** `GET /threads/{id}/runs/{run_id}`. */
+    get: (threadId: string, runId: string, o: CallOptions = {}) =>
+      this.transport.request({
+        method: 'GET',
+        path: `/threads/${segment(threadId)}/runs/${segment(runId)}`,
+        schema: Run,
+        ...o,
+      }),
+    /** `GET /threads/{id}/runs`: newest first. */
+    list: (threadId: string, page: { limit?: number; offset?: number } = {}, o: CallOptions = {}) =>
+      this.transport.request({
+        method: 'GET',
+        path: `/threads/${segment(threadId)}/runs`,
+        query: page,
+        schema: z.array(Run),
+        ...o,
+      }),
+    /**
+     * Creates a run and streams it: `POST /threads/{id}/runs/stream`, or `POST /runs/stream` (stateless: nothing is
+     * kept) when `threadId` is null.
+     */
+    stream: (threadId: string | null, body: RunCreate, o: CallOptions = {}): AsyncGenerator<StreamChunk> =>
+      this.streamChunks(
+        'POST',
+        threadId === null ? '/runs/stream' : `/threads/${segment(threadId)}/runs/stream`,
+        undefined,
+        body,
+        o,
+      ),
+    /** `GET /threads/{id}/runs/{run_id}/stream`: the run's output from now on (nothing earlier is replayed). */
+    joinStream: (threadId: string, runId: string, o: JoinStreamOptions = {}): AsyncGenerator<StreamChunk> =>
+      this.streamChunks(
+        'GET',
+        `/threads/${segment(threadId)}/runs/${segment(runId)}/stream`,
+        {
+          stream_mode: typeof o.streamMode === 'string' ? [o.streamMode] : o.streamMode,
+          stream_subgraphs: o.streamSubgraphs,
+        },
+        undefined,
+        o,
+      ),
+    /** `GET /threads/{id}/runs/{run_id}/join`: waits for the run; the thread's final values, or an AgentRunError. */
+    join: async (threadId: string, runId: string, o: CallOptions = {}): Promise<ThreadValues> => {
+      const path = `/threads/${segment(threadId)}/runs/${segment(runId)}/join`;
+      const result = await this.transport.request({ method: 'GET', path, schema: JoinResult, ...o });
+      if (result.__error__)
+        throw new AgentRunError(result.__error__, { method: 'GET', url: `${this.transport.baseUrl}${path}` });
+      return ThreadValues.parse(result);
+    },
+    /** `POST /threads/{id}/runs/{run_id}/cancel`. */
+    cancel: (threadId: string, runId: string, o: CancelOptions = {}) =>
+      this.transport.request<void>({
+        method: 'POST',
+        path: `/threads/${segment(threadId)}/runs/${segment(runId)}/cancel`,
+        query: { action: o.action, wait: o.wait },
+        signal: o.signal,
+        timeoutMs: o.timeoutMs,
+      }),
+  };
+
+  /** Crons: runs on a schedule. */
+  readonly crons = {
+    /** `POST /runs/crons` (stateless) or `POST /threads/{id}/runs/crons` when `threadId` is given. */
+    create: (threadId: string | null, body: CronCreate, o: CallOptions = {}) =>
+      this.transport.request({
+        method: 'POST',
+        path: threadId === null ? '/runs/crons' : `/threads/${segment(threadId)}/runs/crons`,
+        body,
+        schema: Cron,
+        ...o,
+      }),
+    /** `DELETE /runs/crons/{id}`. */
+    delete: (cronId: string, o: CallOptions = {}) =>
+      this.transport.request<void>({ method: 'DELETE', path: `/runs/crons/${segment(cronId)}`, ...o }),
+    /** `POST /runs/crons/search`. */
+    search: (query: CronSearch = {}, o: CallOptions = {}) =>
+      this.transport.request({
+        method: 'POST',
+        path: '/runs/crons/search',
+        body: query,
+        schema: z.array(Cron),
+        retry: true,
+        ...o,
+      }),
+  };
+
+  constructor(opts: AgentServerClientOptions) {
+    this.ownsTransport = !('transport' in opts);
+    this.transport = 'transport' in opts ? opts.transport : new HttpTransport(opts);
+  }
+
+  /** `GET /ok`. */
+  async health(o: CallOptions = {}): Promise<z.infer<typeof Health>> {
+    return this.transport.request({ method: 'GET', path: '/ok', schema: Health, ...o });
+  }
+
+  /** Closes the connection pool when the client created its transport. */
+  async close(): Promise<void> {
+    if (this.ownsTransport) await this.transport.close();
+  }
+
+  private async *streamChunks(
+    method: 'GET' | 'POST',
+    path: string,
+    query: Record<string, readonly string[] | boolean | undefined> | undefined,
+    body: unknown,
+    o: CallOptions,
+  ): AsyncGenerator<StreamChunk> {
+    const response = await this.transport.stream({
+      method,
+      path,
+      query,
+      body,
+      signal: o.signal,
+      timeoutMs: o.timeoutMs,
+    });
+    const init: ApiErrorInit = { method, url: `${this.transport.baseUrl}${path}`, requestId: response.requestId };
+    try {
+      for await (const message of readServerSentEvents(response.body)) {
+        if (message.event === 'error') throw new AgentRunError(StreamErrorChunk.parse(JSON.parse(message.data)), init);
+        yield toChunk(message.event, message.data, init);
+      }
+    } catch (error) {
+      if (o.signal?.aborted && !(error instanceof ApiError)) throw new AbortError({ ...init, cause: o.signal.reason });
+      throw error;
+    }
+  }
+}
+
+/** Parses one SSE message into a typed chunk; data that does not match its mode's schema is a ResponseParseError. */
+function toChunk(event: string, dataText: string, init: ApiErrorInit): StreamChunk {
+  const separator = event.indexOf('|');
+  const name = separator < 0 ? event : event.slice(0, separator);
+  const namespace = separator < 0 ? [] : event.slice(separator + 1).split('|');
+  const mode = MODE_OF_EVENT[name] ?? 'unknown';
+  let data: unknown;
+  try {
+    data = dataText === '' ? null : JSON.parse(dataText);
+  } catch (cause) {
+    throw new ResponseParseError(`event ${event}: data is not valid JSON`, {
+      ...init,
+      body: dataText,
+      cause,
+      issuePath: '',
+    });
+  }
+  const schema = DATA_SCHEMAS[mode];
+  if (!schema) return { event, mode, namespace, data } as StreamChunk;
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const issuePath = issue?.path.map(String).join('.') ?? '';
+    throw new ResponseParseError(
+      `event ${event}: data does not match the ${mode} chunk schema at ${issuePath || '(root)'}: ${issue?.message}`,
+      {
+        ...init,
+        body: data,
+        cause: parsed.error,
+        issuePath,
+      },
+    );
+  }
+  return { event, mode, namespace, data: parsed.data } as StreamChunk;
+}

@@ -1,0 +1,245 @@
+/**
+ * Zod schemas of the agent server (area C of the platform API): assistants, threads, runs, crons, and the chunks of
+ * a run's event stream. The client parses responses with them; the local platform validates requests with them and
+ * answers what they accept.
+ */
+import { z } from 'zod';
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+/** Stream modes a run can be asked for. */
+export const STREAM_MODES = ['values', 'updates', 'messages-tuple', 'debug', 'custom', 'events'] as const;
+export const StreamMode = z.enum(STREAM_MODES);
+export type StreamMode = z.infer<typeof StreamMode>;
+
+/** What happens to the runs already on a thread when a new run arrives. */
+export const MULTITASK_STRATEGIES = ['enqueue', 'reject', 'interrupt', 'rollback'] as const;
+export const MultitaskStrategy = z.enum(MULTITASK_STRATEGIES);
+export type MultitaskStrategy = z.infer<typeof MultitaskStrategy>;
+
+/** Run statuses. `pending` waits in the thread's queue; the last four are final. */
+export const RUN_STATUSES = ['pending', 'running', 'success', 'error', 'timeout', 'interrupted'] as const;
+export const RunStatus = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatus>;
+/** Statuses after which a run never changes again. */
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['success', 'error', 'timeout', 'interrupted'];
+
+export const THREAD_STATUSES = ['idle', 'busy', 'interrupted', 'error'] as const;
+export const ThreadStatus = z.enum(THREAD_STATUSES);
+export type ThreadStatus = z.infer<typeof ThreadStatus>;
+
+/** Run settings: `configurable` is read by the graph (the built-in model reads `reply_tokens`, `token_delay_ms`). */
+export const RunnableConfig = z.object({
+  configurable: JsonObject.optional(),
+  tags: z.array(z.string()).optional(),
+  recursion_limit: z.number().int().min(1).optional(),
+});
+export type RunnableConfig = z.infer<typeof RunnableConfig>;
+
+export const Assistant = z.object({
+  assistant_id: z.string(),
+  graph_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  config: RunnableConfig,
+  context: JsonObject,
+  metadata: JsonObject,
+  version: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Assistant = z.infer<typeof Assistant>;
+
+export const AssistantCreate = z.object({
+  graph_id: z.string().min(1),
+  assistant_id: z.uuid().optional(),
+  name: z.string().min(1).optional(),
+  description: z.string().nullable().optional(),
+  config: RunnableConfig.optional(),
+  context: JsonObject.optional(),
+  metadata: JsonObject.optional(),
+  if_exists: z.enum(['raise', 'do_nothing']).optional(),
+});
+export type AssistantCreate = z.infer<typeof AssistantCreate>;
+
+export const AssistantUpdate = AssistantCreate.omit({ assistant_id: true, if_exists: true }).partial();
+export type AssistantUpdate = z.infer<typeof AssistantUpdate>;
+
+export const AssistantSearch = z.object({
+  metadata: JsonObject.optional(),
+  graph_id: z.string().optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+  offset: z.number().int().min(0).optional(),
+});
+export type AssistantSearch = z.infer<typeof AssistantSearch>;
+
+/** A message of thread state. */
+export const Message = z
+  .object({ type: z.string(), content: z.union([z.string(), z.array(z.unknown())]), id: z.string().optional() })
+  .passthrough();
+export type Message = z.infer<typeof Message>;
+
+/** Thread values: free-form channels, with `messages` typed when present. */
+export const ThreadValues = z.object({ messages: z.array(Message).optional() }).passthrough();
+export type ThreadValues = z.infer<typeof ThreadValues>;
+
+export const Thread = z.object({
+  thread_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  metadata: JsonObject,
+  status: ThreadStatus,
+  values: ThreadValues.nullable(),
+});
+export type Thread = z.infer<typeof Thread>;
+
+export const ThreadCreate = z.object({
+  thread_id: z.uuid().optional(),
+  metadata: JsonObject.optional(),
+  if_exists: z.enum(['raise', 'do_nothing']).optional(),
+});
+export type ThreadCreate = z.infer<typeof ThreadCreate>;
+
+export const Checkpoint = z.object({ thread_id: z.string(), checkpoint_ns: z.string(), checkpoint_id: z.string() });
+
+export const ThreadState = z.object({
+  values: ThreadValues,
+  next: z.array(z.string()),
+  tasks: z.array(z.unknown()),
+  checkpoint: Checkpoint.nullable(),
+  parent_checkpoint: Checkpoint.nullable(),
+  metadata: JsonObject,
+  created_at: z.string().nullable(),
+});
+export type ThreadState = z.infer<typeof ThreadState>;
+
+export const Run = z.object({
+  run_id: z.string(),
+  thread_id: z.string().nullable(),
+  assistant_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  status: RunStatus,
+  metadata: JsonObject,
+  multitask_strategy: MultitaskStrategy.nullable(),
+  kwargs: JsonObject,
+});
+export type Run = z.infer<typeof Run>;
+
+/** Body of every run creation (background or streaming, thread-bound or stateless). */
+export const RunCreate = z.object({
+  assistant_id: z.string().min(1),
+  input: JsonObject.nullable().optional(),
+  config: RunnableConfig.optional(),
+  metadata: JsonObject.optional(),
+  stream_mode: z.union([StreamMode, z.array(StreamMode).min(1)]).optional(),
+  stream_subgraphs: z.boolean().optional(),
+  multitask_strategy: MultitaskStrategy.optional(),
+  on_disconnect: z.enum(['cancel', 'continue']).optional(),
+});
+export type RunCreate = z.infer<typeof RunCreate>;
+
+export const Cron = z.object({
+  cron_id: z.string(),
+  assistant_id: z.string(),
+  thread_id: z.string().nullable(),
+  schedule: z.string(),
+  payload: JsonObject,
+  metadata: JsonObject,
+  end_time: z.string().nullable(),
+  next_run_date: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Cron = z.infer<typeof Cron>;
+
+export const CronCreate = z.object({
+  assistant_id: z.string().min(1),
+  schedule: z.string().min(1),
+  input: JsonObject.nullable().optional(),
+  config: RunnableConfig.optional(),
+  metadata: JsonObject.optional(),
+  end_time: z.iso.datetime({ offset: true }).nullable().optional(),
+});
+export type CronCreate = z.infer<typeof CronCreate>;
+
+export const CronSearch = z.object({
+  assistant_id: z.string().optional(),
+  thread_id: z.string().optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+  offset: z.number().int().min(0).optional(),
+});
+export type CronSearch = z.infer<typeof CronSearch>;
+
+export const Health = z.object({ ok: z.literal(true) });
+
+/** Data of the first event of every stream. */
+export const RunMetadataChunk = z.object({ run_id: z.string(), attempt: z.number().int().min(1) });
+export type RunMetadataChunk = z.infer<typeof RunMetadataChunk>;
+
+/** Data of an `error` event. */
+export const StreamErrorChunk = z.object({ error: z.string(), message: z.string() });
+export type StreamErrorChunk = z.infer<typeof StreamErrorChunk>;
+
+/** The token chunk of a `messages` event. */
+export interface MessageChunkData {
+  /** The token text (or content blocks). */
+  readonly content: string | unknown[];
+  /** `AIMessageChunk` for streamed tokens. */
+  readonly type: string;
+  /** The id of the message the token belongs to. */
+  readonly id?: string | null;
+  readonly [key: string]: unknown;
+}
+
+/** The metadata of a `messages` event; `langgraph_node` names the node that called the model. */
+export interface MessageMetadataData {
+  readonly langgraph_node: string;
+  readonly [key: string]: unknown;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Data of a `messages` event: the token chunk and its metadata. One arrives per token, so the elements are checked
+ * by type guards that keep the objects as they are: an object schema would copy every key of every token.
+ */
+export const MessageTupleChunk = z.tuple([
+  z.custom<MessageChunkData>(
+    (value) =>
+      isRecord(value) &&
+      typeof value.type === 'string' &&
+      (typeof value.content === 'string' || Array.isArray(value.content)),
+    { message: 'expected a message chunk with string type and string or array content' },
+  ),
+  z.custom<MessageMetadataData>((value) => isRecord(value) && typeof value.langgraph_node === 'string', {
+    message: 'expected metadata with a string langgraph_node',
+  }),
+]);
+export type MessageTupleChunk = z.infer<typeof MessageTupleChunk>;
+
+/** Data of a `debug` event. */
+export const DebugChunk = z.object({
+  type: z.enum(['checkpoint', 'task', 'task_result']),
+  timestamp: z.string(),
+  step: z.number().int(),
+  payload: JsonObject,
+});
+export type DebugChunk = z.infer<typeof DebugChunk>;
+
+/** Data of an `events` event. */
+export const EventsChunk = z.object({
+  event: z.string(),
+  name: z.string(),
+  run_id: z.string(),
+  tags: z.array(z.string()),
+  metadata: JsonObject,
+  data: JsonObject,
+  parent_ids: z.array(z.string()),
+});
+export type EventsChunk = z.infer<typeof EventsChunk>;
+
+/** Data of a `join` of a run: the thread's final values, or `__error__` when the run failed. */
+export const JoinResult = z.object({ __error__: StreamErrorChunk.optional() }).passthrough();
+export type JoinResult = z.infer<typeof JoinResult>;

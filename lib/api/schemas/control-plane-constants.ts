@@ -1,0 +1,68 @@
+/**
+ * The plain values of the control plane's rules (status lists, sources, limits, the tag-ref rule), without zod, so
+ * that code on a start-up path (the terraform provider is launched several times per command) can use them without
+ * loading the schema library. `control-plane.ts` builds its schemas on these and re-exports them.
+ */
+
+/** Every revision status, in pipeline order, then the final and the odd ones. */
+export const REVISION_STATUSES = [
+  'CREATING',
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'DEPLOYED',
+  'SKIPPED',
+  'INTERRUPTED',
+  'UNKNOWN',
+] as const;
+
+/** One of {@link REVISION_STATUSES}. */
+export type RevisionStatusName = (typeof REVISION_STATUSES)[number];
+
+/** Statuses after which a revision never changes again. */
+export const FINAL_REVISION_STATUSES: readonly RevisionStatusName[] = [
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'DEPLOYED',
+  'SKIPPED',
+  'INTERRUPTED',
+];
+
+/** Final statuses of a revision that did not deploy because it failed. */
+export const FAILED_REVISION_STATUSES: readonly RevisionStatusName[] = ['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED'];
+
+/** Where a deployment's code comes from. */
+export const DEPLOYMENT_SOURCES = ['github', 'external_docker'] as const;
+
+/** Kinds of deployment. */
+export const DEPLOYMENT_TYPES = ['dev', 'prod'] as const;
+
+/** Lifecycle of the deployment itself (its revisions have their own status). */
+export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
+
+/** A tag ref is immutable, so it cannot be combined with `build_on_push`. */
+export const TAG_REF_PREFIX = 'refs/tags/';
+
+/** Whether a `repo_ref` names a tag (`refs/tags/...`). */
+export const isTagRef = (ref: string | null | undefined): boolean => typeof ref === 'string' && ref.startsWith(TAG_REF_PREFIX);
+
+/** Deployment names: a letter or digit, then letters, digits, `-` or `_`. */
+export const DEPLOYMENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/** Longest deployment name. */
+export const DEPLOYMENT_NAME_MAX_LENGTH = 63;
+
+/** Secret names are environment variable names. */
+export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Most secrets a deployment may have. */
+export const MAX_SECRETS = 100;
+
+/** Limits of list endpoints, as the spec states them for the revision list. */
+export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;

@@ -1,0 +1,94 @@
+/**
+ * Zod schemas of the trace-data API used by bulk export: tracing projects (sessions) and run ingestion
+ * (`POST /api/v1/runs/batch`). Runs carry every exportable field of the platform's run format.
+ */
+import { z } from 'zod';
+
+/** Body of `POST /api/v1/sessions`. */
+export const SessionCreate = z.object({
+  id: z.uuid().optional(),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+});
+export type SessionCreate = z.input<typeof SessionCreate>;
+
+/** A tracing project. Names are unique within a workspace. */
+export const Session = z.object({
+  id: z.uuid(),
+  tenant_id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  start_time: z.string(),
+  created_at: z.string(),
+});
+export type Session = z.infer<typeof Session>;
+export const SessionList = z.array(Session);
+
+const jsonObject = z.record(z.string(), z.unknown());
+const timestamp = z.union([z.string(), z.number()]);
+
+/** Fields a run may be created with; ids and hierarchy fields the caller omits are derived by the platform. */
+export const RunCreate = z.object({
+  id: z.uuid().optional(),
+  name: z.string().min(1),
+  run_type: z.string().min(1),
+  start_time: timestamp,
+  end_time: timestamp.nullish(),
+  session_id: z.uuid().nullish(),
+  session_name: z.string().min(1).nullish(),
+  trace_id: z.uuid().nullish(),
+  parent_run_id: z.uuid().nullish(),
+  dotted_order: z.string().nullish(),
+  reference_example_id: z.uuid().nullish(),
+  status: z.string().nullish(),
+  trace_tier: z.string().nullish(),
+  inputs: jsonObject.nullish(),
+  outputs: jsonObject.nullish(),
+  error: z.string().nullish(),
+  extra: jsonObject.nullish(),
+  events: z.array(jsonObject).nullish(),
+  tags: z.array(z.string()).nullish(),
+  feedback_stats: jsonObject.nullish(),
+  total_tokens: z.number().int().nullish(),
+  prompt_tokens: z.number().int().nullish(),
+  completion_tokens: z.number().int().nullish(),
+  total_cost: z.number().nullish(),
+  prompt_cost: z.number().nullish(),
+  completion_cost: z.number().nullish(),
+  first_token_time: timestamp.nullish(),
+});
+export type RunCreate = z.input<typeof RunCreate>;
+
+/** Fields a later patch may set on an ingested run (usually its end). */
+export const RunPatch = RunCreate.pick({
+  end_time: true,
+  status: true,
+  outputs: true,
+  error: true,
+  extra: true,
+  events: true,
+  tags: true,
+  feedback_stats: true,
+  total_tokens: true,
+  prompt_tokens: true,
+  completion_tokens: true,
+  total_cost: true,
+  prompt_cost: true,
+  completion_cost: true,
+  first_token_time: true,
+}).extend({ id: z.uuid() });
+export type RunPatch = z.input<typeof RunPatch>;
+
+/** Body of `POST /api/v1/runs/batch`. */
+export const RunsBatch = z.object({
+  post: z.array(RunCreate).default([]),
+  patch: z.array(RunPatch).default([]),
+});
+export type RunsBatch = z.input<typeof RunsBatch>;
+
+/** Answer of `POST /api/v1/runs/batch` (HTTP 202): how many runs were created and patched. */
+export const RunsBatchResult = z.object({
+  created: z.number().int(),
+  patched: z.number().int(),
+});
+export type RunsBatchResult = z.infer<typeof RunsBatchResult>;

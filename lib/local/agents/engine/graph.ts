@@ -1,0 +1,291 @@
+/**
+ * A tiny deterministic graph engine in the manner of a Pregel loop: nodes read the state, return updates, channel
+ * reducers merge them, edges (static or routed) pick the next nodes; a step's nodes run together and the state is
+ * checkpointed after every step. A compiled graph can itself be a node of another graph (a subgraph), whose events
+ * carry the namespace `<node>:<task id>`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { GraphEventSink, GraphValues, Namespace } from './events';
+import { NodeContext } from './node-context';
+
+/** Pseudo-node an edge starts from. */
+export const START = '__start__';
+/** Pseudo-node an edge ends at. */
+export const END = '__end__';
+
+/** Merges an update into a channel's current value. */
+export type Reducer = (current: unknown, update: unknown) => unknown;
+
+/** One state channel. */
+export interface ChannelSpec {
+  /** How updates merge; the default keeps the last value written. */
+  readonly reducer?: Reducer;
+  /** Value of the channel before anything was written. @default undefined */
+  readonly initial?: () => unknown;
+}
+
+/** The channels of a graph's state, by name. */
+export type StateSpec = Readonly<Record<string, ChannelSpec>>;
+
+/** What a node does: reads the state, returns an update (a subset of the channels) or nothing. */
+export type NodeAction = (state: GraphValues, context: NodeContext) => GraphValues | void | Promise<GraphValues | void>;
+
+/** Picks the next node(s) from the state after a step. */
+export type Router = (state: GraphValues) => string | readonly string[];
+
+/** Run-level settings every node can read. */
+export interface RunConfig {
+  /** Assistant and run `configurable` merged (run wins). */
+  readonly configurable: Readonly<Record<string, unknown>>;
+  /** Tags of the run. */
+  readonly tags: readonly string[];
+}
+
+/** Everything one invocation of a root graph shares with its nodes and subgraphs. */
+export interface Invocation {
+  /** Id of the agent run (the root graph's run id). */
+  readonly runId: string;
+  /** Settings of the run. */
+  readonly config: RunConfig;
+  /** Aborted to stop the run (interrupt, rollback, timeout, disconnect); `reason` says why. */
+  readonly signal: AbortSignal;
+  /** Receives every event of the run, subgraphs included. */
+  readonly sink: GraphEventSink;
+  /** Merged into the metadata of every streamed token (run id, thread id, assistant id, graph id). */
+  readonly runMetadata: Readonly<Record<string, unknown>>;
+  /** Time source (the platform's clock). */
+  readonly now: () => number;
+  /** Maximum number of steps of one graph before it fails. @default 25 */
+  readonly recursionLimit?: number;
+}
+
+/** Thrown when a graph runs more steps than its recursion limit. */
+export class GraphRecursionError extends Error {
+  override readonly name = 'GraphRecursionError';
+}
+
+const DEFAULT_RECURSION_LIMIT = 25;
+
+/** A graph under construction. */
+export class StateGraph {
+  private readonly nodes = new Map<string, NodeAction>();
+  private readonly edges = new Map<string, string[]>();
+  private readonly routers = new Map<string, Router>();
+
+  /** @param name the graph id (also the name of its root trace run) @param spec its state channels */
+  constructor(private readonly name: string, private readonly spec: StateSpec) {}
+
+  /** Adds a node running `action`. */
+  addNode(name: string, action: NodeAction): this {
+    if (name === START || name === END || this.nodes.has(name)) throw new Error(`node name ${name} is taken`);
+    this.nodes.set(name, action);
+    return this;
+  }
+
+  /** Adds a node that runs `graph` on this graph's state (the channels both share) and returns its final state. */
+  addSubgraph(name: string, graph: CompiledGraph): this {
+    return this.addNode(name, (state, context) => context.invokeSubgraph(graph, state));
+  }
+
+  /** After `from` runs, `to` runs in the next step. */
+  addEdge(from: string, to: string): this {
+    this.edges.set(from, [...(this.edges.get(from) ?? []), to]);
+    return this;
+  }
+
+  /** After `from` runs, `router` picks the next node(s) from the state. */
+  addConditionalEdges(from: string, router: Router): this {
+    this.routers.set(from, router);
+    return this;
+  }
+
+  /** Checks every edge names a known node and freezes the graph. */
+  compile(): CompiledGraph {
+    const known = (node: string) => node === END || this.nodes.has(node);
+    for (const [from, targets] of this.edges) {
+      if (from !== START && !this.nodes.has(from))
+        throw new Error(`graph ${this.name}: edge from unknown node ${from}`);
+      const unknown = targets.find((target) => !known(target));
+      if (unknown) throw new Error(`graph ${this.name}: edge to unknown node ${unknown}`);
+    }
+    if (!this.edges.has(START) && !this.routers.has(START))
+      throw new Error(`graph ${this.name}: nothing starts at START`);
+    return new CompiledGraph(this.name, this.spec, new Map(this.nodes), new Map(this.edges), new Map(this.routers));
+  }
+}
+
+/** A runnable graph. */
+export class CompiledGraph {
+  constructor(
+    /** The graph id. */
+    readonly name: string,
+    /** Its state channels. */
+    readonly spec: StateSpec,
+    private readonly nodes: ReadonlyMap<string, NodeAction>,
+    private readonly edges: ReadonlyMap<string, readonly string[]>,
+    private readonly routers: ReadonlyMap<string, Router>,
+  ) {}
+
+  /** Names of the graph's nodes, in the order they were added. */
+  get nodeNames(): string[] {
+    return [...this.nodes.keys()];
+  }
+
+  /** Applies an update to a state through the channels' reducers; keys that are not channels are ignored. */
+  applyUpdate(state: GraphValues, update: GraphValues | void): GraphValues {
+    if (!update) return state;
+    const next = { ...state };
+    for (const [key, value] of Object.entries(update)) {
+      const channel = this.spec[key];
+      if (!channel) continue;
+      next[key] = channel.reducer ? channel.reducer(next[key], value) : value;
+    }
+    return next;
+  }
+
+  /**
+   * Runs the graph from `input` applied on top of `prior` (the thread's last state) until no node is left, and
+   * returns the final state. Each step ends with a `checkpoint` event naming `parentCheckpointId` as its parent.
+   */
+  async invoke(
+    input: GraphValues,
+    prior: GraphValues,
+    invocation: Invocation,
+    ns: Namespace = [],
+    parentCheckpointId: string | null = null,
+  ): Promise<GraphValues> {
+    const runId = ns.length === 0 ? invocation.runId : randomUUID();
+    const emit = invocation.sink;
+    emit({ kind: 'graph_start', ns, time: invocation.now(), graph: this.name, runId, input });
+    let state = this.applyUpdate(this.initialState(prior), input);
+    let active = this.successors(START, state);
+    let checkpointId = this.checkpoint(invocation, ns, -1, state, active, parentCheckpointId);
+    const limit = invocation.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
+    try {
+      for (let step = 0; active.length > 0; step += 1) {
+        if (step >= limit)
+          throw new GraphRecursionError(`graph ${this.name} reached its recursion limit of ${limit} steps`);
+        throwIfAborted(invocation.signal);
+        const updates = await this.runStep(step, active, state, invocation, ns);
+        for (const update of updates) state = this.applyUpdate(state, update.values);
+        active = unique(updates.flatMap((update) => this.successors(update.node, state)));
+        checkpointId = this.checkpoint(invocation, ns, step, state, active, checkpointId);
+      }
+    } catch (error) {
+      emit({ kind: 'graph_end', ns, time: invocation.now(), graph: this.name, runId, error: asError(error) });
+      throw error;
+    }
+    emit({ kind: 'graph_end', ns, time: invocation.now(), graph: this.name, runId, output: state });
+    return state;
+  }
+
+  private initialState(prior: GraphValues): GraphValues {
+    const state: GraphValues = {};
+    for (const [key, channel] of Object.entries(this.spec)) {
+      if (key in prior) state[key] = prior[key];
+      else if (channel.initial) state[key] = channel.initial();
+    }
+    return state;
+  }
+
+  /** Runs one step's nodes together; every task reports its end, the first failure fails the step. */
+  private async runStep(
+    step: number,
+    nodes: readonly string[],
+    state: GraphValues,
+    invocation: Invocation,
+    ns: Namespace,
+  ): Promise<{ node: string; values: GraphValues | void }[]> {
+    const tasks = nodes.map((node) => ({ node, taskId: randomUUID() }));
+    const triggers = step === 0 ? [`branch:to:${nodes.join(',')}`] : ['branch:to'];
+    for (const task of tasks) {
+      invocation.sink({
+        kind: 'task_start',
+        ns,
+        time: invocation.now(),
+        step,
+        taskId: task.taskId,
+        node: task.node,
+        input: state,
+        triggers,
+      });
+    }
+    const settled = await Promise.allSettled(
+      tasks.map(async (task) => {
+        const context = new NodeContext(invocation, ns, task.node, task.taskId, step, triggers, this);
+        const action = this.nodes.get(task.node) as NodeAction;
+        try {
+          const values = await action(state, context);
+          invocation.sink({
+            kind: 'task_end',
+            ns,
+            time: invocation.now(),
+            step,
+            taskId: task.taskId,
+            node: task.node,
+            update: values ?? {},
+          });
+          return { node: task.node, values };
+        } catch (error) {
+          invocation.sink({
+            kind: 'task_end',
+            ns,
+            time: invocation.now(),
+            step,
+            taskId: task.taskId,
+            node: task.node,
+            error: asError(error),
+          });
+          throw error;
+        }
+      }),
+    );
+    const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    return settled.map(
+      (result) => (result as PromiseFulfilledResult<{ node: string; values: GraphValues | void }>).value,
+    );
+  }
+
+  private successors(node: string, state: GraphValues): string[] {
+    const routed = this.routers.get(node)?.(state) ?? [];
+    const targets = [...(this.edges.get(node) ?? []), ...(typeof routed === 'string' ? [routed] : routed)];
+    return unique(targets.filter((target) => target !== END));
+  }
+
+  private checkpoint(
+    invocation: Invocation,
+    ns: Namespace,
+    step: number,
+    values: GraphValues,
+    next: readonly string[],
+    parentCheckpointId: string | null,
+  ): string {
+    const checkpointId = randomUUID();
+    invocation.sink({
+      kind: 'checkpoint',
+      ns,
+      time: invocation.now(),
+      step,
+      checkpointId,
+      parentCheckpointId,
+      values,
+      next,
+    });
+    return checkpointId;
+  }
+}
+
+/** Throws the abort reason when the run was stopped. */
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+}
+
+/** Normalizes anything thrown into an Error. */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function unique(items: readonly string[]): string[] {
+  return [...new Set(items)];
+}

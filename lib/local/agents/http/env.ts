@@ -1,0 +1,36 @@
+/** The Hono environment and the dependencies shared by the agent server routes. */
+import type { AuthStore } from '../../auth';
+import type { Clock } from '../../clock';
+import type { PlatformEnv } from '../../server';
+import type { CronScheduler } from '../cron/cron-scheduler';
+import type { CronStore } from '../cron/cron-store';
+import type { RunManager } from '../runtime/run-manager';
+import type { ServedDeployment } from '../runtime/run-executor';
+import type { AssistantStore } from '../store/assistants';
+import type { RunStore } from '../store/runs';
+import type { ThreadStore } from '../store/threads';
+import type { DeploymentDirectory } from './deployment-directory';
+
+/** Variables of an agent server request: the platform's, plus the deployment the URL names. */
+export interface AgentServerEnv {
+  Variables: PlatformEnv['Variables'] & {
+    /** The deployment serving the request (set by the gate). */
+    deployment: ServedDeployment;
+  };
+}
+
+/** Everything the routes use. */
+export interface AgentServerDeps {
+  readonly auth: AuthStore;
+  readonly clock: Clock;
+  readonly directory: DeploymentDirectory;
+  readonly assistants: AssistantStore;
+  readonly threads: ThreadStore;
+  readonly runs: RunStore;
+  readonly crons: CronStore;
+  readonly manager: RunManager;
+  readonly scheduler: CronScheduler;
+}
+
+/** The URL path prefix of a deployment's agent server on the local platform. */
+export const deploymentPath = (deploymentId: string): string => `/deployments/${deploymentId}`;

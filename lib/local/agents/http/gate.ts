@@ -1,0 +1,42 @@
+/**
+ * The gate in front of every agent server request. In order: no or unknown API key → 401; a deployment that does
+ * not exist or is being deleted → 404; a key of another organization than the deployment's owner → 403; a
+ * deployment with no DEPLOYED revision yet → 503 with `Retry-After`.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { apiKeyOf } from '../../auth';
+import { HttpError } from '../../errors';
+import type { AgentServerDeps, AgentServerEnv } from './env';
+
+/** Seconds a client is asked to wait before retrying a deployment that is still being deployed. */
+export const NOT_DEPLOYED_RETRY_AFTER_SECONDS = 5;
+
+/** The middleware that authenticates the caller and resolves the deployment. */
+export function deploymentGate(
+  deps: Pick<AgentServerDeps, 'auth' | 'directory' | 'assistants'>,
+): MiddlewareHandler<AgentServerEnv> {
+  return async (c, next) => {
+    // Only the key matters here: the deployment, not X-Tenant-Id, says which workspace the request acts in.
+    const principal = deps.auth.authenticate(
+      apiKeyOf((name) => c.req.header(name)),
+      undefined,
+    );
+    const deploymentId = c.req.param('deploymentId') ?? '';
+    const view = deps.directory.lookup(deploymentId);
+    if (!view) throw new HttpError(404, `Deployment ${deploymentId} not found`);
+    if (view.organizationId !== principal.organizationId) {
+      throw new HttpError(403, `This API key does not belong to the organization that owns deployment ${deploymentId}`);
+    }
+    if (view.state === 'not_deployed') {
+      c.header('Retry-After', String(NOT_DEPLOYED_RETRY_AFTER_SECONDS));
+      throw new HttpError(
+        503,
+        `Deployment ${deploymentId} is not deployed yet (latest revision ${view.revisionStatus ?? 'unknown'})`,
+      );
+    }
+    deps.assistants.ensureDefaults(view.id, view.graphIds);
+    c.set('principal', { ...principal, tenantId: view.tenantId });
+    c.set('deployment', view);
+    await next();
+  };
+}

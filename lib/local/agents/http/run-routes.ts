@@ -1,0 +1,193 @@
+/**
+ * Routes of runs: background and streaming runs on threads, stateless streaming runs, joining a run's stream
+ * (no replay) or its end, and cancellation. Streams are Server-Sent Events whose first event is `metadata`
+ * (`run_id`, `attempt`) and whose `Content-Location` names the run.
+ */
+import type { Context, Hono } from 'hono';
+import { RunCreate, StreamMode, type Assistant } from '../../../api/schemas/agent-server';
+import { HttpError } from '../../errors';
+import { RequestValidator } from '../../validation';
+import { toStateMessage } from '../engine/messages';
+import type { RunStream } from '../runtime/run-stream';
+import { deploymentPath, type AgentServerDeps, type AgentServerEnv } from './env';
+import { parseBody, uuidParam } from './resource-routes';
+import { SseChannel } from './sse-channel';
+
+type AgentContext = Context<AgentServerEnv>;
+
+/** How one SSE response attaches to a run. */
+interface StreamOptions {
+  readonly runId: string;
+  readonly attempt: number;
+  readonly stream: RunStream | undefined;
+  readonly modes: readonly StreamMode[];
+  readonly subgraphs: boolean;
+  /** Path of the run, sent as `Content-Location`. */
+  readonly location: string;
+  /** Called when the client disconnects before the run ended. */
+  readonly onDisconnect?: () => void;
+}
+
+/** The SSE response of a run: `metadata` first, then the run's chunks as they come, closed when the run ends. */
+function streamResponse(c: AgentContext, options: StreamOptions): Response {
+  const channel = new SseChannel(new Set(options.modes), options.subgraphs);
+  channel.send('metadata', JSON.stringify({ run_id: options.runId, attempt: options.attempt }));
+  if (options.stream) {
+    const detach = options.stream.subscribe(channel);
+    channel.onDisconnect(() => {
+      detach();
+      options.onDisconnect?.();
+    });
+  } else {
+    channel.close();
+  }
+  return c.body(channel.body, 200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Location': options.location,
+  });
+}
+
+/** `stream_mode` of a request as a list; `values` when absent. */
+function modesOf(streamMode: RunCreate['stream_mode'] | unknown): StreamMode[] {
+  if (Array.isArray(streamMode)) return [...new Set(streamMode as StreamMode[])];
+  return [typeof streamMode === 'string' ? (streamMode as StreamMode) : 'values'];
+}
+
+/** Parses a run body; input messages are checked and given ids, so a retried run never duplicates them. */
+async function parseRunBody(c: AgentContext): Promise<RunCreate> {
+  const body = await parseBody(c, RunCreate);
+  const messages = body.input?.messages;
+  if (messages === undefined) return body;
+  const validator = new RequestValidator();
+  if (!Array.isArray(messages)) {
+    validator.add(['body', 'input', 'messages'], 'list_type', 'Input should be a valid list');
+    validator.throwIfFailed();
+  }
+  const normalized = (messages as unknown[]).map((message, index) => {
+    try {
+      return toStateMessage(message);
+    } catch (error) {
+      validator.add(['body', 'input', 'messages', index], 'value_error', (error as Error).message);
+      return undefined;
+    }
+  });
+  validator.throwIfFailed();
+  return { ...body, input: { ...body.input, messages: normalized } };
+}
+
+/** Registers the run routes. */
+export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
+  const { assistants, threads, runs, manager } = deps;
+  const assistantOf = (c: AgentContext, body: RunCreate): Assistant => {
+    const deployment = c.get('deployment');
+    const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
+    if (!deployment.graphIds.includes(assistant.graph_id)) {
+      throw new HttpError(
+        404,
+        `Graph ${assistant.graph_id} of assistant ${body.assistant_id} is not served by this deployment`,
+      );
+    }
+    return assistant;
+  };
+  const runPath = (c: AgentContext, threadId: string | null, runId: string) =>
+    `${deploymentPath(c.get('deployment').id)}${threadId ? `/threads/${threadId}` : ''}/runs/${runId}`;
+
+  app.post('/threads/:threadId/runs', async (c) => {
+    const threadId = uuidParam(c, 'threadId');
+    const body = await parseRunBody(c);
+    return c.json(manager.createThreadRun(c.get('deployment'), threadId, assistantOf(c, body), body));
+  });
+
+  app.get('/threads/:threadId/runs', (c) => {
+    const threadId = uuidParam(c, 'threadId');
+    const validator = new RequestValidator();
+    const limit = validator.intQuery('limit', c.req.query('limit'), { min: 1, max: 1000, fallback: 10 });
+    const offset = validator.intQuery('offset', c.req.query('offset'), { min: 0, fallback: 0 });
+    validator.throwIfFailed();
+    threads.assertExists(c.get('deployment').id, threadId);
+    return c.json(runs.list(c.get('deployment').id, threadId, limit, offset));
+  });
+
+  app.get('/threads/:threadId/runs/:runId', (c) =>
+    c.json(runs.get(c.get('deployment').id, uuidParam(c, 'threadId'), uuidParam(c, 'runId')).run),
+  );
+
+  app.post('/threads/:threadId/runs/stream', async (c) => {
+    const threadId = uuidParam(c, 'threadId');
+    const body = await parseRunBody(c);
+    const run = manager.createThreadRun(c.get('deployment'), threadId, assistantOf(c, body), body);
+    return streamResponse(c, {
+      runId: run.run_id,
+      attempt: 1,
+      stream: manager.liveStream(run.run_id),
+      modes: modesOf(body.stream_mode),
+      subgraphs: body.stream_subgraphs ?? false,
+      location: runPath(c, threadId, run.run_id),
+      onDisconnect: body.on_disconnect === 'cancel' ? () => manager.stopLive(run.run_id, 'interrupt') : undefined,
+    });
+  });
+
+  app.post('/runs/stream', async (c) => {
+    const body = await parseRunBody(c);
+    const run = manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body);
+    return streamResponse(c, {
+      runId: run.run_id,
+      attempt: 1,
+      stream: manager.liveStream(run.run_id),
+      modes: modesOf(body.stream_mode),
+      subgraphs: body.stream_subgraphs ?? false,
+      location: runPath(c, null, run.run_id),
+      // A stateless run has no other reader: by default it stops when its only stream goes away.
+      onDisconnect: body.on_disconnect === 'continue' ? undefined : () => manager.stopLive(run.run_id, 'disconnect'),
+    });
+  });
+
+  app.get('/threads/:threadId/runs/:runId/stream', (c) => {
+    const threadId = uuidParam(c, 'threadId');
+    const stored = runs.get(c.get('deployment').id, threadId, uuidParam(c, 'runId'));
+    const validator = new RequestValidator();
+    const asked = c.req.queries('stream_mode')?.flatMap((value) => value.split(','));
+    const modes = asked
+      ? asked.map((mode) => validator.parse(StreamMode, mode, ['query', 'stream_mode']) as StreamMode)
+      : modesOf(stored.run.kwargs.stream_mode);
+    const subgraphs =
+      validator.boolQuery('stream_subgraphs', c.req.query('stream_subgraphs')) ??
+      stored.run.kwargs.stream_subgraphs === true;
+    validator.throwIfFailed();
+    return streamResponse(c, {
+      runId: stored.run.run_id,
+      attempt: stored.attempt,
+      stream: manager.liveStream(stored.run.run_id),
+      modes,
+      subgraphs,
+      location: runPath(c, threadId, stored.run.run_id),
+    });
+  });
+
+  app.get('/threads/:threadId/runs/:runId/join', async (c) => {
+    const deploymentId = c.get('deployment').id;
+    const threadId = uuidParam(c, 'threadId');
+    const runId = uuidParam(c, 'runId');
+    runs.get(deploymentId, threadId, runId);
+    await manager.waitForEnd(runId);
+    const ended = runs.find(runId);
+    if (!ended) throw new HttpError(404, `Run ${runId} was rolled back`);
+    const error = runs.errorOf(runId);
+    return c.json(error ? { __error__: error } : threads.get(deploymentId, threadId).values ?? {});
+  });
+
+  app.post('/threads/:threadId/runs/:runId/cancel', async (c) => {
+    const threadId = uuidParam(c, 'threadId');
+    const runId = uuidParam(c, 'runId');
+    const validator = new RequestValidator();
+    const action = c.req.query('action') ?? 'interrupt';
+    if (action !== 'interrupt' && action !== 'rollback')
+      validator.add(['query', 'action'], 'enum', "Input should be 'interrupt' or 'rollback'");
+    const wait = validator.boolQuery('wait', c.req.query('wait')) ?? false;
+    validator.throwIfFailed();
+    manager.cancel(c.get('deployment').id, threadId, runId, action as 'interrupt' | 'rollback');
+    if (wait) await manager.waitForEnd(runId);
+    return c.body(null, 202);
+  });
+}

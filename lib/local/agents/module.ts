@@ -1,0 +1,106 @@
+/**
+ * The agent servers of the local platform: every deployment with a DEPLOYED revision serves the agent server API
+ * under `/deployments/<id>` on the platform's port, with the built-in graphs its `graph_config_path` selects. Runs
+ * are traced into the tracing project named after the deployment.
+ */
+import { Hono } from 'hono';
+import type { MountedModule, PlatformModule } from '../module';
+import type { PlatformApp } from '../server';
+import { RunStore as TraceRunStore } from '../tracing/store/runs';
+import { SessionStore } from '../tracing/store/sessions';
+import { CronScheduler } from './cron/cron-scheduler';
+import { CronStore, type StoredCron } from './cron/cron-store';
+import { DeploymentDirectory } from './http/deployment-directory';
+import type { AgentServerDeps, AgentServerEnv } from './http/env';
+import { deploymentGate } from './http/gate';
+import { registerResourceRoutes } from './http/resource-routes';
+import { registerRunRoutes } from './http/run-routes';
+import { RunManager } from './runtime/run-manager';
+import type { RunTraceSink } from './runtime/run-trace';
+import { AssistantStore } from './store/assistants';
+import { AGENT_SERVER_MIGRATIONS } from './store/migrations';
+import { RunStore } from './store/runs';
+import { ThreadStore } from './store/threads';
+
+/** Options of the agent server module. */
+export interface AgentServerModuleOptions {
+  /** A run still going after this many milliseconds (on the platform clock) ends as `timeout`. @default 3_600_000 */
+  readonly runTimeoutMs?: number;
+  /**
+   * Where run traces go. @default the platform's trace store (the tracing module's tables in the same database)
+   */
+  readonly traceSink?: RunTraceSink;
+}
+
+/** The default run timeout: one hour. */
+export const DEFAULT_RUN_TIMEOUT_MS = 3_600_000;
+
+/** The module; mount it after the control plane and tracing modules (it reads their tables). */
+export function createAgentServerModule(options: AgentServerModuleOptions = {}): PlatformModule {
+  return {
+    migrations: AGENT_SERVER_MIGRATIONS,
+    mount(ctx): MountedModule {
+      const { db, clock, log } = ctx;
+      const assistants = new AssistantStore(db, clock);
+      const threads = new ThreadStore(db, clock);
+      const runs = new RunStore(db, clock);
+      const crons = new CronStore(db, clock);
+      const directory = new DeploymentDirectory(db);
+      const manager = new RunManager({
+        db,
+        clock,
+        assistants,
+        threads,
+        runs,
+        deploymentById: (id) => directory.served(id),
+        traceSink: options.traceSink ?? new TraceRunStore(db, new SessionStore(db, clock)),
+        runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
+        log,
+      });
+      const fireCron = ({ cron, deploymentId }: StoredCron) => {
+        const deployment = directory.served(deploymentId);
+        if (!deployment) throw new Error(`deployment ${deploymentId} does not serve`);
+        const assistant = assistants.get(deploymentId, cron.assistant_id);
+        const body = {
+          assistant_id: cron.assistant_id,
+          ...cron.payload,
+          metadata: { ...cron.metadata, cron_id: cron.cron_id },
+        };
+        if (cron.thread_id) manager.createThreadRun(deployment, cron.thread_id, assistant, body);
+        else manager.startStatelessRun(deployment, assistant, body);
+      };
+      const scheduler = new CronScheduler({ clock, crons, fire: fireCron, log });
+      const deps: AgentServerDeps = {
+        auth: ctx.auth,
+        clock,
+        directory,
+        assistants,
+        threads,
+        runs,
+        crons,
+        manager,
+        scheduler,
+      };
+
+      const app = new Hono<AgentServerEnv>().basePath('/deployments/:deploymentId');
+      app.use('*', deploymentGate(deps));
+      registerResourceRoutes(app, deps);
+      registerRunRoutes(app, deps);
+      ctx.app.route('/', app as unknown as PlatformApp);
+
+      return {
+        start() {
+          manager.start();
+          scheduler.start();
+        },
+        async stop() {
+          scheduler.stop();
+          await manager.stop();
+        },
+      };
+    },
+  };
+}
+
+/** The module with its defaults, as the platform lists it. */
+export const agentServerModule: PlatformModule = createAgentServerModule();

@@ -1,0 +1,327 @@
+/**
+ * Runs of all deployments: one queue per thread (runs execute one at a time, in the order the server received
+ * them), the multitask strategies, cancellation, timeouts, stateless runs, joins, and resumption after a restart.
+ *
+ * A stream must attach to a new run in the same synchronous turn that created it: execution starts on a later
+ * turn, so the stream sees the run from its first event.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Assistant, MultitaskStrategy, Run, RunCreate, StreamErrorChunk } from '../../../api/schemas/agent-server';
+import type { Clock } from '../../clock';
+import type { PlatformDatabase } from '../../db';
+import { HttpError } from '../../errors';
+import type { AssistantStore } from '../store/assistants';
+import { isoNow } from '../store/json';
+import type { RunStore, StoredRun } from '../store/runs';
+import type { ThreadStore } from '../store/threads';
+import { executeRun, runMetadataOf, type RunOutcome, type RunSpec, type ServedDeployment } from './run-executor';
+import { RunStop } from './run-stop';
+import { RunStream } from './run-stream';
+import { RunTraceBuilder, type RunTraceSink } from './run-trace';
+
+/** What the run manager uses. */
+export interface RunManagerDeps {
+  readonly db: PlatformDatabase;
+  readonly clock: Clock;
+  readonly assistants: AssistantStore;
+  readonly threads: ThreadStore;
+  readonly runs: RunStore;
+  /** Finds a deployment that still serves (to resume its runs after a restart). */
+  readonly deploymentById: (deploymentId: string) => ServedDeployment | undefined;
+  /** Where traces go; runs are not traced without one. */
+  readonly traceSink?: RunTraceSink;
+  /** A run still going after this long ends as `timeout`. */
+  readonly runTimeoutMs: number;
+  /** Receives one line per unexpected problem. */
+  readonly log?: (line: string) => void;
+}
+
+/** The stop actions of a cancel request and of the `interrupt`/`rollback` strategies. */
+export type CancelAction = 'interrupt' | 'rollback';
+
+/** Owns every run's execution. */
+export class RunManager {
+  private readonly streams = new Map<string, RunStream>();
+  private readonly controllers = new Map<string, AbortController>();
+  private readonly executions = new Set<Promise<void>>();
+  private readonly waiters = new Map<string, (() => void)[]>();
+  private readonly draining = new Set<string>();
+  private stopping = false;
+
+  constructor(private readonly deps: RunManagerDeps) {}
+
+  /** Puts back runs a stopped process left running, and starts every thread that has pending runs. */
+  start(): void {
+    this.stopping = false;
+    this.deps.runs.requeueRunning();
+    for (const threadId of this.deps.runs.threadsWithPendingRuns()) this.drain(threadId);
+  }
+
+  /** Stops every execution (their runs resume on the next start) and waits for them to wind down. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const controller of this.controllers.values()) controller.abort(new RunStop('shutdown'));
+    await Promise.allSettled([...this.executions]);
+  }
+
+  /**
+   * Creates a run on a thread, applying its multitask strategy to the runs already there: `enqueue` (default)
+   * queues it, `reject` refuses with 409, `interrupt` stops them as `interrupted`, `rollback` stops and deletes them
+   * with their checkpoints.
+   */
+  createThreadRun(deployment: ServedDeployment, threadId: string, assistant: Assistant, body: RunCreate): Run {
+    this.deps.threads.assertExists(deployment.id, threadId);
+    const strategy: MultitaskStrategy = body.multitask_strategy ?? 'enqueue';
+    const run = this.newRun(threadId, assistant, body, strategy);
+    this.deps.db.transaction(() => {
+      const inflight = this.deps.runs.inflight(threadId);
+      if (inflight.length > 0 && strategy === 'reject') {
+        throw new HttpError(
+          409,
+          `Thread ${threadId} is already running a run; wait for it to finish or use another multitask_strategy`,
+        );
+      }
+      this.deps.runs.insert(deployment.id, run);
+      if (strategy === 'interrupt' || strategy === 'rollback')
+        for (const stored of inflight) this.stopRun(stored, strategy);
+    })();
+    this.streamOf(run.run_id, threadId);
+    this.drain(threadId);
+    return run;
+  }
+
+  /** Creates a stateless run (no thread, nothing stored) and starts it on the next turn. */
+  startStatelessRun(deployment: ServedDeployment, assistant: Assistant, body: RunCreate): Run {
+    const run = this.newRun(null, assistant, body, null);
+    this.streamOf(run.run_id, null);
+    const spec: RunSpec = { run, deployment, assistant, attempt: 1 };
+    this.track(Promise.resolve().then(() => this.execute(spec)));
+    return run;
+  }
+
+  /** The live stream of a run that has not ended, else undefined. */
+  liveStream(runId: string): RunStream | undefined {
+    const stream = this.streams.get(runId);
+    if (stream) return stream;
+    const stored = this.deps.runs.find(runId);
+    return stored && (stored.run.status === 'pending' || stored.run.status === 'running')
+      ? this.streamOf(runId, stored.run.thread_id)
+      : undefined;
+  }
+
+  /** Stops a run that has not ended (running or still queued) with `cause`; an ended run is left alone. */
+  stopLive(runId: string, cause: CancelAction | 'disconnect'): void {
+    const controller = this.controllers.get(runId);
+    if (controller) {
+      controller.abort(new RunStop(cause));
+      return;
+    }
+    const stored = this.deps.runs.find(runId);
+    if (stored?.run.status === 'pending') this.stopRun(stored, cause === 'rollback' ? 'rollback' : 'interrupt');
+  }
+
+  /** Cancels a pending or running run of a thread; 409 when it has already ended. */
+  cancel(deploymentId: string, threadId: string, runId: string, action: CancelAction): void {
+    const stored = this.deps.runs.get(deploymentId, threadId, runId);
+    if (stored.run.status !== 'pending' && stored.run.status !== 'running') {
+      throw new HttpError(409, `Run ${runId} has already ended (${stored.run.status})`);
+    }
+    this.stopRun(stored, action);
+  }
+
+  /** Resolves once the run has ended (at once when it already has). */
+  waitForEnd(runId: string): Promise<void> {
+    const stored = this.deps.runs.find(runId);
+    const live =
+      this.streams.has(runId) || (stored && (stored.run.status === 'pending' || stored.run.status === 'running'));
+    if (!live) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), resolve]));
+  }
+
+  private newRun(
+    threadId: string | null,
+    assistant: Assistant,
+    body: RunCreate,
+    strategy: MultitaskStrategy | null,
+  ): Run {
+    const now = isoNow(this.deps.clock);
+    return {
+      run_id: randomUUID(),
+      thread_id: threadId,
+      assistant_id: assistant.assistant_id,
+      created_at: now,
+      updated_at: now,
+      status: 'pending',
+      metadata: body.metadata ?? {},
+      multitask_strategy: strategy,
+      kwargs: {
+        input: body.input ?? null,
+        config: body.config ?? {},
+        stream_mode: body.stream_mode ?? 'values',
+        stream_subgraphs: body.stream_subgraphs ?? false,
+      },
+    };
+  }
+
+  private stopRun(stored: StoredRun, action: CancelAction): void {
+    const controller = this.controllers.get(stored.run.run_id);
+    if (controller) {
+      controller.abort(new RunStop(action));
+      return;
+    }
+    if (action === 'rollback') this.deps.runs.delete(stored.run.run_id);
+    else this.deps.runs.setStatus(stored.run.run_id, 'interrupted');
+    this.finish(stored.run.run_id);
+  }
+
+  private streamOf(runId: string, threadId: string | null): RunStream {
+    let stream = this.streams.get(runId);
+    if (!stream) {
+      stream = new RunStream(threadId);
+      this.streams.set(runId, stream);
+    }
+    return stream;
+  }
+
+  /** Executes a thread's pending runs one by one, oldest first, until none is left. */
+  private drain(threadId: string): void {
+    if (this.draining.has(threadId) || this.stopping) return;
+    this.draining.add(threadId);
+    this.track(
+      (async () => {
+        try {
+          await null; // lets the creator attach its stream first
+          for (
+            let next = this.deps.runs.nextPending(threadId);
+            next && !this.stopping;
+            next = this.deps.runs.nextPending(threadId)
+          ) {
+            await this.executeStored(next);
+          }
+        } finally {
+          this.draining.delete(threadId);
+        }
+      })(),
+    );
+  }
+
+  private async executeStored(stored: StoredRun): Promise<void> {
+    const deployment = this.deps.deploymentById(stored.deploymentId);
+    let assistant: Assistant | undefined;
+    try {
+      assistant = deployment && this.deps.assistants.get(deployment.id, stored.run.assistant_id);
+    } catch {
+      assistant = undefined;
+    }
+    if (!deployment || !assistant) {
+      this.deps.runs.setStatus(stored.run.run_id, 'error', {
+        error: 'NotFound',
+        message: "the run's deployment or assistant no longer exists",
+      });
+      this.finish(stored.run.run_id);
+      return;
+    }
+    await this.execute({ run: stored.run, deployment, assistant, attempt: stored.attempt });
+  }
+
+  private async execute(spec: RunSpec): Promise<void> {
+    const { run } = spec;
+    const { clock, threads, runs } = this.deps;
+    const controller = new AbortController();
+    this.controllers.set(run.run_id, controller);
+    if (run.thread_id) {
+      runs.setStatus(run.run_id, 'running');
+      threads.setStatus(run.thread_id, 'busy');
+    }
+    const timer = clock.setTimeout(() => controller.abort(new RunStop('timeout')), this.deps.runTimeoutMs);
+    const trace = new RunTraceBuilder({
+      runId: run.run_id,
+      graphId: spec.assistant.graph_id,
+      projectName: spec.deployment.name,
+      input: (run.kwargs.input as Record<string, unknown> | null) ?? {},
+      metadata: runMetadataOf(spec),
+      startTime: clock.now(),
+    });
+    let outcome: RunOutcome;
+    try {
+      outcome = await executeRun(spec, this.streamOf(run.run_id, run.thread_id), controller.signal, trace, {
+        clock,
+        threads,
+      });
+    } finally {
+      clock.clearTimeout(timer);
+      this.controllers.delete(run.run_id);
+    }
+    this.settle(spec, outcome, trace);
+  }
+
+  /** Records how a run ended, writes its trace, ends its streams and wakes its joiners. */
+  private settle(spec: RunSpec, outcome: RunOutcome, trace: RunTraceBuilder): void {
+    const { run, deployment } = spec;
+    const { runs, threads } = this.deps;
+    let error: StreamErrorChunk | undefined;
+    if (outcome.kind === 'error') error = outcome.error;
+    if (outcome.kind === 'stopped' && outcome.cause === 'timeout') {
+      error = {
+        error: 'TimeoutError',
+        message: `Run ${run.run_id} exceeded its timeout of ${this.deps.runTimeoutMs} ms`,
+      };
+    }
+    const shutdown = outcome.kind === 'stopped' && outcome.cause === 'shutdown';
+    if (run.thread_id && !shutdown) {
+      if (outcome.kind === 'stopped' && outcome.cause === 'rollback') {
+        threads.deleteCheckpointsOfRun(run.run_id);
+        runs.delete(run.run_id);
+      } else {
+        const status =
+          outcome.kind === 'success'
+            ? 'success'
+            : outcome.kind === 'error'
+            ? 'error'
+            : outcome.cause === 'timeout'
+            ? 'timeout'
+            : 'interrupted';
+        runs.setStatus(run.run_id, status, error);
+      }
+      threads.setStatus(run.thread_id, error ? 'error' : 'idle');
+    }
+    if (!shutdown) this.writeTrace(deployment, trace, outcome, error);
+    this.streams.get(run.run_id)?.end(error);
+    this.finish(run.run_id);
+  }
+
+  private writeTrace(
+    deployment: ServedDeployment,
+    trace: RunTraceBuilder,
+    outcome: RunOutcome,
+    error: StreamErrorChunk | undefined,
+  ): void {
+    if (!this.deps.traceSink) return;
+    const stopped = outcome.kind === 'stopped' ? `run stopped (${outcome.cause})` : undefined;
+    const runs = trace.finish(this.deps.clock.now(), {
+      status: outcome.kind === 'success' ? 'success' : 'error',
+      error: error ? `${error.error}: ${error.message}` : stopped,
+      outputs: outcome.kind === 'success' ? outcome.values : undefined,
+    });
+    try {
+      this.deps.traceSink.ingest(deployment.tenantId, { post: runs, patch: [] });
+    } catch (problem) {
+      this.deps.log?.(`agent server: could not store the trace of run ${runs[0]?.id}: ${(problem as Error).message}`);
+    }
+  }
+
+  private finish(runId: string): void {
+    this.streams.get(runId)?.end();
+    this.streams.delete(runId);
+    for (const resolve of this.waiters.get(runId) ?? []) resolve();
+    this.waiters.delete(runId);
+  }
+
+  private track(execution: Promise<void>): void {
+    const tracked = execution.catch((problem) =>
+      this.deps.log?.(`agent server: run execution failed: ${(problem as Error).stack ?? problem}`),
+    );
+    this.executions.add(tracked);
+    void tracked.finally(() => this.executions.delete(tracked));
+  }
+}

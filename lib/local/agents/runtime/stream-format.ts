@@ -1,0 +1,201 @@
+/**
+ * Turns a graph's events into the chunks of each stream mode, serialized once and shared by every stream of the
+ * run. A chunk keeps its namespace; the stream decides whether subgraph chunks go out and names the event
+ * `<mode>|<namespace>` (`messages-tuple` travels as `messages`).
+ */
+import type { StreamMode } from '../../../api/schemas/agent-server';
+import type { GraphEvent, MessageChunk, MessageMetadata, Namespace } from '../engine/events';
+
+/** One serialized chunk of a stream mode. */
+export interface WireChunk {
+  /** The mode this chunk belongs to. */
+  readonly mode: StreamMode;
+  /** Namespace of the graph that produced it (empty for the root graph). */
+  readonly ns: Namespace;
+  /** The chunk's data as JSON text. */
+  readonly json: string;
+}
+
+/** The SSE event name of a chunk. */
+export function eventName(mode: StreamMode, ns: Namespace): string {
+  const base = mode === 'messages-tuple' ? 'messages' : mode;
+  return ns.length === 0 ? base : `${base}|${ns.join('|')}`;
+}
+
+/** Formats the events of one run; holds what the `events` mode needs to name parents. */
+export class RunEventFormatter {
+  private readonly metadataJson = new WeakMap<MessageMetadata, string>();
+  private readonly tokenJsonRest = new Map<string, string>();
+  private readonly graphRunIds = new Map<string, string>();
+
+  /** @param threadId the run's thread (null when stateless), for debug checkpoint configs */
+  constructor(private readonly threadId: string | null) {}
+
+  /** The chunks `event` yields for the given modes. */
+  format(event: GraphEvent, modes: ReadonlySet<StreamMode>): WireChunk[] {
+    const chunks: WireChunk[] = [];
+    // Data is built only for modes someone asked for: most runs stream one or two modes.
+    const add = (mode: StreamMode, data: () => unknown) => {
+      if (modes.has(mode)) chunks.push({ mode, ns: event.ns, json: JSON.stringify(data()) });
+    };
+    switch (event.kind) {
+      case 'model_token':
+        if (modes.has('messages-tuple')) {
+          chunks.push({
+            mode: 'messages-tuple',
+            ns: event.ns,
+            json: `[${this.tokenJson(event.chunk)},${this.metadataOf(event.metadata)}]`,
+          });
+        }
+        add('events', () =>
+          this.eventsChunk(
+            'on_chat_model_stream',
+            event.metadata.ls_model_name,
+            event.callId,
+            event.ns,
+            { chunk: event.chunk },
+            event.metadata,
+          ),
+        );
+        break;
+      case 'checkpoint':
+        add('values', () => event.values);
+        add('debug', () => this.debug('checkpoint', event.time, event.step, this.checkpointPayload(event)));
+        break;
+      case 'task_start':
+        add('debug', () =>
+          this.debug('task', event.time, event.step, {
+            id: event.taskId,
+            name: event.node,
+            input: event.input,
+            triggers: event.triggers,
+          }),
+        );
+        add('events', () =>
+          this.eventsChunk('on_chain_start', event.node, event.taskId, event.ns, { input: event.input }),
+        );
+        break;
+      case 'task_end':
+        if (!event.error) add('updates', () => ({ [event.node]: event.update ?? {} }));
+        add('debug', () =>
+          this.debug('task_result', event.time, event.step, {
+            id: event.taskId,
+            name: event.node,
+            error: event.error ? `${event.error.name}: ${event.error.message}` : null,
+            result: Object.entries(event.update ?? {}),
+            interrupts: [],
+          }),
+        );
+        add('events', () =>
+          this.eventsChunk(
+            event.error ? 'on_chain_error' : 'on_chain_end',
+            event.node,
+            event.taskId,
+            event.ns,
+            event.error ? { error: event.error.message } : { output: event.update ?? {} },
+          ),
+        );
+        break;
+      case 'custom':
+        add('custom', () => event.data);
+        add('events', () =>
+          this.eventsChunk('on_custom_event', event.node, event.taskId, event.ns, { data: event.data }),
+        );
+        break;
+      case 'model_start':
+        add('events', () =>
+          this.eventsChunk(
+            'on_chat_model_start',
+            event.model,
+            event.callId,
+            event.ns,
+            { input: { messages: [event.messages] } },
+            event.metadata,
+          ),
+        );
+        break;
+      case 'model_end':
+        add('events', () =>
+          this.eventsChunk(
+            'on_chat_model_end',
+            event.model,
+            event.callId,
+            event.ns,
+            { output: event.message },
+            event.metadata,
+          ),
+        );
+        break;
+      case 'graph_start':
+        this.graphRunIds.set(event.ns.join('|'), event.runId);
+        add('events', () =>
+          this.eventsChunk('on_chain_start', event.graph, event.runId, event.ns, { input: event.input }),
+        );
+        break;
+      case 'graph_end':
+        add('events', () =>
+          this.eventsChunk(
+            event.error ? 'on_chain_error' : 'on_chain_end',
+            event.graph,
+            event.runId,
+            event.ns,
+            event.error ? { error: event.error.message } : { output: event.output },
+          ),
+        );
+        break;
+    }
+    return chunks;
+  }
+
+  /**
+   * A token chunk as JSON. Tokens are the bulk of a stream and differ only in their text until the last one, so
+   * everything after the text is serialized once per model call.
+   */
+  private tokenJson(chunk: MessageChunk): string {
+    if (chunk.usage_metadata !== null) return JSON.stringify(chunk);
+    let rest = this.tokenJsonRest.get(chunk.id);
+    if (rest === undefined) {
+      const { type: _type, content: _content, ...others } = chunk;
+      rest = JSON.stringify(others).slice(1);
+      this.tokenJsonRest.set(chunk.id, rest);
+    }
+    return `{"type":"AIMessageChunk","content":${JSON.stringify(chunk.content)},${rest}`;
+  }
+
+  private metadataOf(metadata: MessageMetadata): string {
+    let json = this.metadataJson.get(metadata);
+    if (json === undefined) {
+      json = JSON.stringify(metadata);
+      this.metadataJson.set(metadata, json);
+    }
+    return json;
+  }
+
+  private debug(type: string, time: number, step: number, payload: unknown) {
+    return { type, timestamp: new Date(time).toISOString(), step, payload };
+  }
+
+  private checkpointPayload(event: Extract<GraphEvent, { kind: 'checkpoint' }>) {
+    const config = (checkpointId: string | null) =>
+      checkpointId && {
+        configurable: { thread_id: this.threadId, checkpoint_ns: event.ns.join('|'), checkpoint_id: checkpointId },
+      };
+    return {
+      config: config(event.checkpointId),
+      parent_config: config(event.parentCheckpointId),
+      values: event.values,
+      metadata: { source: event.step < 0 ? 'input' : 'loop', step: event.step },
+      next: event.next,
+      tasks: event.next.map((name) => ({ name })),
+    };
+  }
+
+  private eventsChunk(kind: string, name: string, runId: string, ns: Namespace, data: unknown, metadata: object = {}) {
+    const parentIds: string[] = [];
+    for (let depth = 0; depth <= ns.length; depth += 1) {
+      const id = this.graphRunIds.get(ns.slice(0, depth).join('|'));
+      if (id !== undefined && id !== runId) parentIds.push(id);
+    }
+    return { event: kind, name, run_id: runId, tags: [], metadata, data, parent_ids: parentIds };
+  }
+}

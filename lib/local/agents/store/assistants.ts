@@ -1,0 +1,168 @@
+/**
+ * Assistants of each deployment. Every graph a deployment serves has a default assistant (created on first use,
+ * with a name-derived id, metadata `{"created_by": "system"}`); its `assistant_id` may also be given as the graph id.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
+import type { Clock } from '../../clock';
+import type { PlatformDatabase } from '../../db';
+import { HttpError } from '../../errors';
+import { fromJson, isoNow, isUuid, uuidFromName } from './json';
+
+interface AssistantRow {
+  assistant_id: string;
+  graph_id: string;
+  name: string;
+  description: string | null;
+  config: string;
+  context: string;
+  metadata: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const toAssistant = (row: AssistantRow): Assistant => ({
+  ...row,
+  config: fromJson(row.config),
+  context: fromJson(row.context),
+  metadata: fromJson(row.metadata),
+});
+
+/** Assistants of all deployments. */
+export class AssistantStore {
+  private readonly seeded = new Set<string>();
+
+  constructor(private readonly db: PlatformDatabase, private readonly clock: Clock) {}
+
+  /** The id of a graph's default assistant in a deployment. */
+  static defaultAssistantId(deploymentId: string, graphId: string): string {
+    return uuidFromName(deploymentId, `assistant:${graphId}`);
+  }
+
+  /** Creates the default assistant of each graph the deployment serves, once. */
+  ensureDefaults(deploymentId: string, graphIds: readonly string[]): void {
+    const key = `${deploymentId}/${graphIds.join(',')}`;
+    if (this.seeded.has(key)) return;
+    const now = isoNow(this.clock);
+    const insert = this.db.prepare(
+      `INSERT OR IGNORE INTO agent_assistants
+       (assistant_id, deployment_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
+       VALUES (?, ?, ?, ?, NULL, '{}', '{}', '{"created_by":"system"}', 1, ?, ?)`,
+    );
+    for (const graphId of graphIds)
+      insert.run(AssistantStore.defaultAssistantId(deploymentId, graphId), deploymentId, graphId, graphId, now, now);
+    this.seeded.add(key);
+  }
+
+  /** Finds an assistant by id, or a served graph's default assistant by graph id; 404 otherwise. */
+  resolve(deploymentId: string, assistantIdOrGraph: string, graphIds: readonly string[]): Assistant {
+    const assistant = this.find(deploymentId, assistantIdOrGraph, graphIds);
+    if (!assistant) throw new HttpError(404, `Assistant ${assistantIdOrGraph} not found`);
+    return assistant;
+  }
+
+  /** As {@link resolve}, undefined when there is no such assistant. */
+  find(deploymentId: string, assistantIdOrGraph: string, graphIds: readonly string[]): Assistant | undefined {
+    const id = isUuid(assistantIdOrGraph)
+      ? assistantIdOrGraph
+      : graphIds.includes(assistantIdOrGraph)
+      ? AssistantStore.defaultAssistantId(deploymentId, assistantIdOrGraph)
+      : undefined;
+    const row = id
+      ? (this.db
+          .prepare('SELECT * FROM agent_assistants WHERE assistant_id = ? AND deployment_id = ?')
+          .get(id, deploymentId) as AssistantRow | undefined)
+      : undefined;
+    return row && toAssistant(row);
+  }
+
+  /** Creates an assistant of a served graph; 409 when the id exists, unless `if_exists` is `do_nothing`. */
+  create(deploymentId: string, body: AssistantCreate): Assistant {
+    const assistantId = body.assistant_id ?? randomUUID();
+    const existing = this.db.prepare('SELECT * FROM agent_assistants WHERE assistant_id = ?').get(assistantId) as
+      | AssistantRow
+      | undefined;
+    if (existing) {
+      if (body.if_exists === 'do_nothing') return toAssistant(existing);
+      throw new HttpError(409, `Assistant ${assistantId} already exists`);
+    }
+    const now = isoNow(this.clock);
+    this.db
+      .prepare(
+        `INSERT INTO agent_assistants
+         (assistant_id, deployment_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+      )
+      .run(
+        assistantId,
+        deploymentId,
+        body.graph_id,
+        body.name ?? 'Untitled',
+        body.description ?? null,
+        JSON.stringify(body.config ?? {}),
+        JSON.stringify(body.context ?? {}),
+        JSON.stringify(body.metadata ?? {}),
+        now,
+        now,
+      );
+    return this.get(deploymentId, assistantId);
+  }
+
+  /** One assistant by id; 404 when it is not in the deployment. */
+  get(deploymentId: string, assistantId: string): Assistant {
+    const row = this.db
+      .prepare('SELECT * FROM agent_assistants WHERE assistant_id = ? AND deployment_id = ?')
+      .get(assistantId, deploymentId) as AssistantRow | undefined;
+    if (!row) throw new HttpError(404, `Assistant ${assistantId} not found`);
+    return toAssistant(row);
+  }
+
+  /** Changes the given fields, merges `metadata`, and bumps the version. */
+  update(deploymentId: string, assistantId: string, body: AssistantUpdate): Assistant {
+    const current = this.get(deploymentId, assistantId);
+    this.db
+      .prepare(
+        `UPDATE agent_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?,
+         version = version + 1, updated_at = ? WHERE assistant_id = ?`,
+      )
+      .run(
+        body.graph_id ?? current.graph_id,
+        body.name ?? current.name,
+        body.description === undefined ? current.description : body.description,
+        JSON.stringify(body.config ?? current.config),
+        JSON.stringify(body.context ?? current.context),
+        JSON.stringify({ ...current.metadata, ...(body.metadata ?? {}) }),
+        isoNow(this.clock),
+        assistantId,
+      );
+    return this.get(deploymentId, assistantId);
+  }
+
+  /** Deletes an assistant; 404 when it is not in the deployment. */
+  delete(deploymentId: string, assistantId: string): void {
+    const result = this.db
+      .prepare('DELETE FROM agent_assistants WHERE assistant_id = ? AND deployment_id = ?')
+      .run(assistantId, deploymentId);
+    if (result.changes === 0) throw new HttpError(404, `Assistant ${assistantId} not found`);
+  }
+
+  /** Assistants of served graphs whose metadata contains every given key/value, oldest first. */
+  search(
+    deploymentId: string,
+    graphIds: readonly string[],
+    query: { metadata?: Record<string, unknown>; graph_id?: string; limit?: number; offset?: number },
+  ): Assistant[] {
+    const rows = this.db
+      .prepare('SELECT * FROM agent_assistants WHERE deployment_id = ? ORDER BY created_at, rowid')
+      .all(deploymentId) as AssistantRow[];
+    const wanted = Object.entries(query.metadata ?? {}).map(([key, value]) => [key, JSON.stringify(value)] as const);
+    const matching = rows
+      .map(toAssistant)
+      .filter((assistant) => graphIds.includes(assistant.graph_id))
+      .filter((assistant) => query.graph_id === undefined || assistant.graph_id === query.graph_id)
+      .filter((assistant) => wanted.every(([key, value]) => JSON.stringify(assistant.metadata[key]) === value));
+    const offset = query.offset ?? 0;
+    return matching.slice(offset, offset + (query.limit ?? 10));
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Threads and their checkpoints. A thread's state is its newest checkpoint; every checkpoint records the run that
+ * wrote it, so a rolled-back run's effects are removed by deleting its checkpoints.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Thread, ThreadCreate, ThreadState, ThreadStatus } from '../../../api/schemas/agent-server';
+import type { Clock } from '../../clock';
+import type { PlatformDatabase } from '../../db';
+import { HttpError } from '../../errors';
+import type { GraphValues } from '../engine/events';
+import { fromJson, isoNow } from './json';
+
+interface ThreadRow {
+  thread_id: string;
+  metadata: string;
+  status: ThreadStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+interface CheckpointRow {
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  run_id: string;
+  step: number;
+  state: string;
+  next: string;
+  created_at: string;
+}
+
+/** A checkpoint to store. */
+export interface CheckpointWrite {
+  readonly checkpointId: string;
+  readonly parentCheckpointId: string | null;
+  readonly runId: string;
+  readonly step: number;
+  readonly values: GraphValues;
+  readonly next: readonly string[];
+}
+
+/** Threads and checkpoints of all deployments. */
+export class ThreadStore {
+  constructor(private readonly db: PlatformDatabase, private readonly clock: Clock) {}
+
+  /** Creates a thread; 409 when the id exists, unless `if_exists` is `do_nothing`. */
+  create(deploymentId: string, body: ThreadCreate): Thread {
+    const threadId = body.thread_id ?? randomUUID();
+    const existing = this.db.prepare('SELECT deployment_id FROM agent_threads WHERE thread_id = ?').get(threadId) as
+      | { deployment_id: string }
+      | undefined;
+    if (existing) {
+      if (body.if_exists === 'do_nothing' && existing.deployment_id === deploymentId)
+        return this.get(deploymentId, threadId);
+      throw new HttpError(409, `Thread ${threadId} already exists`);
+    }
+    const now = isoNow(this.clock);
+    this.db
+      .prepare(
+        'INSERT INTO agent_threads (thread_id, deployment_id, metadata, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(threadId, deploymentId, JSON.stringify(body.metadata ?? {}), 'idle', now, now);
+    return this.get(deploymentId, threadId);
+  }
+
+  /** One thread with its current values; 404 when it is not in the deployment. */
+  get(deploymentId: string, threadId: string): Thread {
+    const row = this.row(deploymentId, threadId);
+    const latest = this.latestCheckpoint(threadId);
+    return {
+      thread_id: row.thread_id,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      metadata: fromJson(row.metadata),
+      status: row.status,
+      values: latest ? fromJson(latest.state) : null,
+    };
+  }
+
+  /** Throws 404 unless the thread exists in the deployment. */
+  assertExists(deploymentId: string, threadId: string): void {
+    this.row(deploymentId, threadId);
+  }
+
+  /** Deletes a thread with its runs and checkpoints. */
+  delete(deploymentId: string, threadId: string): void {
+    this.row(deploymentId, threadId);
+    this.db.prepare('DELETE FROM agent_threads WHERE thread_id = ?').run(threadId);
+  }
+
+  /** Records the thread's status. */
+  setStatus(threadId: string, status: ThreadStatus): void {
+    this.db
+      .prepare('UPDATE agent_threads SET status = ?, updated_at = ? WHERE thread_id = ?')
+      .run(status, isoNow(this.clock), threadId);
+  }
+
+  /** The thread's state: the newest checkpoint, or empty values when no run has written one. */
+  state(deploymentId: string, threadId: string): ThreadState {
+    this.row(deploymentId, threadId);
+    const latest = this.latestCheckpoint(threadId);
+    if (!latest)
+      return {
+        values: {},
+        next: [],
+        tasks: [],
+        checkpoint: null,
+        parent_checkpoint: null,
+        metadata: {},
+        created_at: null,
+      };
+    const ref = (checkpointId: string | null) =>
+      checkpointId ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } : null;
+    return {
+      values: fromJson(latest.state),
+      next: fromJson(latest.next),
+      tasks: [],
+      checkpoint: ref(latest.checkpoint_id),
+      parent_checkpoint: ref(latest.parent_checkpoint_id),
+      metadata: { run_id: latest.run_id, step: latest.step, source: latest.step < 0 ? 'input' : 'loop' },
+      created_at: latest.created_at,
+    };
+  }
+
+  /** Values and id of the newest checkpoint, the starting point of the thread's next run. */
+  currentValues(threadId: string): { values: GraphValues; checkpointId: string | null } {
+    const latest = this.latestCheckpoint(threadId);
+    return latest
+      ? { values: fromJson(latest.state), checkpointId: latest.checkpoint_id }
+      : { values: {}, checkpointId: null };
+  }
+
+  /** Stores one checkpoint of a run. */
+  saveCheckpoint(threadId: string, checkpoint: CheckpointWrite): void {
+    this.db
+      .prepare(
+        `INSERT INTO agent_checkpoints (checkpoint_id, thread_id, parent_checkpoint_id, run_id, step, state, next, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        checkpoint.checkpointId,
+        threadId,
+        checkpoint.parentCheckpointId,
+        checkpoint.runId,
+        checkpoint.step,
+        JSON.stringify(checkpoint.values),
+        JSON.stringify(checkpoint.next),
+        isoNow(this.clock),
+      );
+  }
+
+  /** Removes every checkpoint a run wrote (its effects on the thread). */
+  deleteCheckpointsOfRun(runId: string): void {
+    this.db.prepare('DELETE FROM agent_checkpoints WHERE run_id = ?').run(runId);
+  }
+
+  private latestCheckpoint(threadId: string): CheckpointRow | undefined {
+    return this.db
+      .prepare('SELECT * FROM agent_checkpoints WHERE thread_id = ? ORDER BY seq DESC LIMIT 1')
+      .get(threadId) as CheckpointRow | undefined;
+  }
+
+  private row(deploymentId: string, threadId: string): ThreadRow {
+    const row = this.db
+      .prepare('SELECT * FROM agent_threads WHERE thread_id = ? AND deployment_id = ?')
+      .get(threadId, deploymentId) as ThreadRow | undefined;
+    if (!row) throw new HttpError(404, `Thread ${threadId} not found`);
+    return row;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * What went wrong when talking to a destination bucket, in the platform's terms. Destination validation turns the
+ * kinds into the four documented messages; the export worker uses them to decide whether a failure is retried
+ * (storage and destination errors are not: they need the user to fix the destination).
+ */
+import { DESTINATION_ERRORS, type DestinationErrorMessage } from '../../../api/schemas/bulk-export';
+
+/** Kinds of destination failures. */
+export type StorageFailureKind =
+  /** The credentials may not do this (no permission, wrong secret, expired token). */
+  | 'access_denied'
+  /** The bucket does not exist, has an invalid name, or lives elsewhere. */
+  | 'bucket_not_valid'
+  /** The access key id is unknown to the store. */
+  | 'unknown_key_id'
+  /** Nothing answered (connection refused, unknown host, timeout). */
+  | 'unreachable'
+  /** Something answered, but not an S3-compatible API. */
+  | 'not_s3'
+  /** The store had a passing problem (5xx, throttling). */
+  | 'transient'
+  /** Anything else. */
+  | 'other';
+
+/** A classified destination failure. */
+export interface StorageFailure {
+  /** What kind of failure it is. */
+  readonly kind: StorageFailureKind;
+  /** A one-line description (error code and message); never contains credentials. */
+  readonly description: string;
+}
+
+const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
+  AccessDenied: 'access_denied',
+  AllAccessDisabled: 'access_denied',
+  AccountProblem: 'access_denied',
+  // a wrong secret: the key exists, but the caller cannot prove it holds it
+  SignatureDoesNotMatch: 'access_denied',
+  InvalidToken: 'access_denied',
+  ExpiredToken: 'access_denied',
+  TokenRefreshRequired: 'access_denied',
+  CredentialsProviderError: 'access_denied',
+  InvalidAccessKeyId: 'unknown_key_id',
+  NoSuchBucket: 'bucket_not_valid',
+  InvalidBucketName: 'bucket_not_valid',
+  PermanentRedirect: 'bucket_not_valid',
+  AuthorizationHeaderMalformed: 'bucket_not_valid',
+  IllegalLocationConstraintException: 'bucket_not_valid',
+  InternalError: 'transient',
+  ServiceUnavailable: 'transient',
+  SlowDown: 'transient',
+  RequestTimeout: 'transient',
+  RequestTimeTooSkewed: 'transient',
+};
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ERR_INVALID_URL',
+]);
+const NETWORK_CODE_IN_TEXT = new RegExp(`\\b(${[...NETWORK_CODES].join('|')})\\b`);
+const NETWORK_ERROR_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'AbortError']);
+
+interface SdkErrorShape {
+  name?: string;
+  code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number; requestId?: string };
+  $response?: { headers?: Record<string, string | undefined> };
+}
+
+/** Classifies an error thrown by the S3 client. */
+export function classifyStorageError(err: unknown): StorageFailure {
+  const e = (err ?? {}) as SdkErrorShape;
+  const status = e.$metadata?.httpStatusCode;
+  const code = e.name && e.name !== 'Error' && e.name !== 'Unknown' ? e.name : e.code;
+  const description = `${code ?? 'Error'}${status ? ` (HTTP ${status})` : ''}: ${String(e.message ?? err).split('\n')[0].slice(0, 300)}`;
+  const known = code ? CODE_KINDS[code] : undefined;
+  if (known) return { kind: known, description };
+  if (status === undefined) {
+    // the SDK wraps errors it does not recognise as Errors (another realm's) into a message that keeps only the text
+    const codeInMessage = NETWORK_CODE_IN_TEXT.exec(String(e.message ?? ''))?.[1];
+    const network =
+      (e.code && NETWORK_CODES.has(e.code)) || (e.name && NETWORK_ERROR_NAMES.has(e.name)) || codeInMessage !== undefined;
+    return { kind: network ? 'unreachable' : 'other', description };
+  }
+  const answeredByS3 = Boolean(e.$metadata?.requestId ?? e.$response?.headers?.['x-amz-request-id']);
+  if (!answeredByS3) return { kind: 'not_s3', description };
+  if (status >= 500) return { kind: 'transient', description };
+  if (status === 403) return { kind: 'access_denied', description };
+  if (status === 404) return { kind: 'bucket_not_valid', description };
+  return { kind: 'other', description };
+}
+
+/** The documented destination error for a failure kind, or undefined when none of the four applies. */
+export function destinationErrorOf(kind: StorageFailureKind): DestinationErrorMessage | undefined {
+  switch (kind) {
+    case 'access_denied':
+      return DESTINATION_ERRORS.accessDenied;
+    case 'bucket_not_valid':
+      return DESTINATION_ERRORS.bucketNotValid;
+    case 'unknown_key_id':
+      return DESTINATION_ERRORS.unknownKeyId;
+    case 'unreachable':
+    case 'not_s3':
+      return DESTINATION_ERRORS.invalidEndpoint;
+    default:
+      return undefined;
+  }
+}
+
+/** Failures an export run must not retry: the destination itself is wrong and must be fixed by the user. */
+export const isPermanentStorageFailure = (kind: StorageFailureKind): boolean =>
+  kind === 'access_denied' || kind === 'bucket_not_valid' || kind === 'unknown_key_id' || kind === 'not_s3';

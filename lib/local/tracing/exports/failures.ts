@@ -1,0 +1,75 @@
+/**
+ * The failure table of export runs: what an attempt's error means, whether it is retried, and the message kept in
+ * the run's `errors` (never a credential).
+ *
+ * | failure                                   | retried                  | final run status |
+ * |-------------------------------------------|--------------------------|------------------|
+ * | infrastructure interruption (restart)     | yes, with retries left   | Failed           |
+ * | run timeout                               | yes, up to the maximum   | TimedOut         |
+ * | storage / destination error, bucket gone  | no                       | Failed           |
+ * | terminal processing error (serialization) | yes, up to the maximum   | Failed           |
+ * | network error or 5xx of the store         | yes, up to the maximum   | Failed           |
+ * The workflow timeout is not an attempt failure: it ends the whole export (TimedOut) and is never retried.
+ */
+import type { BulkExportStatus } from '../../../api/schemas/bulk-export';
+import { classifyStorageError, destinationErrorOf, isPermanentStorageFailure } from '../destinations/storage-errors';
+
+/** Why an attempt was aborted from outside, as the abort reason of its signal. */
+export type AbortCause =
+  | { readonly kind: 'run-timeout'; readonly afterMs: number }
+  | { readonly kind: 'workflow-timeout' }
+  | { readonly kind: 'export-finished' }
+  | { readonly kind: 'shutdown' };
+
+/** What to do with a failed attempt. */
+export type FailureDecision =
+  /** Record the message; retry when retries remain, else end the run with `finalStatus`. */
+  | { readonly action: 'record'; readonly message: string; readonly retryable: boolean; readonly finalStatus: BulkExportStatus }
+  /** Someone else already decided the run's fate (cancel, workflow timeout, shutdown): record nothing. */
+  | { readonly action: 'ignore' };
+
+/** The interruption message recorded when a restart finds an attempt that was in progress. */
+export const INTERRUPTION_MESSAGE =
+  'Infrastructure interruption: the platform stopped during this attempt (restart or crash); the run was requeued and resumes from its last checkpoint';
+
+/** The error recorded when the run's destination no longer exists. */
+export const DESTINATION_DELETED_MESSAGE = 'Destination deleted: the bulk export destination no longer exists';
+
+function duration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+const isS3Error = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && ('$metadata' in err || 'code' in err || (err as Error).name === 'TimeoutError');
+
+/** Decides what an attempt's error means. */
+export function decideFailure(err: unknown, cause: AbortCause | undefined): FailureDecision {
+  if (cause?.kind === 'shutdown' || cause?.kind === 'workflow-timeout' || cause?.kind === 'export-finished') {
+    return { action: 'ignore' };
+  }
+  if (cause?.kind === 'run-timeout') {
+    return {
+      action: 'record',
+      message: `Run timeout: the run exceeded its time limit of ${duration(cause.afterMs)}; narrow the date range, add filters, or limit exported fields`,
+      retryable: true,
+      finalStatus: 'TimedOut',
+    };
+  }
+  if (isS3Error(err)) {
+    const failure = classifyStorageError(err);
+    const meaning = destinationErrorOf(failure.kind);
+    if (isPermanentStorageFailure(failure.kind)) {
+      return {
+        action: 'record',
+        message: `Storage or destination error (not retried): ${meaning} - ${failure.description}; fix the destination and create a new export`,
+        retryable: false,
+        finalStatus: 'Failed',
+      };
+    }
+    return { action: 'record', message: `Storage unavailable: ${failure.description}`, retryable: true, finalStatus: 'Failed' };
+  }
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return { action: 'record', message: `Processing error: ${text.slice(0, 500)}`, retryable: true, finalStatus: 'Failed' };
+}

@@ -1,0 +1,90 @@
+/**
+ * Reads one export run's rows page by page in cursor order and turns each page into a Parquet row group: the filter
+ * picks rows, each column converts its values. Columns that are the same on every row of an export (its project
+ * and workspace) are not read from SQLite at all.
+ */
+import { compileFilter, parseFilter, referencedFields, type RunPredicate } from '../../../api/filter';
+import { EXPORTABLE_FIELD_NAMES, getExportableField, type ExportableFieldName } from '../../../api/schemas/trace';
+import type { ExportColumn } from '../parquet/columns';
+import type { ParquetPartUpload } from '../parquet/part-upload';
+import type { RunCursor, RunStore } from '../store/runs';
+import { formatMicros } from '../store/time';
+
+/** What to read. */
+export interface PageReaderOptions {
+  readonly runs: RunStore;
+  readonly tenantId: string;
+  readonly sessionId: string;
+  /** The run's range, epoch microseconds, [from, to). */
+  readonly fromMicros: number;
+  readonly toMicros: number;
+  /** The exported columns, in file order. */
+  readonly columns: readonly ExportColumn[];
+  /** The export's filter expression, if any. */
+  readonly filter: string | null;
+}
+
+/** One step: where the cursor now stands, how many rows went into the file, and the upload it may have started. */
+export interface PageStep {
+  readonly cursor: RunCursor;
+  readonly rows: number;
+  readonly upload: Promise<void> | undefined;
+}
+
+const TIMESTAMP_FIELDS = new Set(EXPORTABLE_FIELD_NAMES.filter((name) => getExportableField(name)?.type === 'timestamp'));
+
+/** Reads pages of one export run. */
+export class RunPageReader {
+  private readonly constants: ReadonlyMap<string, string>;
+  private readonly columnsRead: ExportableFieldName[];
+  /** For each exported column: its position in a read row, or its constant value. */
+  private readonly sources: ({ position: number } | { constant: string })[];
+  private readonly predicate: RunPredicate | undefined;
+
+  constructor(private readonly options: PageReaderOptions) {
+    this.constants = new Map([
+      ['tenant_id', options.tenantId],
+      ['session_id', options.sessionId],
+    ]);
+    const expr = options.filter ? parseFilter(options.filter) : undefined;
+    this.predicate = expr && compileFilter(expr);
+    const needed = [...options.columns.map((column) => column.name), ...(expr ? referencedFields(expr) : [])];
+    this.columnsRead = [...new Set(needed)].filter(
+      (name): name is ExportableFieldName => EXPORTABLE_FIELD_NAMES.includes(name as ExportableFieldName) && !this.constants.has(name),
+    );
+    this.sources = options.columns.map((column) =>
+      this.constants.has(column.name) ? { constant: this.constants.get(column.name)! } : { position: this.columnsRead.indexOf(column.name) },
+    );
+  }
+
+  /**
+   * Reads up to `limit` rows after `cursor` and encodes the matching ones as one row group of `upload`.
+   * Synchronous, so the page is garbage by the time the caller awaits the upload. Undefined when no rows are left.
+   */
+  readAndEncode(cursor: RunCursor | null, limit: number, upload: ParquetPartUpload): PageStep | undefined {
+    const { runs, sessionId, fromMicros, toMicros, columns } = this.options;
+    const page = runs.readPage({ sessionId, fromMicros, toMicros, after: cursor, limit, columns: this.columnsRead });
+    if (page.length === 0) return undefined;
+    const last = page[page.length - 1];
+    const next = { startTime: last[last.length - 2] as number, id: last[last.length - 1] as string };
+    const predicate = this.predicate;
+    const rows = predicate ? page.filter((row) => predicate(this.filterRecord(row))) : page;
+    if (rows.length === 0) return { cursor: next, rows: 0, upload: undefined };
+    const values = columns.map((column, i) => {
+      const source = this.sources[i];
+      if ('constant' in source) return new Array<unknown>(rows.length).fill(column.convert(source.constant));
+      return rows.map((row) => column.convert(row[source.position]));
+    });
+    return { cursor: next, rows: rows.length, upload: upload.writeRowGroup(values) };
+  }
+
+  /** A filter's view of a row: field names, timestamps as ISO text (exact to the microsecond). */
+  private filterRecord(row: readonly unknown[]): Record<string, unknown> {
+    const record: Record<string, unknown> = Object.fromEntries(this.constants);
+    this.columnsRead.forEach((name, i) => {
+      const value = row[i];
+      record[name] = TIMESTAMP_FIELDS.has(name) && typeof value === 'number' ? formatMicros(value) : value;
+    });
+    return record;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Validation of `POST /api/v1/bulk-exports`: every problem becomes one item of a 422 HTTPValidationError, all of
+ * them at once. The filter is checked with the same parser the clients and the provider use.
+ */
+import {
+  BulkExportCreate,
+  DEFAULT_FORMAT_VERSION,
+  INTERVAL_HOURS_MAX,
+  INTERVAL_HOURS_MIN,
+  type FormatVersion,
+} from '../../../api/schemas/bulk-export';
+import { validateFilter } from '../../../api/filter';
+import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../../../api/schemas/trace';
+import { RequestValidator, enumMessage } from '../../validation';
+
+/** A valid export request, with its times parsed. */
+export interface ValidExportRequest {
+  readonly destinationId: string;
+  readonly sessionId: string;
+  readonly startTime: string;
+  readonly startMicros: number;
+  readonly endTime: string | null;
+  readonly endMicros: number | null;
+  readonly filter: string | null;
+  readonly exportFields: string[] | null;
+  readonly intervalHours: number | null;
+  readonly formatVersion: FormatVersion;
+}
+
+/** Lookups the validation needs: whether a referenced project and destination exist in the caller's workspace. */
+export interface ExportReferences {
+  readonly sessionExists: (id: string) => boolean;
+  readonly destinationExists: (id: string) => boolean;
+}
+
+function instant(validator: RequestValidator, field: string, text: string): number {
+  const micros = parseIsoInstant(text);
+  if (Number.isNaN(micros)) {
+    validator.add(['body', field], 'datetime_from_date_parsing', 'Input should be a valid datetime or date, expected an ISO 8601 timestamp');
+  }
+  return micros;
+}
+
+/** Validates a creation body; throws the 422 when anything is wrong. */
+export function validateExportRequest(body: unknown, refs: ExportReferences): ValidExportRequest {
+  const validator = new RequestValidator();
+  const input = validator.parse(BulkExportCreate, body, ['body']);
+  validator.throwIfFailed();
+  const request = input!;
+
+  if (!refs.destinationExists(request.bulk_export_destination_id)) {
+    validator.add(['body', 'bulk_export_destination_id'], 'value_error', `Value error, bulk export destination ${request.bulk_export_destination_id} not found`);
+  }
+  if (!refs.sessionExists(request.session_id)) {
+    validator.add(['body', 'session_id'], 'value_error', `Value error, tracing project ${request.session_id} not found`);
+  }
+
+  const startMicros = instant(validator, 'start_time', request.start_time);
+  const endTime = request.end_time ?? null;
+  const intervalHours = request.interval_hours ?? null;
+  let endMicros: number | null = null;
+  if (endTime === null && intervalHours === null) {
+    validator.add(['body', 'end_time'], 'missing', 'Field required (end_time is required unless interval_hours makes the export scheduled)');
+  } else if (endTime !== null && intervalHours !== null) {
+    validator.add(['body', 'end_time'], 'value_error', 'Value error, end_time must be omitted for a scheduled export (interval_hours is set)');
+  } else if (endTime !== null) {
+    endMicros = instant(validator, 'end_time', endTime);
+    if (!Number.isNaN(startMicros) && !Number.isNaN(endMicros) && endMicros <= startMicros) {
+      validator.add(['body', 'end_time'], 'value_error', 'Value error, end_time must be after start_time');
+    }
+  }
+  if (intervalHours !== null) {
+    if (intervalHours < INTERVAL_HOURS_MIN) {
+      validator.add(['body', 'interval_hours'], 'greater_than_equal', `Input should be greater than or equal to ${INTERVAL_HOURS_MIN}`);
+    } else if (intervalHours > INTERVAL_HOURS_MAX) {
+      validator.add(['body', 'interval_hours'], 'less_than_equal', `Input should be less than or equal to ${INTERVAL_HOURS_MAX}`);
+    }
+  }
+
+  const exportFields = request.export_fields ?? null;
+  if (exportFields !== null) {
+    if (exportFields.length === 0) validator.add(['body', 'export_fields'], 'too_short', 'List should have at least 1 item after validation, not 0');
+    exportFields.forEach((field, index) => {
+      if (!isExportableField(field)) {
+        validator.add(['body', 'export_fields', index], 'enum', `${enumMessage(EXPORTABLE_FIELD_NAMES)}; got '${field}'`);
+      } else if (exportFields.indexOf(field) !== index) {
+        validator.add(['body', 'export_fields', index], 'value_error', `Value error, field '${field}' is listed twice`);
+      }
+    });
+  }
+
+  const filter = request.filter ?? null;
+  if (filter !== null && filter.trim() !== '') {
+    const parsed = validateFilter(filter);
+    if (!parsed.ok) validator.add(['body', 'filter'], 'value_error', `Value error, ${parsed.error.message}`);
+  }
+
+  validator.throwIfFailed();
+  return {
+    destinationId: request.bulk_export_destination_id,
+    sessionId: request.session_id,
+    startTime: request.start_time,
+    startMicros,
+    endTime,
+    endMicros,
+    filter: filter !== null && filter.trim() !== '' ? filter : null,
+    exportFields,
+    intervalHours,
+    formatVersion: request.format_version ?? DEFAULT_FORMAT_VERSION,
+  };
+}

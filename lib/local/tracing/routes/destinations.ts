@@ -1,0 +1,65 @@
+/**
+ * Routes of export destinations under `/api/v1/bulk-exports/destinations`. Creation and credential rotation both
+ * validate against the bucket before anything is stored.
+ */
+import { Hono, type MiddlewareHandler } from 'hono';
+import { DestinationCreate, DestinationCredentialsUpdate } from '../../../api/schemas/bulk-export';
+import { HttpError } from '../../errors';
+import type { PlatformEnv } from '../../server';
+import { RequestValidator, readJsonBody } from '../../validation';
+import type { S3ClientLimits } from '../destinations/s3';
+import type { DestinationStore } from '../destinations/store';
+import { validateDestination } from '../destinations/validate';
+
+/** What the destination routes use. */
+export interface DestinationRouteDeps {
+  /** Authenticates a request and sets its principal. */
+  readonly auth: MiddlewareHandler<PlatformEnv>;
+  /** The destinations table. */
+  readonly destinations: DestinationStore;
+  /** Network limits of the validation requests. */
+  readonly s3Limits?: S3ClientLimits;
+}
+
+/** The destination routes, each behind the auth middleware. */
+export function destinationRoutes({ auth, destinations, s3Limits }: DestinationRouteDeps): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
+
+  app.post('/bulk-exports/destinations', auth, async (c) => {
+    const validator = new RequestValidator();
+    const body = validator.parse(DestinationCreate, await readJsonBody(c), ['body']);
+    validator.throwIfFailed();
+    const credentials = body!.credentials ?? null;
+    await validateDestination(body!.config, credentials, s3Limits);
+    const created = destinations.create(c.get('principal').tenantId, {
+      display_name: body!.display_name,
+      config: body!.config,
+      credentials,
+    });
+    return c.json(created, 201);
+  });
+
+  app.get('/bulk-exports/destinations', auth, (c) => c.json(destinations.list(c.get('principal').tenantId)));
+
+  app.get('/bulk-exports/destinations/:id', auth, (c) => {
+    const validator = new RequestValidator();
+    const id = validator.uuidPath('id', c.req.param('id'));
+    validator.throwIfFailed();
+    const destination = destinations.get(c.get('principal').tenantId, id);
+    if (!destination) throw new HttpError(404, `Bulk export destination ${id} not found`);
+    return c.json(destination);
+  });
+
+  app.patch('/bulk-exports/destinations/:id', auth, async (c) => {
+    const validator = new RequestValidator();
+    const id = validator.uuidPath('id', c.req.param('id'));
+    const body = validator.parse(DestinationCredentialsUpdate, await readJsonBody(c), ['body']);
+    validator.throwIfFailed();
+    const destination = destinations.get(c.get('principal').tenantId, id);
+    if (!destination) throw new HttpError(404, `Bulk export destination ${id} not found`);
+    await validateDestination(destination.config, body!.credentials, s3Limits);
+    return c.json(destinations.updateCredentials(id, body!.credentials));
+  });
+
+  return app;
+}

@@ -1,0 +1,111 @@
+/**
+ * Tables of the tracing module: projects and runs (the trace store), export destinations, exports and export runs.
+ * Run timestamps are integer microseconds (see `time.ts`); API timestamps are ISO strings; JSON columns are text.
+ */
+import type { MigrationSet } from '../../db';
+
+export const TRACING_MIGRATIONS: MigrationSet = {
+  module: 'tracing',
+  migrations: [
+    {
+      id: '001-trace-store',
+      up: `
+        CREATE TABLE tracing_sessions (
+          id TEXT PRIMARY KEY,
+          tenant_id TEXT NOT NULL,
+          name TEXT NOT NULL,
+          description TEXT,
+          created_at TEXT NOT NULL,
+          UNIQUE (tenant_id, name)
+        );
+        CREATE TABLE trace_runs (
+          id TEXT PRIMARY KEY,
+          tenant_id TEXT NOT NULL,
+          session_id TEXT NOT NULL REFERENCES tracing_sessions(id) ON DELETE CASCADE,
+          trace_id TEXT NOT NULL,
+          parent_run_id TEXT,
+          parent_run_ids TEXT NOT NULL,
+          reference_example_id TEXT,
+          name TEXT NOT NULL,
+          run_type TEXT NOT NULL,
+          start_time INTEGER NOT NULL,
+          end_time INTEGER,
+          status TEXT NOT NULL,
+          is_root INTEGER NOT NULL,
+          dotted_order TEXT NOT NULL,
+          trace_tier TEXT,
+          inputs TEXT NOT NULL,
+          outputs TEXT,
+          error TEXT,
+          extra TEXT,
+          events TEXT,
+          tags TEXT NOT NULL,
+          feedback_stats TEXT,
+          total_tokens INTEGER,
+          prompt_tokens INTEGER,
+          completion_tokens INTEGER,
+          total_cost REAL,
+          prompt_cost REAL,
+          completion_cost REAL,
+          first_token_time INTEGER
+        );
+        -- the export cursor order: (start_time, id) within a project
+        CREATE INDEX trace_runs_export_order ON trace_runs (session_id, start_time, id);`,
+    },
+    {
+      id: '002-bulk-exports',
+      up: `
+        CREATE TABLE bulk_export_destinations (
+          id TEXT PRIMARY KEY,
+          tenant_id TEXT NOT NULL,
+          destination_type TEXT NOT NULL,
+          display_name TEXT NOT NULL,
+          config TEXT NOT NULL,
+          credentials_ciphertext TEXT,
+          credentials_keys TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        );
+        CREATE TABLE bulk_exports (
+          id TEXT PRIMARY KEY,
+          seq INTEGER NOT NULL,
+          tenant_id TEXT NOT NULL,
+          bulk_export_destination_id TEXT NOT NULL REFERENCES bulk_export_destinations(id),
+          session_id TEXT NOT NULL,
+          start_time TEXT NOT NULL,
+          end_time TEXT,
+          filter TEXT,
+          export_fields TEXT,
+          interval_hours INTEGER,
+          format_version TEXT NOT NULL,
+          status TEXT NOT NULL,
+          source_bulk_export_id TEXT REFERENCES bulk_exports(id),
+          spawned_count INTEGER NOT NULL DEFAULT 0,
+          started_at_ms INTEGER,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          finished_at TEXT
+        );
+        CREATE INDEX bulk_exports_by_tenant ON bulk_exports (tenant_id, seq);
+        CREATE INDEX bulk_exports_by_status ON bulk_exports (status, seq);
+        CREATE TABLE bulk_export_runs (
+          id TEXT PRIMARY KEY,
+          bulk_export_id TEXT NOT NULL REFERENCES bulk_exports(id) ON DELETE CASCADE,
+          seq INTEGER NOT NULL,
+          status TEXT NOT NULL,
+          retry_number INTEGER NOT NULL DEFAULT 0,
+          errors TEXT NOT NULL DEFAULT '{}',
+          start_time TEXT NOT NULL,
+          end_time TEXT NOT NULL,
+          metadata TEXT NOT NULL,
+          next_attempt_at_ms INTEGER,
+          attempt_started_at_ms INTEGER,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          finished_at TEXT,
+          UNIQUE (bulk_export_id, seq)
+        );
+        CREATE INDEX bulk_export_runs_by_status ON bulk_export_runs (status);`,
+    },
+  ],
+};

@@ -1,0 +1,209 @@
+/**
+ * Joining runs (by stream, without replay; by waiting for the end), stateless runs that leave nothing behind,
+ * disconnects (a stateless run stops when its stream goes away; a thread run goes on), errors and timeouts.
+ */
+import { AbortError } from '../../lib/api/errors';
+import { AgentRunError, type AgentServerClient, type StreamChunk } from '../../lib/api/agent-server';
+import type { RunCreate } from '../../lib/api/schemas/agent-server';
+import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
+import { waitFor } from './support/wait';
+
+let platform: AgentTestPlatform;
+let client: AgentServerClient;
+
+beforeAll(async () => {
+  platform = await startAgentTestPlatform();
+  client = platform.client(await platform.deploy('join'));
+});
+afterAll(() => platform.close());
+
+const chatRun = (
+  content: string,
+  configurable: Record<string, unknown> = {},
+  extra: Partial<RunCreate> = {},
+): RunCreate => ({
+  assistant_id: 'chat',
+  input: { messages: [{ role: 'user', content }] },
+  config: { configurable },
+  ...extra,
+});
+
+const tokenOf = (chunk: StreamChunk): string | undefined =>
+  chunk.mode === 'messages-tuple' ? (chunk.data[0].content as string) : undefined;
+
+const rowCount = (table: string): number =>
+  (platform.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+/** The trace of an agent run once it is stored (written when the run ends). */
+const storedTrace = (runId: string) =>
+  waitFor(
+    () =>
+      platform.db.prepare('SELECT status, error FROM trace_runs WHERE id = ?').get(runId) as
+        | { status: string; error: string | null }
+        | undefined,
+  );
+
+describe('joining a run', () => {
+  it('by stream: receives the run from the moment it joins, nothing earlier', async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(
+      thread.thread_id,
+      chatRun('join me', { reply_tokens: 300, token_delay_ms: 3 }, { stream_mode: 'messages-tuple' }),
+    );
+    const early: string[] = [];
+    const earlyDone = (async () => {
+      for await (const chunk of client.runs.joinStream(thread.thread_id, run.run_id)) {
+        const token = tokenOf(chunk);
+        if (token !== undefined) early.push(token);
+      }
+    })();
+    await waitFor(() => early.length >= 10);
+    const seenBeforeJoin = early.length;
+    const late: StreamChunk[] = [];
+    for await (const chunk of client.runs.joinStream(thread.thread_id, run.run_id)) late.push(chunk);
+    await earlyDone;
+
+    expect(late[0]).toMatchObject({ mode: 'metadata', data: { run_id: run.run_id, attempt: 1 } });
+    const lateTokens = late.map(tokenOf).filter((token): token is string => token !== undefined);
+    const reply = (await client.runs.join(thread.thread_id, run.run_id)).messages?.[1].content as string;
+    expect(reply.endsWith(early.join(''))).toBe(true);
+    expect(lateTokens.length).toBeGreaterThan(0);
+    expect(lateTokens.length).toBeLessThanOrEqual(early.length - seenBeforeJoin);
+    expect(lateTokens).toEqual(early.slice(early.length - lateTokens.length));
+  });
+
+  it('by stream, in other modes than the run was created with', async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, chatRun('modes', { reply_tokens: 30, token_delay_ms: 3 }));
+    const modes = new Set<string>();
+    for await (const chunk of client.runs.joinStream(thread.thread_id, run.run_id, {
+      streamMode: ['updates', 'messages-tuple'],
+    }))
+      modes.add(chunk.mode);
+    expect(modes).toEqual(new Set(['metadata', 'messages-tuple', 'updates']));
+  });
+
+  it('by waiting: join returns when the run completes, with the thread final values', async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(
+      thread.thread_id,
+      chatRun('wait for me', { reply_tokens: 20, token_delay_ms: 2 }),
+    );
+    const values = await client.runs.join(thread.thread_id, run.run_id);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    expect(values).toEqual((await client.threads.getState(thread.thread_id)).values);
+    expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai']);
+  });
+});
+
+describe('stateless runs', () => {
+  it('stream their output and leave no thread, run or checkpoint behind', async () => {
+    const tables = ['agent_threads', 'agent_runs', 'agent_checkpoints'];
+    const before = tables.map(rowCount);
+    const chunks: StreamChunk[] = [];
+    for await (const chunk of client.runs.stream(null, chatRun('stateless'))) chunks.push(chunk);
+    expect(chunks.filter((chunk) => chunk.mode === 'values')).toHaveLength(2);
+    expect(tables.map(rowCount)).toEqual(before);
+  });
+
+  it('a thread-bound streaming run persists its output', async () => {
+    const thread = await client.threads.create();
+    for await (const chunk of client.runs.stream(thread.thread_id, chatRun('persist me'))) void chunk;
+    expect((await client.runs.list(thread.thread_id)).map((run) => run.status)).toEqual(['success']);
+    expect(
+      (await client.threads.getState(thread.thread_id)).values.messages?.map((message) => message.content),
+    ).toEqual(['persist me', 'You said: persist me']);
+  });
+
+  it('stop when the client breaks out of the loop: the server sees the disconnect', async () => {
+    let runId = '';
+    let tokens = 0;
+    for await (const chunk of client.runs.stream(
+      null,
+      chatRun('break', { reply_tokens: 5000, token_delay_ms: 2 }, { stream_mode: 'messages-tuple' }),
+    )) {
+      if (chunk.mode === 'metadata') runId = chunk.data.run_id;
+      if (chunk.mode === 'messages-tuple' && ++tokens === 5) break;
+    }
+    expect(await storedTrace(runId)).toEqual({ status: 'error', error: 'run stopped (disconnect)' });
+  });
+
+  it('stop when the AbortSignal fires, which the loop sees as an AbortError', async () => {
+    const controller = new AbortController();
+    let runId = '';
+    const consume = async () => {
+      for await (const chunk of client.runs.stream(
+        null,
+        chatRun('abort', { reply_tokens: 5000, token_delay_ms: 2 }, { stream_mode: 'messages-tuple' }),
+        { signal: controller.signal },
+      )) {
+        if (chunk.mode === 'metadata') runId = chunk.data.run_id;
+        if (chunk.mode === 'messages-tuple') controller.abort();
+      }
+    };
+    await expect(consume()).rejects.toBeInstanceOf(AbortError);
+    expect(await storedTrace(runId)).toEqual({ status: 'error', error: 'run stopped (disconnect)' });
+  });
+});
+
+describe('a thread run whose stream disconnects', () => {
+  it('goes on by default', async () => {
+    const thread = await client.threads.create();
+    let runId = '';
+    for await (const chunk of client.runs.stream(
+      thread.thread_id,
+      chatRun('keep going', { reply_tokens: 50, token_delay_ms: 2 }, { stream_mode: 'messages-tuple' }),
+    )) {
+      if (chunk.mode === 'metadata') runId = chunk.data.run_id;
+      if (chunk.mode === 'messages-tuple') break;
+    }
+    await client.runs.join(thread.thread_id, runId);
+    expect((await client.runs.get(thread.thread_id, runId)).status).toBe('success');
+  });
+});
+
+describe('failures', () => {
+  it('an error in the graph ends the stream with an error event, a typed AgentRunError', async () => {
+    const thread = await client.threads.create();
+    const chunks: StreamChunk[] = [];
+    const consume = async () => {
+      for await (const chunk of client.runs.stream(
+        thread.thread_id,
+        chatRun('fail', { model_error: 'model is down' }, { stream_mode: 'updates' }),
+      ))
+        chunks.push(chunk);
+    };
+    await expect(consume()).rejects.toMatchObject({
+      constructor: AgentRunError,
+      errorType: 'FakeModelError',
+      serverMessage: 'model is down',
+    });
+    expect(chunks.map((chunk) => chunk.mode)).toEqual(['metadata']);
+    const [run] = await client.runs.list(thread.thread_id);
+    expect(run.status).toBe('error');
+    expect((await client.threads.get(thread.thread_id)).status).toBe('error');
+    await expect(client.runs.join(thread.thread_id, run.run_id)).rejects.toMatchObject({ errorType: 'FakeModelError' });
+  });
+});
+
+describe('run timeout', () => {
+  let shortPlatform: AgentTestPlatform;
+  beforeAll(async () => {
+    shortPlatform = await startAgentTestPlatform({ runTimeoutMs: 100 });
+  });
+  afterAll(() => shortPlatform.close());
+
+  it('a run longer than the timeout ends as timeout with a TimeoutError event', async () => {
+    const shortClient = shortPlatform.client(await shortPlatform.deploy('timeout'));
+    const thread = await shortClient.threads.create();
+    const consume = async () => {
+      for await (const chunk of shortClient.runs.stream(
+        thread.thread_id,
+        chatRun('slow', { reply_tokens: 1000, token_delay_ms: 5 }),
+      ))
+        void chunk;
+    };
+    await expect(consume()).rejects.toMatchObject({ errorType: 'TimeoutError' });
+    expect((await shortClient.runs.list(thread.thread_id)).map((run) => run.status)).toEqual(['timeout']);
+  });
+});

@@ -1,0 +1,148 @@
+/** Assistants (defaults per graph, create/update/search/delete), threads, graph selection, health and docs. */
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../../lib/api/errors';
+import type { AgentServerClient } from '../../lib/api/agent-server';
+import type { Deployment } from '../../lib/api/schemas/control-plane';
+import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
+
+let platform: AgentTestPlatform;
+let deployment: Deployment;
+let client: AgentServerClient;
+
+beforeAll(async () => {
+  platform = await startAgentTestPlatform();
+  deployment = await platform.deploy('resources');
+  client = platform.client(deployment);
+});
+afterAll(() => platform.close());
+
+describe('assistants', () => {
+  it('each served graph has a default assistant, addressable by its graph id', async () => {
+    const defaults = await client.assistants.search({ metadata: { created_by: 'system' } });
+    expect(defaults.map((assistant) => assistant.graph_id).sort()).toEqual(['chat', 'research']);
+    for (const assistant of defaults) {
+      expect(await client.assistants.get(assistant.graph_id)).toEqual(assistant);
+      expect(await client.assistants.get(assistant.assistant_id)).toEqual(assistant);
+    }
+  });
+
+  it('are created, updated (metadata merged, version bumped), searched by metadata and deleted', async () => {
+    const created = await client.assistants.create({
+      graph_id: 'chat',
+      name: 'short answers',
+      config: { configurable: { reply_tokens: 3 } },
+      metadata: { team: 'support', tier: 1 },
+    });
+    expect(created).toMatchObject({ graph_id: 'chat', name: 'short answers', version: 1 });
+    const updated = await client.assistants.update(created.assistant_id, {
+      name: 'shorter answers',
+      metadata: { tier: 2 },
+    });
+    expect(updated).toMatchObject({ name: 'shorter answers', version: 2, metadata: { team: 'support', tier: 2 } });
+
+    expect((await client.assistants.search({ metadata: { team: 'support' } })).map((a) => a.assistant_id)).toEqual([
+      created.assistant_id,
+    ]);
+    expect(await client.assistants.search({ metadata: { team: 'support', tier: 1 } })).toEqual([]);
+    expect(await client.assistants.search({ graph_id: 'chat', limit: 1, offset: 0 })).toHaveLength(1);
+
+    // The assistant's configuration reaches its runs.
+    const reply: string[] = [];
+    for await (const chunk of client.runs.stream(null, {
+      assistant_id: created.assistant_id,
+      input: { messages: [{ role: 'user', content: 'a long question' }] },
+      stream_mode: 'messages-tuple',
+    })) {
+      if (chunk.mode === 'messages-tuple') reply.push(chunk.data[0].content as string);
+    }
+    expect(reply).toHaveLength(3);
+
+    await client.assistants.delete(created.assistant_id);
+    await expect(client.assistants.get(created.assistant_id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('refuse a graph the deployment does not serve', async () => {
+    await expect(client.assistants.create({ graph_id: 'unknown' })).rejects.toMatchObject({
+      constructor: ValidationError,
+      items: [expect.objectContaining({ loc: ['body', 'graph_id'] })],
+    });
+  });
+});
+
+describe('graph_config_path', () => {
+  it('chat.json serves only the chat graph, research.json only the research graph', async () => {
+    const chatOnly = platform.client(await platform.deploy('chat-only', 'graphs/chat.json'));
+    expect((await chatOnly.assistants.search()).map((assistant) => assistant.graph_id)).toEqual(['chat']);
+    await expect(chatOnly.assistants.get('research')).rejects.toBeInstanceOf(NotFoundError);
+    const researchOnly = platform.client(await platform.deploy('research-only', 'research.json'));
+    expect((await researchOnly.assistants.search()).map((assistant) => assistant.graph_id)).toEqual(['research']);
+  });
+});
+
+describe('threads', () => {
+  it('are created with metadata, keep state across runs, and are deleted', async () => {
+    const thread = await client.threads.create({ metadata: { user: 'u1' } });
+    expect(thread).toMatchObject({ metadata: { user: 'u1' }, status: 'idle', values: null });
+    expect((await client.threads.getState(thread.thread_id)).values).toEqual({});
+    for (const content of ['one', 'two']) {
+      for await (const chunk of client.runs.stream(thread.thread_id, {
+        assistant_id: 'chat',
+        input: { messages: [{ role: 'user', content }] },
+      }))
+        void chunk;
+    }
+    const state = await client.threads.getState(thread.thread_id);
+    expect(state.values.messages?.map((message) => [message.type, message.content])).toEqual([
+      ['human', 'one'],
+      ['ai', 'You said: one'],
+      ['human', 'two'],
+      ['ai', 'You said: two'],
+    ]);
+    expect(state.checkpoint?.thread_id).toBe(thread.thread_id);
+    expect((await client.threads.get(thread.thread_id)).values).toEqual(state.values);
+    await client.threads.delete(thread.thread_id);
+    await expect(client.threads.get(thread.thread_id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('refuse input messages with an unknown role, naming the message', async () => {
+    const thread = await client.threads.create();
+    await expect(
+      client.runs.create(thread.thread_id, {
+        assistant_id: 'chat',
+        input: {
+          messages: [
+            { role: 'user', content: 'ok' },
+            { role: 'robot', content: 'no' },
+          ],
+        },
+      }),
+    ).rejects.toMatchObject({ items: [expect.objectContaining({ loc: ['body', 'input', 'messages', 1] })] });
+  });
+});
+
+describe('system routes', () => {
+  it('/ok answers health', async () => {
+    expect(await client.health()).toEqual({ ok: true });
+  });
+
+  it('/docs serves an OpenAPI document of the endpoints', async () => {
+    const docs = await client.transport.request({
+      method: 'GET',
+      path: '/docs',
+      schema: z.record(z.string(), z.unknown()),
+    });
+    expect(docs.openapi).toBe('3.1.0');
+    const paths = docs.paths as Record<string, Record<string, unknown>>;
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/threads/{thread_id}/runs/stream',
+        '/runs/stream',
+        '/assistants/search',
+        '/threads/{thread_id}/runs/{run_id}/join',
+      ]),
+    );
+    expect(paths['/threads/{thread_id}/runs'].post).toMatchObject({
+      requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/RunCreate' } } } },
+    });
+  });
+});

@@ -1,0 +1,240 @@
+/**
+ * The content of each stream mode, the first `metadata` chunk, (mode, chunk) pairs of a multi-mode stream,
+ * subgraph namespaces, and the SSE wire itself.
+ */
+import { request } from 'undici';
+import type { AgentServerClient, StreamChunk } from '../../lib/api/agent-server';
+import type { Deployment } from '../../lib/api/schemas/control-plane';
+import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
+
+let platform: AgentTestPlatform;
+let deployment: Deployment;
+let client: AgentServerClient;
+
+beforeAll(async () => {
+  platform = await startAgentTestPlatform();
+  deployment = await platform.deploy('stream-modes');
+  client = platform.client(deployment);
+});
+afterAll(() => platform.close());
+
+async function collect(stream: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
+  const chunks: StreamChunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return chunks;
+}
+
+const ask = (content: string) => ({ messages: [{ role: 'user', content }] });
+/** The fake model streams one token per word of its reply. */
+const wordsOf = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+describe('every stream', () => {
+  it('starts with a metadata chunk naming the run and its attempt', async () => {
+    const thread = await client.threads.create();
+    const chunks = await collect(
+      client.runs.stream(thread.thread_id, { assistant_id: 'chat', input: ask('hi'), stream_mode: 'updates' }),
+    );
+    expect(chunks[0].mode).toBe('metadata');
+    const runs = await client.runs.list(thread.thread_id);
+    expect(chunks[0].data).toEqual({ run_id: runs[0].run_id, attempt: 1 });
+  });
+
+  it('is text/event-stream with event and data lines, a Content-Location naming the run, and ends', async () => {
+    const thread = await client.threads.create();
+    const response = await request(`${deployment.url}/threads/${thread.thread_id}/runs/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-API-KEY': platform.apiKey },
+      body: JSON.stringify({ assistant_id: 'chat', input: ask('wire'), stream_mode: 'values' }),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
+    const text = await response.body.text();
+    const runs = await client.runs.list(thread.thread_id);
+    expect(response.headers['content-location']).toBe(
+      `/deployments/${deployment.id}/threads/${thread.thread_id}/runs/${runs[0].run_id}`,
+    );
+    const blocks = text
+      .trim()
+      .split('\n\n')
+      .map((block) => block.split('\n'));
+    for (const block of blocks) {
+      expect(block).toHaveLength(2);
+      expect(block[0]).toMatch(/^event: \S+$/);
+      expect(() => JSON.parse(block[1].replace(/^data: /, ''))).not.toThrow();
+    }
+    // metadata, then the state after the input and after the one node
+    expect(blocks.map((block) => block[0])).toEqual(['event: metadata', 'event: values', 'event: values']);
+  });
+});
+
+describe('stream modes of the chat graph', () => {
+  it('values: the full state after the input and after each step, messages typed human then ai', async () => {
+    const thread = await client.threads.create();
+    const values = (
+      await collect(
+        client.runs.stream(thread.thread_id, {
+          assistant_id: 'chat',
+          input: ask('hello there'),
+          stream_mode: 'values',
+        }),
+      )
+    )
+      .filter((chunk) => chunk.mode === 'values')
+      .map((chunk) => chunk.data as { messages: { type: string; content: string }[] });
+    expect(values).toHaveLength(2);
+    expect(values[0].messages.map((message) => [message.type, message.content])).toEqual([['human', 'hello there']]);
+    expect(values[1].messages.map((message) => message.type)).toEqual(['human', 'ai']);
+    expect(values[1].messages[1].content).toBe('You said: hello there');
+  });
+
+  it('updates: one chunk per node keyed by the node name', async () => {
+    const chunks = (
+      await collect(client.runs.stream(null, { assistant_id: 'chat', input: ask('update me'), stream_mode: 'updates' }))
+    ).filter((chunk) => chunk.mode === 'updates');
+    expect(chunks).toHaveLength(1);
+    const update = chunks[0].data as { agent: { messages: { type: string; content: string }[] } };
+    expect(Object.keys(update)).toEqual(['agent']);
+    expect(update.agent.messages).toEqual([expect.objectContaining({ type: 'ai', content: 'You said: update me' })]);
+  });
+
+  it('messages-tuple: event `messages`, one [chunk, metadata] per token, metadata naming the node', async () => {
+    const chunks = await collect(
+      client.runs.stream(null, {
+        assistant_id: 'chat',
+        input: ask('count the tokens'),
+        stream_mode: 'messages-tuple',
+        config: { configurable: { reply_tokens: 40 } },
+      }),
+    );
+    const tokens = chunks.filter((chunk) => chunk.mode === 'messages-tuple');
+    expect(tokens).toHaveLength(40);
+    expect(new Set(tokens.map((chunk) => chunk.event))).toEqual(new Set(['messages']));
+    for (const chunk of tokens) {
+      if (chunk.mode !== 'messages-tuple') throw new Error('unreachable');
+      expect(chunk.data[0].type).toBe('AIMessageChunk');
+      expect(chunk.data[1].langgraph_node).toBe('agent');
+    }
+    const text = tokens.map((chunk) => (chunk.data as [{ content: string }, unknown])[0].content).join('');
+    expect(text.startsWith('You said: count the tokens')).toBe(true);
+    expect(new Set(tokens.map((chunk) => (chunk.data as [{ id: string }, unknown])[0].id)).size).toBe(1);
+  });
+
+  it('debug: checkpoints, tasks and task results with node names and full state', async () => {
+    const chunks = (
+      await collect(client.runs.stream(null, { assistant_id: 'chat', input: ask('debug'), stream_mode: 'debug' }))
+    ).filter((chunk) => chunk.mode === 'debug');
+    expect(chunks.map((chunk) => (chunk.data as { type: string }).type)).toEqual([
+      'checkpoint',
+      'task',
+      'task_result',
+      'checkpoint',
+    ]);
+    const task = chunks[1].data as unknown as {
+      step: number;
+      payload: { name: string; input: { messages: unknown[] } };
+    };
+    expect(task.payload.name).toBe('agent');
+    expect(task.payload.input.messages).toHaveLength(1);
+    const last = chunks[3].data as unknown as { payload: { values: { messages: unknown[] }; next: string[] } };
+    expect(last.payload.values.messages).toHaveLength(2);
+    expect(last.payload.next).toEqual([]);
+  });
+
+  it('events: chain and chat model events, with token chunks as on_chat_model_stream', async () => {
+    const chunks = (
+      await collect(
+        client.runs.stream(null, { assistant_id: 'chat', input: ask('events please'), stream_mode: 'events' }),
+      )
+    ).filter((chunk) => chunk.mode === 'events');
+    const kinds = chunks.map((chunk) => (chunk.data as { event: string }).event);
+    const reply = chunks.find((chunk) => (chunk.data as { event: string }).event === 'on_chat_model_end')
+      ?.data as unknown as {
+      data: { output: { content: string } };
+    };
+    expect(kinds[0]).toBe('on_chain_start');
+    expect(kinds[kinds.length - 1]).toBe('on_chain_end');
+    expect(kinds).toContain('on_chat_model_start');
+    expect(kinds.filter((kind) => kind === 'on_chat_model_stream')).toHaveLength(wordsOf(reply.data.output.content));
+  });
+
+  it('an array of modes yields (mode, chunk) pairs, event names per mode', async () => {
+    const chunks = await collect(
+      client.runs.stream(null, {
+        assistant_id: 'chat',
+        input: ask('two modes'),
+        stream_mode: ['updates', 'messages-tuple'],
+      }),
+    );
+    const pairs = chunks.map((chunk) => [chunk.mode, chunk.event] as const);
+    const update = chunks[chunks.length - 1].data as { agent: { messages: { content: string }[] } };
+    const tokenCount = wordsOf(update.agent.messages[0].content);
+    expect(pairs).toEqual([
+      ['metadata', 'metadata'],
+      ...Array.from({ length: tokenCount }, () => ['messages-tuple', 'messages']),
+      ['updates', 'updates'],
+    ]);
+  });
+});
+
+describe('the research graph', () => {
+  it('custom events and subgraph output appear only with stream_subgraphs, namespaced research_subgraph:<task id>', async () => {
+    const flat = await collect(
+      client.runs.stream(null, { assistant_id: 'research', input: ask('graphs'), stream_mode: ['updates', 'custom'] }),
+    );
+    expect(flat.every((chunk) => chunk.namespace.length === 0)).toBe(true);
+    expect(flat.filter((chunk) => chunk.mode === 'custom')).toHaveLength(0);
+
+    const nested = await collect(
+      client.runs.stream(null, {
+        assistant_id: 'research',
+        input: ask('graphs'),
+        stream_mode: ['updates', 'custom'],
+        stream_subgraphs: true,
+      }),
+    );
+    const custom = nested.filter((chunk) => chunk.mode === 'custom');
+    expect(custom.map((chunk) => chunk.data)).toEqual([
+      { stage: 'search', query: 'graphs overview', progress: 0.5 },
+      { stage: 'search', query: 'graphs recent work', progress: 1 },
+      { stage: 'summarize', findings: 2 },
+    ]);
+    const subgraphUpdates = nested.filter((chunk) => chunk.mode === 'updates' && chunk.namespace.length > 0);
+    expect(subgraphUpdates.map((chunk) => Object.keys(chunk.data as object)[0])).toEqual(['search', 'summarize']);
+    for (const chunk of [...custom, ...subgraphUpdates]) {
+      expect(chunk.namespace).toHaveLength(1);
+      expect(chunk.namespace[0]).toMatch(/^research_subgraph:[0-9a-f-]{36}$/);
+      expect(chunk.event).toBe(`${chunk.mode}|${chunk.namespace[0]}`);
+    }
+  });
+
+  it('streams the updates of one step separately, one node each', async () => {
+    const updates = (
+      await collect(
+        client.runs.stream(null, { assistant_id: 'research', input: ask('fan out'), stream_mode: 'updates' }),
+      )
+    )
+      .filter((chunk) => chunk.mode === 'updates')
+      .map((chunk) => Object.keys(chunk.data as object));
+    expect(updates).toHaveLength(4);
+    expect(updates.every((keys) => keys.length === 1)).toBe(true);
+    expect(updates[0]).toEqual(['plan']);
+    expect(updates.slice(1, 3).flat().sort()).toEqual(['outline', 'research_subgraph']);
+    expect(updates[3]).toEqual(['report']);
+  });
+
+  it('keeps its findings across the runs of a thread, each once', async () => {
+    const thread = await client.threads.create();
+    for (const topic of ['first', 'second']) {
+      for await (const chunk of client.runs.stream(thread.thread_id, { assistant_id: 'research', input: ask(topic) }))
+        void chunk;
+    }
+    const { values } = await client.threads.getState(thread.thread_id);
+    expect(values.findings).toEqual([
+      'first overview: 2 sources',
+      'first recent work: 3 sources',
+      'second overview: 2 sources',
+      'second recent work: 3 sources',
+    ]);
+    expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai', 'human', 'ai']);
+  });
+});

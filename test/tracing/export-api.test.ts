@@ -1,0 +1,208 @@
+/**
+ * The bulk export API's contract: request validation (422 HTTPValidationError naming each bad field), not found,
+ * auth, and the client's own refusals before sending. Each rule of the issue's export validation list has a test.
+ */
+import { ConflictError, InvalidArgumentError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/api/errors';
+import { startTracingPlatform, type TracingPlatform } from './support/platform';
+import { startTestS3, type TestS3 } from './support/s3';
+
+let s3: TestS3;
+let platform: TracingPlatform;
+let destinationId: string;
+let sessionId: string;
+
+beforeAll(async () => {
+  s3 = await startTestS3(['exports']);
+  platform = await startTracingPlatform();
+  sessionId = (await platform.client.createSession({ name: 'api' })).id;
+  destinationId = (
+    await platform.client.createDestination({
+      display_name: 'api',
+      config: { bucket_name: 'exports', prefix: '', endpoint_url: s3.server.endpoint },
+      credentials: s3.credentials,
+    })
+  ).id;
+});
+
+afterAll(async () => {
+  await platform?.close();
+  await s3?.close();
+});
+
+/** POSTs a raw export body (bypassing the client's checks) and returns the 422 items. */
+async function invalid(overrides: Record<string, unknown>, omit: string[] = []): Promise<{ loc: (string | number)[]; msg: string; type: string }[]> {
+  const body: Record<string, unknown> = {
+    bulk_export_destination_id: destinationId,
+    session_id: sessionId,
+    start_time: '2024-01-01T00:00:00Z',
+    end_time: '2024-01-02T00:00:00Z',
+    ...overrides,
+  };
+  for (const key of omit) delete body[key];
+  const error = await platform.client.transport.request({ method: 'POST', path: '/api/v1/bulk-exports', body }).catch((err: unknown) => err);
+  expect(error).toBeInstanceOf(ValidationError);
+  return ((error as ValidationError).body as { detail: { loc: (string | number)[]; msg: string; type: string }[] }).detail;
+}
+
+describe('export request validation (422)', () => {
+  test('the project must exist in the workspace', async () => {
+    const items = await invalid({ session_id: '00000000-0000-4000-8000-000000000000' });
+    expect(items).toEqual([expect.objectContaining({ loc: ['body', 'session_id'], type: 'value_error' })]);
+  });
+
+  test('the destination must exist in the workspace', async () => {
+    const items = await invalid({ bulk_export_destination_id: '00000000-0000-4000-8000-000000000000' });
+    expect(items).toEqual([expect.objectContaining({ loc: ['body', 'bulk_export_destination_id'] })]);
+  });
+
+  test('start_time must be before end_time', async () => {
+    const items = await invalid({ end_time: '2024-01-01T00:00:00Z' });
+    expect(items).toEqual([{ loc: ['body', 'end_time'], msg: 'Value error, end_time must be after start_time', type: 'value_error' }]);
+  });
+
+  test('timestamps must be ISO 8601', async () => {
+    const items = await invalid({ start_time: 'yesterday' });
+    expect(items).toEqual([expect.objectContaining({ loc: ['body', 'start_time'], type: 'datetime_from_date_parsing' })]);
+  });
+
+  test('end_time is required unless interval_hours is given', async () => {
+    const items = await invalid({}, ['end_time']);
+    expect(items).toEqual([expect.objectContaining({ loc: ['body', 'end_time'], type: 'missing' })]);
+  });
+
+  test('end_time must be omitted for a scheduled export', async () => {
+    const items = await invalid({ interval_hours: 24 });
+    expect(items).toEqual([expect.objectContaining({ loc: ['body', 'end_time'], type: 'value_error' })]);
+  });
+
+  test('interval_hours is an integer from 1 to 168', async () => {
+    expect(await invalid({ interval_hours: 0 }, ['end_time'])).toEqual([
+      { loc: ['body', 'interval_hours'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' },
+    ]);
+    expect(await invalid({ interval_hours: 169 }, ['end_time'])).toEqual([
+      { loc: ['body', 'interval_hours'], msg: 'Input should be less than or equal to 168', type: 'less_than_equal' },
+    ]);
+    expect(await invalid({ interval_hours: 1.5 }, ['end_time'])).toEqual([expect.objectContaining({ loc: ['body', 'interval_hours'] })]);
+  });
+
+  test('export_fields must name exportable fields', async () => {
+    const items = await invalid({ export_fields: ['id', 'inputz', 'name'] });
+    expect(items).toEqual([expect.objectContaining({ loc: ['body', 'export_fields', 1], type: 'enum' })]);
+    expect(items[0].msg).toContain("got 'inputz'");
+  });
+
+  test('the filter must parse; the message points at the offending position', async () => {
+    const items = await invalid({ filter: 'and(eq(run_type, "llm"), gt(latency,' });
+    expect(items).toEqual([expect.objectContaining({ loc: ['body', 'filter'], type: 'value_error' })]);
+    expect(items[0].msg).toMatch(/column \d+|position \d+|\^/);
+  });
+
+  test('format_version is v1 or v2_beta', async () => {
+    const items = await invalid({ format_version: 'v3' });
+    expect(items).toEqual([expect.objectContaining({ loc: ['body', 'format_version'], type: 'enum' })]);
+  });
+
+  test('every problem is reported at once', async () => {
+    const items = await invalid({ interval_hours: 500, export_fields: ['nope'], filter: 'eq(' });
+    expect(items.map((item) => item.loc.join('.')).sort()).toEqual(['body.end_time', 'body.export_fields.0', 'body.filter', 'body.interval_hours']);
+  });
+});
+
+describe('resources and errors', () => {
+  test('an export gets one run per UTC day and is listed; format_version defaults to v1', async () => {
+    const created = await platform.client.createExport({
+      bulk_export_destination_id: destinationId,
+      session_id: sessionId,
+      start_time: '2024-01-01T12:00:00Z',
+      end_time: '2024-01-03T06:00:00Z',
+    });
+    expect(created.format_version).toBe('v1');
+    const runs = await platform.client.listExportRuns(created.id);
+    expect(runs.map((run) => [run.start_time, run.end_time])).toEqual([
+      ['2024-01-01T12:00:00.000Z', '2024-01-02T00:00:00.000Z'],
+      ['2024-01-02T00:00:00.000Z', '2024-01-03T00:00:00.000Z'],
+      ['2024-01-03T00:00:00.000Z', '2024-01-03T06:00:00.000Z'],
+    ]);
+    expect((await platform.client.listExports()).map((exp) => exp.id)).toContain(created.id);
+  });
+
+  test('unknown export and destination ids are 404 {"detail"}; a malformed id is 422', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    await expect(platform.client.getExport(missing)).rejects.toMatchObject({ status: 404, body: { detail: `Bulk export ${missing} not found` } });
+    await expect(platform.client.listExportRuns(missing)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(platform.client.getDestination(missing)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(platform.client.transport.request({ method: 'GET', path: '/api/v1/bulk-exports/nope' })).rejects.toMatchObject({
+      status: 422,
+      body: { detail: [expect.objectContaining({ loc: ['path', 'export_id'], type: 'uuid_parsing' })] },
+    });
+  });
+
+  test('PATCH accepts only {"status": "Cancelled"}; a finished export cannot be cancelled (409)', async () => {
+    const created = await platform.client.createExport({
+      bulk_export_destination_id: destinationId,
+      session_id: sessionId,
+      start_time: '2023-01-01T00:00:00Z',
+      end_time: '2023-01-01T01:00:00Z',
+    });
+    const path = `/api/v1/bulk-exports/${created.id}`;
+    await expect(platform.client.transport.request({ method: 'PATCH', path, body: { status: 'Running' } })).rejects.toBeInstanceOf(ValidationError);
+    for (let i = 0; i < 100 && (await platform.client.getExport(created.id)).status !== 'Completed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await expect(platform.client.cancelExport(created.id)).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  test('every route needs an API key (401) and a workspace of the key (403); workspaces see only their own exports', async () => {
+    const anonymous = platform.clientFor('not-a-valid-key');
+    await expect(anonymous.listExports()).rejects.toBeInstanceOf(UnauthorizedError);
+    const stranger = platform.auth.createOrganization('stranger');
+    await expect(platform.clientFor(platform.apiKey, stranger.tenantIds[0]).listExports()).rejects.toMatchObject({ status: 403 });
+    const outsider = platform.clientFor(stranger.apiKey);
+    expect(await outsider.listExports()).toEqual([]);
+    expect(await outsider.listDestinations()).toEqual([]);
+    await expect(outsider.getDestination(destinationId)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  test('the client refuses what the server would refuse for certain, before sending', async () => {
+    const base = { bulk_export_destination_id: destinationId, session_id: sessionId, start_time: '2024-01-01T00:00:00Z' };
+    await expect(platform.client.createExport(base)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(platform.client.createExport({ ...base, end_time: '2024-01-02T00:00:00Z', interval_hours: 1 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(platform.client.createExport({ ...base, interval_hours: 169 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(platform.client.getExport('not-a-uuid')).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
+  test('statuses are parsed in both spellings', async () => {
+    const { BulkExportStatus } = await import('../../lib/api/schemas/bulk-export');
+    expect(['COMPLETED', 'Completed', 'TIMEDOUT', 'TimedOut', 'cancelled'].map((s) => BulkExportStatus.parse(s))).toEqual([
+      'Completed',
+      'Completed',
+      'TimedOut',
+      'TimedOut',
+      'Cancelled',
+    ]);
+    expect(BulkExportStatus.safeParse('Paused').success).toBe(false);
+  });
+});
+
+describe('trace store', () => {
+  test('projects: create, find by name, get by id; names are unique per workspace', async () => {
+    const created = await platform.client.createSession({ name: 'trace-store', description: 'runs of the bot' });
+    expect(await platform.client.findSessionByName('trace-store')).toEqual(created);
+    expect(await platform.client.getSession(created.id)).toEqual(created);
+    await expect(platform.client.createSession({ name: 'trace-store' })).rejects.toBeInstanceOf(ConflictError);
+    expect(await platform.client.findSessionByName('missing')).toBeUndefined();
+  });
+
+  test('runs/batch creates a project named by session_name on first use, and refuses an unknown session_id', async () => {
+    const result = await platform.client.ingestRuns({
+      post: [{ name: 'root', run_type: 'chain', start_time: '2024-01-05T00:00:00Z', session_name: 'created-by-ingest' }],
+    });
+    expect(result).toEqual({ created: 1, patched: 0 });
+    expect(await platform.client.findSessionByName('created-by-ingest')).toBeDefined();
+    await expect(
+      platform.client.ingestRuns({
+        post: [{ name: 'x', run_type: 'chain', start_time: '2024-01-05T00:00:00Z', session_id: '00000000-0000-4000-8000-000000000000' }],
+      }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

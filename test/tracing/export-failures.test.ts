@@ -1,0 +1,166 @@
+/**
+ * The failure table of export runs and the limits table, one named test per row (storage and destination errors
+ * are proven against Ceph in destinations-ceph.test.ts; the SIGKILL interruption in kill-and-resume.test.ts).
+ */
+import { toMicros } from '../../lib/local/tracing/store/time';
+import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
+import { startScenario, isFinal, type Scenario } from './support/scenario';
+import { waitFor } from './support/wait';
+
+let scenario: Scenario | undefined;
+afterEach(async () => {
+  await scenario?.close();
+  scenario = undefined;
+});
+
+const putsOf = (s: Scenario) => s.proxy.seen.filter((line) => line.startsWith('PUT') && line.includes('export_id')).length;
+
+describe('failure table', () => {
+  test('Run timeout: a run over its 4 h limit is retried; still timing out at the retry maximum, it ends TimedOut and fails the export', async () => {
+    scenario = await startScenario({ days: 1, settings: { maxRetries: 2 } });
+    scenario.proxy.setMode('hold-requests');
+    const exp = await scenario.createExport(1);
+    for (let attempt = 0; attempt <= 2; attempt++) {
+      await waitFor(`attempt ${attempt} to hold an upload`, () => (scenario!.proxy.held > 0 ? true : undefined));
+      scenario.proxy.dropHeld();
+      scenario.clock.advance(4 * 3_600_000);
+      await scenario.runsWhere(exp.id, (runs) => Object.keys(runs[0].errors).length === attempt + 1);
+      scenario.clock.advance(30_000);
+    }
+    const done = await scenario.exportStatus(exp.id, isFinal);
+    expect(done.status).toBe('Failed');
+    const [run] = await scenario.platform.client.listExportRuns(exp.id);
+    expect(run).toMatchObject({ status: 'TimedOut', retry_number: 2 });
+    expect(Object.values(run.errors)).toEqual(new Array(3).fill(expect.stringContaining('Run timeout: the run exceeded its time limit of 4h')));
+  });
+
+  test('Run timeout: a retry that finishes in time completes the run', async () => {
+    scenario = await startScenario({ days: 1 });
+    scenario.proxy.setMode('hold-requests');
+    const exp = await scenario.createExport(1);
+    await waitFor('a held upload', () => (scenario!.proxy.held > 0 ? true : undefined));
+    scenario.proxy.dropHeld();
+    scenario.proxy.setMode('pass');
+    scenario.clock.advance(4 * 3_600_000);
+    await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === 1);
+    scenario.clock.advance(30_000);
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Completed');
+    const [run] = await scenario.platform.client.listExportRuns(exp.id);
+    expect(run).toMatchObject({ status: 'Completed', retry_number: 1 });
+  });
+
+  test('Workflow timeout: the whole export over its limit ends TimedOut and is not retried', async () => {
+    scenario = await startScenario({ days: 2, settings: { workflowTimeoutMs: 6 * 3_600_000 } });
+    scenario.proxy.setMode('hold-requests', 'day=02');
+    const exp = await scenario.createExport(2);
+    await scenario.runsWhere(exp.id, (runs) => runs[0].status === 'Completed');
+    scenario.clock.advance(6 * 3_600_000);
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('TimedOut');
+    const runs = await scenario.platform.client.listExportRuns(exp.id);
+    expect(runs.map((run) => run.status)).toEqual(['Completed', 'TimedOut']);
+    scenario.proxy.setMode('pass');
+    scenario.proxy.release();
+    scenario.clock.advance(3_600_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await scenario.platform.client.listExportRuns(exp.id))[1]).toMatchObject({ status: 'TimedOut', retry_number: 0, errors: {} });
+  });
+
+  test('Terminal processing error (a row that cannot be serialized) is retried up to the maximum, then fails the export', async () => {
+    scenario = await startScenario({ days: 1, settings: { maxRetries: 3 } });
+    const db = (scenario.platform.stores.runs as unknown as { db: import('better-sqlite3').Database }).db;
+    db.prepare('UPDATE trace_runs SET total_tokens = 1.5 WHERE id = (SELECT id FROM trace_runs WHERE total_tokens IS NOT NULL LIMIT 1)').run();
+    const exp = await scenario.createExport(1);
+    for (let retry = 1; retry <= 3; retry++) {
+      await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === retry);
+      scenario.clock.advance(30_000);
+    }
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Failed');
+    const [run] = await scenario.platform.client.listExportRuns(exp.id);
+    expect(run).toMatchObject({ status: 'Failed', retry_number: 3 });
+    expect(run.errors.retry_3).toMatch(/^Processing error: RangeError/);
+  });
+
+  test('Terminal processing error fixed between retries: the run completes', async () => {
+    scenario = await startScenario({ days: 1 });
+    const db = (scenario.platform.stores.runs as unknown as { db: import('better-sqlite3').Database }).db;
+    const { id } = db.prepare('SELECT id FROM trace_runs WHERE total_tokens IS NOT NULL LIMIT 1').get() as { id: string };
+    db.prepare('UPDATE trace_runs SET total_tokens = 1.5 WHERE id = ?').run(id);
+    const exp = await scenario.createExport(1);
+    await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === 1);
+    db.prepare('UPDATE trace_runs SET total_tokens = 2 WHERE id = ?').run(id);
+    scenario.clock.advance(30_000);
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Completed');
+  });
+
+  test('A passing store error (HTTP 500) is retried after the fixed 30 s delay, without backoff', async () => {
+    scenario = await startScenario({ days: 1 });
+    scenario.proxy.setMode('fail');
+    const exp = await scenario.createExport(1);
+    for (let retry = 1; retry <= 3; retry++) {
+      await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === retry);
+      const puts = putsOf(scenario);
+      scenario.clock.advance(29_999);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(putsOf(scenario)).toBe(puts);
+      if (retry === 3) scenario.proxy.setMode('pass');
+      scenario.clock.advance(1);
+    }
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Completed');
+    const [run] = await scenario.platform.client.listExportRuns(exp.id);
+    expect(run.retry_number).toBe(3);
+    expect(Object.values(run.errors).every((error) => error.startsWith('Storage unavailable: InternalError'))).toBe(true);
+  });
+});
+
+describe('limits', () => {
+  test('at most 45 runs of one export are in progress; the others wait in a queue', async () => {
+    scenario = await startScenario({ days: 50, runsPerDay: 8 });
+    scenario.proxy.setMode('hold-requests');
+    const exp = await scenario.createExport(50);
+    const runs = await scenario.runsWhere(exp.id, (all) => all.filter((run) => run.status === 'Running').length === 45);
+    expect(runs.filter((run) => run.status === 'Created')).toHaveLength(5);
+    await waitFor('45 held uploads', () => (scenario!.proxy.held === 45 ? true : undefined));
+    scenario.proxy.setMode('pass');
+    scenario.proxy.release();
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Completed');
+    expect((await scenario.platform.client.listExportRuns(exp.id)).every((run) => run.status === 'Completed')).toBe(true);
+  });
+
+  test('the 15 exports per workspace limit does not hold back another workspace', async () => {
+    scenario = await startScenario({ days: 1 });
+    scenario.proxy.setMode('hold-requests');
+    for (let i = 0; i < 15; i++) await scenario.createExport(1);
+    const { platform } = scenario;
+    const otherTenant = platform.auth.createWorkspace(platform.organizationId, 'second');
+    const other = platform.clientFor(platform.apiKey, otherTenant);
+    const session = await other.createSession({ name: 'other' });
+    generateSyntheticRuns(platform.stores.runs, {
+      tenantId: otherTenant,
+      sessionId: session.id,
+      count: 8,
+      startMicros: toMicros('2024-01-01T01:00:00Z'),
+      endMicros: toMicros('2024-01-01T20:00:00Z'),
+    });
+    const destination = await (async () => {
+      scenario.proxy.setMode('pass');
+      const created = await other.createDestination({
+        display_name: 'other',
+        config: { bucket_name: 'exports', prefix: 'other', endpoint_url: scenario!.proxy.endpoint },
+        credentials: scenario!.s3.credentials,
+      });
+      scenario!.proxy.setMode('hold-requests');
+      return created;
+    })();
+    const exp = await other.createExport({
+      bulk_export_destination_id: destination.id,
+      session_id: session.id,
+      start_time: '2024-01-01T00:00:00Z',
+      end_time: '2024-01-02T00:00:00Z',
+    });
+    expect((await other.getExport(exp.id)).status).toBe('Running');
+    expect(await other.listExports()).toHaveLength(1);
+    await expect(other.getExport((await platform.client.listExports())[0].id)).rejects.toMatchObject({ status: 404 });
+    scenario.proxy.setMode('pass');
+    scenario.proxy.release();
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Failure table, infrastructure interruption, the hard way: the platform process is SIGKILLed in the middle of an
+ * export, right after the store accepted a part file whose checkpoint was never committed (an orphan). Restarted on
+ * the same data dir, the run is requeued, resumes from its last checkpoint and rewrites the orphan's name: in the end
+ * every source row is in the bucket exactly once.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { BulkExportClient } from '../../lib/api/bulk-export';
+import { DATABASE_FILE } from '../../lib/local/db';
+import { INTERRUPTION_MESSAGE } from '../../lib/local/tracing/exports/failures';
+import { generateRunsCommand } from '../../lib/local/tracing/generate-cli';
+import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
+import { getObjectBytes, listKeys, readParquetRows } from './support/parquet';
+import { startTestS3, type TestS3 } from './support/s3';
+import { waitFor } from './support/wait';
+
+const SUPPORT = resolve(__dirname, 'support');
+const SETTINGS = { writer: { rowGroupRows: 100, maxRowsPerFile: 200 } };
+
+interface PlatformProcess {
+  readonly child: ChildProcess;
+  readonly client: BulkExportClient;
+}
+
+function startPlatformProcess(dataDir: string): Promise<PlatformProcess> {
+  const child = spawn(process.execPath, ['-r', join(SUPPORT, 'ts-register.js'), join(SUPPORT, 'platform-process.ts')], {
+    env: { ...process.env, TRACING_DATA_DIR: dataDir, TRACING_SETTINGS: JSON.stringify(SETTINGS) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolveStart, rejectStart) => {
+    let output = '';
+    child.once('exit', (code) => rejectStart(new Error(`platform process exited with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = /READY (.*)\n/.exec(output);
+      if (!line) return;
+      const { url, apiKey, tenantId } = JSON.parse(line[1]) as { url: string; apiKey: string; tenantId: string };
+      resolveStart({ child, client: new BulkExportClient({ baseUrl: url, auth: { kind: 'api-key', apiKey, tenantId }, retry: { maxRetries: 0 } }) });
+    });
+  });
+}
+
+function sigkill(platform: PlatformProcess): Promise<void> {
+  return new Promise((resolveExit) => {
+    platform.child.removeAllListeners('exit');
+    platform.child.once('exit', () => resolveExit());
+    platform.child.kill('SIGKILL');
+  });
+}
+
+let s3: TestS3;
+let proxy: FaultProxy;
+const running: PlatformProcess[] = [];
+
+beforeAll(async () => {
+  s3 = await startTestS3(['exports']);
+  proxy = await startFaultProxy(s3.server.endpoint);
+});
+
+afterAll(async () => {
+  for (const platform of running) {
+    platform.child.kill('SIGKILL');
+    await platform.client.close();
+  }
+  await proxy?.close();
+  await s3?.close();
+});
+
+test('SIGKILL mid-run, restart: the run resumes from its checkpoint and every row is exported exactly once', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kill-and-resume-'));
+  const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const generated = ['--data-dir', dataDir, '--project', 'resume', '--count', '3000', '--payload-bytes', '200'];
+  expect(generateRunsCommand([...generated, '--start', '2024-02-01T00:00:00Z', '--end', '2024-02-02T23:00:00Z'], {}, quiet, quiet)).toBe(0);
+
+  const first = await startPlatformProcess(dataDir);
+  running.push(first);
+  const session = (await first.client.findSessionByName('resume'))!;
+  const destination = await first.client.createDestination({
+    display_name: 'exports',
+    config: { bucket_name: 'exports', prefix: 'resume', endpoint_url: proxy.endpoint },
+    credentials: s3.credentials,
+  });
+  const exp = await first.client.createExport({
+    bulk_export_destination_id: destination.id,
+    session_id: session.id,
+    start_time: '2024-02-01T00:00:00Z',
+    end_time: '2024-02-03T00:00:00Z',
+  });
+  await waitFor('two checkpoints', async () => {
+    const runs = await first.client.listExportRuns(exp.id);
+    return runs.some((run) => run.metadata.exported_files.length >= 2) ? true : undefined;
+  });
+  // the next part reaches the bucket, but the platform never hears back, so it never commits its checkpoint
+  proxy.setMode('hold-responses', '.parquet?x-id=PutObject');
+  await waitFor('a part written but not acknowledged', () => (proxy.held > 0 ? true : undefined));
+  await sigkill(first);
+  proxy.dropHeld();
+  proxy.setMode('pass');
+
+  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+  const checkpointed = (db.prepare('SELECT metadata FROM bulk_export_runs').all() as { metadata: string }[]).flatMap(
+    (row) => (JSON.parse(row.metadata) as { exported_files: string[] }).exported_files,
+  );
+  const sourceIds = (db.prepare('SELECT id FROM trace_runs WHERE session_id = ? AND start_time < ?').all(session.id, Date.parse('2024-02-03T00:00:00Z') * 1000) as { id: string }[]).map((row) => row.id);
+  db.close();
+  const prefix = `resume/export_id=${exp.id}/`;
+  const keysAtKill = await listKeys(s3.client, 'exports', prefix);
+  expect(keysAtKill.length).toBeGreaterThan(checkpointed.length);
+
+  const second = await startPlatformProcess(dataDir);
+  running.push(second);
+  const done = await waitFor('the export to finish after the restart', async () => {
+    const current = await second.client.getExport(exp.id);
+    return ['Completed', 'Failed', 'Cancelled', 'TimedOut'].includes(current.status) ? current : undefined;
+  });
+  expect(done.status).toBe('Completed');
+  const runs = await second.client.listExportRuns(exp.id);
+  expect(runs.some((run) => run.errors.retry_0 === INTERRUPTION_MESSAGE && run.retry_number === 1)).toBe(true);
+
+  const keys = await listKeys(s3.client, 'exports', prefix);
+  expect(keys).toEqual(runs.flatMap((run) => run.metadata.exported_files).sort());
+  const exportedIds: string[] = [];
+  for (const key of keys) exportedIds.push(...(await readParquetRows(await getObjectBytes(s3.client, 'exports', key))).map((row) => row.id as string));
+  expect(exportedIds.length).toBe(sourceIds.length);
+  expect(new Set(exportedIds).size).toBe(exportedIds.length);
+  expect([...exportedIds].sort()).toEqual([...sourceIds].sort());
+}, 120_000);

@@ -1,0 +1,109 @@
+/**
+ * An HTTP reverse proxy in front of a real S3 server that can misbehave on demand, to put an export run in a known
+ * state: hold requests (the run waits in the middle of a file), hold responses (the object is written but the
+ * platform has not heard so), or answer with S3 errors. Every request is forwarded unchanged otherwise.
+ */
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the proxy does with the next requests. */
+export type ProxyMode =
+  /** Forward. */
+  | 'pass'
+  /** Keep requests waiting, unsent, until `release()`. */
+  | 'hold-requests'
+  /** Forward requests but keep their responses until `release()` (the store has done the work). */
+  | 'hold-responses'
+  /** Answer 500 InternalError, as S3 does when it has a passing problem. */
+  | 'fail';
+
+export interface FaultProxy {
+  /** The address to use as `endpoint_url`. */
+  readonly endpoint: string;
+  /** Requests seen, as `METHOD path`. */
+  readonly seen: string[];
+  /** Number of requests or responses being held. */
+  readonly held: number;
+  /** Switches mode; `onlyPathsContaining` limits it to matching paths (others pass). */
+  setMode(mode: ProxyMode, onlyPathsContaining?: string): void;
+  /** Lets every held request or response go on. */
+  release(): void;
+  /** Drops every held request or response (their clients see the connection close). */
+  dropHeld(): void;
+  close(): Promise<void>;
+}
+
+const INTERNAL_ERROR = `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message><RequestId>proxy</RequestId></Error>`;
+
+export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+  const target = new URL(upstream);
+  let mode: ProxyMode = 'pass';
+  let pathFilter: string | undefined;
+  const seen: string[] = [];
+  let heldActions: { go: () => void; drop: () => void }[] = [];
+
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, holdResponse: boolean) => {
+    const upstreamRequest = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (upstreamResponse) => {
+        const chunks: Buffer[] = [];
+        upstreamResponse.on('data', (chunk: Buffer) => chunks.push(chunk));
+        upstreamResponse.on('end', () => {
+          const send = () => {
+            res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
+            res.end(Buffer.concat(chunks));
+          };
+          if (holdResponse) heldActions.push({ go: send, drop: () => res.destroy() });
+          else send();
+        });
+      },
+    );
+    upstreamRequest.on('error', () => res.destroy());
+    upstreamRequest.end(body);
+  };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      seen.push(`${req.method} ${req.url}`);
+      const applies = pathFilter === undefined || decodeURIComponent(req.url ?? '').includes(pathFilter);
+      const current = applies ? mode : 'pass';
+      if (current === 'fail') {
+        res.writeHead(500, { 'content-type': 'application/xml', 'x-amz-request-id': 'proxy-failure' });
+        res.end(INTERNAL_ERROR);
+      } else if (current === 'hold-requests') {
+        heldActions.push({ go: () => forward(req, res, body, false), drop: () => res.destroy() });
+      } else {
+        forward(req, res, body, current === 'hold-responses');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const take = () => {
+    const actions = heldActions;
+    heldActions = [];
+    return actions;
+  };
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    get held() {
+      return heldActions.length;
+    },
+    setMode(next, onlyPathsContaining) {
+      mode = next;
+      pathFilter = onlyPathsContaining;
+    },
+    release: () => take().forEach((action) => action.go()),
+    dropHeld: () => take().forEach((action) => action.drop()),
+    close: () =>
+      new Promise<void>((resolve) => {
+        take().forEach((action) => action.drop());
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
