@@ -1,7 +1,6 @@
 /**
- * A local platform with the agent server module, started in-process on port 0 for the agent server tests: the
- * control plane (deployments reach DEPLOYED in milliseconds), the trace store's tables and the agent servers,
- * assembled the way `startLocalPlatform` assembles its modules, with the agent server options a test needs.
+ * The local platform started in-process on port 0 for the agent server tests, with revision steps of a millisecond
+ * (deployments reach DEPLOYED at once) and the agent server options a test needs.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -9,16 +8,12 @@ import * as path from 'node:path';
 import { AgentServerClient } from '../../../lib/api/agent-server';
 import { ControlPlaneClient } from '../../../lib/api/control-plane';
 import type { Deployment } from '../../../lib/api/schemas/control-plane';
-import { createAgentServerModule, type AgentServerModuleOptions } from '../../../lib/local/agents/module';
-import { AUTH_MIGRATIONS, AuthStore, generateApiKey, type CreatedOrganization } from '../../../lib/local/auth';
+import type { AgentServerModuleOptions } from '../../../lib/local/agents/module';
+import { generateApiKey, type CreatedOrganization } from '../../../lib/local/auth';
 import { ManualClock, systemClock, type Clock } from '../../../lib/local/clock';
 import { uniformStepTimings } from '../../../lib/local/control-plane/pipeline';
-import { controlPlaneModule } from '../../../lib/local/control-plane/routes';
-import { migrate, openDatabase, type PlatformDatabase } from '../../../lib/local/db';
-import type { ModuleContext, MountedModule } from '../../../lib/local/module';
-import { SecretBox } from '../../../lib/local/secret-box';
-import { createPlatformApp, listen } from '../../../lib/local/server';
-import { TRACING_MIGRATIONS } from '../../../lib/local/tracing/store/migrations';
+import { openDatabase, type PlatformDatabase } from '../../../lib/local/db';
+import { startLocalPlatform } from '../../../lib/local/platform';
 
 /** A running test platform. */
 export interface AgentTestPlatform {
@@ -47,37 +42,24 @@ export interface AgentTestPlatformOptions extends AgentServerModuleOptions {
   readonly dataDir?: string;
 }
 
-/** Starts a test platform. */
+/** Starts a test platform: the real `startLocalPlatform`, with a second connection to its database for assertions. */
 export async function startAgentTestPlatform(options: AgentTestPlatformOptions = {}): Promise<AgentTestPlatform> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agent-server-test-'));
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(dataDir);
-  const agentModule = createAgentServerModule(options);
-  const modules = [controlPlaneModule, agentModule];
-  migrate(db, [AUTH_MIGRATIONS, controlPlaneModule.migrations, TRACING_MIGRATIONS, agentModule.migrations]);
-  const auth = new AuthStore(db, clock);
-  const { organizationId } = auth.defaultOrganization();
   const keyFile = path.join(dataDir, 'test-api-key');
   const apiKey = fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8') : generateApiKey();
+  fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(keyFile, apiKey);
-  auth.addApiKey(organizationId, apiKey);
-  const app = createPlatformApp();
-  let baseUrl = '';
-  const ctx: ModuleContext = {
-    db,
-    clock,
-    app,
-    auth,
-    secrets: SecretBox.forDataDir(dataDir),
+  const { clock: _clock, dataDir: _dataDir, ...agents } = options;
+  const platform = await startLocalPlatform({
     dataDir,
+    clock,
+    apiKeys: [apiKey],
     timings: { ...uniformStepTimings(1), deleteDelayMs: 10 },
-    log: () => undefined,
-    baseUrl: () => baseUrl,
-  };
-  const mounted: MountedModule[] = modules.map((module) => module.mount(ctx));
-  const server = await listen(app, '127.0.0.1', 0);
-  baseUrl = `http://127.0.0.1:${server.port}`;
-  for (const module of mounted) module.start?.();
+    agents,
+  });
+  const db = openDatabase(dataDir);
+  const baseUrl = platform.url;
   const clients: { close(): Promise<void> }[] = [];
 
   const controlPlane = (key: string) => {
@@ -90,7 +72,7 @@ export async function startAgentTestPlatform(options: AgentTestPlatformOptions =
     url: baseUrl,
     apiKey,
     db,
-    createOrganization: (name) => auth.createOrganization(name),
+    createOrganization: (name) => platform.admin.createOrganization(name),
     controlPlane: (key = apiKey) => controlPlane(key),
     async deploy(name, graphConfigPath, key = apiKey) {
       const cp = controlPlane(key);
@@ -120,9 +102,8 @@ export async function startAgentTestPlatform(options: AgentTestPlatformOptions =
     },
     async close() {
       for (const client of clients) await client.close();
-      for (const module of mounted) await module.stop?.();
-      await server.close();
       db.close();
+      await platform.close();
       if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

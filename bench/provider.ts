@@ -1,0 +1,232 @@
+/**
+ * The provider under the real terraform, against the local platform (in this process), in one run:
+ *  (a) launch-to-handshake time against `node -e 0` (bench/provider-startup), goal <= 2.5x;
+ *  (b) `terraform plan` with no changes of 100 deployments, goal <= 1.5 s, next to 100 `terraform_data`;
+ *  (c) wait latency: apply's return minus the instant the revision turned DEPLOYED (its `updated_at`), p50 over 20
+ *      applies, goal <= 1 s; and the revision GETs per wait against a fixed 5 s poll of the same revisions;
+ *  (d) apply of 100 deployments with 2 s build steps at -parallelism=20 against 1, goal >= 10x.
+ *
+ *   npm run bench:provider
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ControlPlaneClient } from '../lib/api/control-plane';
+import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from '../lib/local/control-plane/pipeline';
+import { startLocalPlatform, type LocalPlatform } from '../lib/local/platform';
+import { installProvider } from '../lib/provider/install';
+
+const PLAN_RUNS = 5;
+const WAIT_APPLIES = 20;
+const FIXED_POLL_MS = 5000;
+const QUICK_STEPS: Partial<PipelineTimings> = {
+  creatingMs: 20,
+  queuedMs: 20,
+  awaitingBuildMs: 20,
+  buildingMs: 20,
+  awaitingDeployMs: 20,
+  deployingMs: 20,
+  deleteDelayMs: 100,
+};
+
+/** The local platform with a client, and every request line it served (to count polls). */
+interface BenchPlatform {
+  readonly platform: LocalPlatform;
+  readonly client: ControlPlaneClient;
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+async function startPlatform(timings: Partial<PipelineTimings>): Promise<BenchPlatform> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-provider-platform-'));
+  const requests: string[] = [];
+  const platform = await startLocalPlatform({ dataDir, port: 0, timings, log: (line) => requests.push(line) });
+  const client = new ControlPlaneClient({ baseUrl: platform.url, auth: { kind: 'api-key', apiKey: platform.devApiKey } });
+  return {
+    platform,
+    client,
+    requests,
+    close: async () => {
+      await client.close();
+      await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A configuration directory with the provider installed, pointed at `platform` through the environment. */
+class Workdir {
+  readonly dir = mkdtempSync(join(tmpdir(), 'bench-provider-tf-'));
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(platform?: LocalPlatform) {
+    const cliConfig = join(this.dir, 'empty.tfrc');
+    writeFileSync(cliConfig, '');
+    installProvider({ dir: this.dir });
+    this.env = {
+      PATH: process.env.PATH,
+      HOME: this.dir,
+      CHECKPOINT_DISABLE: '1',
+      TF_IN_AUTOMATION: '1',
+      TF_CLI_CONFIG_FILE: cliConfig,
+      ...(platform ? { AGENTPLATFORM_CONTROL_PLANE_URL: platform.url, AGENTPLATFORM_API_KEY: platform.devApiKey } : {}),
+    };
+  }
+
+  write(body: string): void {
+    writeFileSync(
+      join(this.dir, 'main.tf'),
+      `terraform {\n  required_providers {\n    agentplatform = { source = "agentplatform/agentplatform" }\n  }\n}\n\n${body}\n`,
+    );
+  }
+
+  /** Runs terraform; resolves with the wall time and the instant it exited (epoch ms). */
+  run(...args: string[]): Promise<{ ms: number; endedAt: number }> {
+    const started = performance.now();
+    const child = spawn('terraform', [...args, '-no-color', '-input=false'], { cwd: this.dir, env: this.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    return new Promise((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code) => {
+        const endedAt = Date.now();
+        if (code !== 0 && !(args[0] === 'plan' && code === 2)) reject(new Error(`terraform ${args.join(' ')} exited with ${code}:\n${stderr}`));
+        else resolve({ ms: performance.now() - started, endedAt });
+      });
+    });
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const deployments = (count: number, prefix: string, repoRef = 'main') => `provider "agentplatform" {}
+
+resource "agentplatform_deployment" "agent" {
+  count    = ${count}
+  name     = "${prefix}-\${count.index}"
+  source   = "github"
+  repo_url = "https://github.com/acme/agent"
+  repo_ref = "${repoRef}"
+}`;
+
+/** (a): the startup bench, as its own process (it measures process launches). */
+function launchToHandshake(): void {
+  console.log('(a) launch to handshake');
+  const result = spawnSync(process.execPath, [join(__dirname, 'provider-startup.js')], { encoding: 'utf8' });
+  console.log(result.stdout.trimEnd().replace(/^/gm, '    '));
+  if (result.status !== 0) throw new Error(`provider-startup failed: ${result.stderr}`);
+}
+
+/** (b): a no-change plan of 100 deployments against one of 100 terraform_data. */
+async function noChangePlan(): Promise<void> {
+  const lp = await startPlatform(QUICK_STEPS);
+  const agents = new Workdir(lp.platform);
+  const builtin = new Workdir();
+  try {
+    agents.write(deployments(100, 'plan'));
+    await agents.run('init');
+    await agents.run('apply', '-auto-approve', '-parallelism=20');
+    builtin.write('resource "terraform_data" "item" {\n  count = 100\n  input = "item-${count.index}"\n}');
+    await builtin.run('init');
+    await builtin.run('apply', '-auto-approve');
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    for (let i = 0; i < PLAN_RUNS; i++) {
+      ours.push((await agents.run('plan', '-detailed-exitcode')).ms);
+      theirs.push((await builtin.run('plan', '-detailed-exitcode')).ms);
+    }
+    console.log('(b) terraform plan, no changes (median of 5)');
+    console.log(`    100 agentplatform_deployment: ${(median(ours) / 1000).toFixed(2)} s (goal <= 1.5 s)`);
+    console.log(`    100 terraform_data:           ${(median(theirs) / 1000).toFixed(2)} s`);
+    await agents.run('destroy', '-auto-approve', '-parallelism=20');
+  } finally {
+    agents.remove();
+    builtin.remove();
+    await lp.close();
+  }
+}
+
+/** (c): how long after DEPLOYED an apply returns, and how many GETs its wait made. */
+async function waitLatency(): Promise<void> {
+  const lp = await startPlatform(DEFAULT_PIPELINE_TIMINGS);
+  const dir = new Workdir(lp.platform);
+  try {
+    dir.write(deployments(1, 'latency'));
+    await dir.run('init');
+    await dir.run('apply', '-auto-approve');
+    const [deployment] = (await lp.client.listDeployments({ nameContains: 'latency-0' })).resources;
+    const latencies: number[] = [];
+    const polls: number[] = [];
+    const fixedPolls: number[] = [];
+    const fixedLatencies: number[] = [];
+    for (let i = 1; i <= WAIT_APPLIES; i++) {
+      dir.write(deployments(1, 'latency', `release-${i}`));
+      const { endedAt } = await dir.run('apply', '-auto-approve');
+      const revisionId = (await lp.client.getDeployment(deployment!.id)).latest_revision_id!;
+      const revision = await lp.client.getRevision(deployment!.id, revisionId);
+      if (revision.status !== 'DEPLOYED') throw new Error(`revision ${revisionId} is ${revision.status}`);
+      const deployedAt = Date.parse(revision.updated_at);
+      latencies.push(endedAt - deployedAt);
+      // Our own GET just above is not one of the provider's.
+      polls.push(lp.requests.filter((line) => line.startsWith('GET ') && line.includes(`/revisions/${revisionId}`)).length - 1);
+      // A fixed poll asks right away, then every 5 s until it sees DEPLOYED.
+      const took = deployedAt - Date.parse(revision.created_at);
+      const fixedCount = 1 + Math.ceil(took / FIXED_POLL_MS);
+      fixedPolls.push(fixedCount);
+      fixedLatencies.push((fixedCount - 1) * FIXED_POLL_MS - took);
+    }
+    console.log(`(c) wait latency over ${WAIT_APPLIES} applies (pipeline ~${(pipelineMs(DEFAULT_PIPELINE_TIMINGS) / 1000).toFixed(1)} s per revision)`);
+    console.log(`    apply returned after DEPLOYED: p50 ${median(latencies).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms (goal p50 <= 1000 ms)`);
+    console.log(`    revision GETs per wait:        adaptive median ${median(polls)}, max ${Math.max(...polls)}`);
+    console.log(`    fixed 5 s poll, same revisions: median ${median(fixedPolls)} GETs, noticing DEPLOYED ${median(fixedLatencies).toFixed(0)} ms late (before terraform's own overhead)`);
+  } finally {
+    await dir.run('destroy', '-auto-approve').catch(() => undefined);
+    dir.remove();
+    await lp.close();
+  }
+}
+
+function pipelineMs(t: PipelineTimings): number {
+  return t.creatingMs + t.queuedMs + t.awaitingBuildMs + t.buildingMs + t.awaitingDeployMs + t.deployingMs;
+}
+
+/** (d): 100 deployments with 2 s builds, applied 20 at a time and one at a time. */
+async function parallelApply(): Promise<void> {
+  const lp = await startPlatform({ ...QUICK_STEPS, buildingMs: 2000 });
+  const times: Record<number, number> = {};
+  try {
+    for (const parallelism of [20, 1]) {
+      const dir = new Workdir(lp.platform);
+      try {
+        dir.write(deployments(100, `parallel-${parallelism}`));
+        await dir.run('init');
+        times[parallelism] = (await dir.run('apply', '-auto-approve', `-parallelism=${parallelism}`)).ms;
+        await dir.run('destroy', '-auto-approve', '-parallelism=20');
+      } finally {
+        dir.remove();
+      }
+    }
+  } finally {
+    await lp.close();
+  }
+  console.log('(d) apply of 100 deployments, 2 s build step each');
+  console.log(`    -parallelism=20: ${(times[20]! / 1000).toFixed(1)} s`);
+  console.log(`    -parallelism=1:  ${(times[1]! / 1000).toFixed(1)} s`);
+  console.log(`    speed-up:        ${(times[1]! / times[20]!).toFixed(1)}x (goal >= 10x)`);
+}
+
+async function main(): Promise<void> {
+  launchToHandshake();
+  await noChangePlan();
+  await waitLatency();
+  await parallelApply();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

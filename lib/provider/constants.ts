@@ -1,0 +1,48 @@
+/**
+ * Names shared by the provider runtime and by code that only refers to the provider (the constructs, the installer).
+ * This module loads nothing but `node:fs` and `node:path`: importing it never pulls in the provider runtime.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** Terraform type name of the provider: the prefix of every resource type (`agentplatform_deployment`). */
+export const PROVIDER_TYPE_NAME = 'agentplatform';
+
+/** Registry host of the provider address. */
+export const PROVIDER_HOSTNAME = 'registry.terraform.io';
+
+/** Namespace of the provider address. */
+export const PROVIDER_NAMESPACE = 'agentplatform';
+
+/** Source address users write in `required_providers` (`source = "agentplatform/agentplatform"`). */
+export const PROVIDER_SOURCE = `${PROVIDER_NAMESPACE}/${PROVIDER_TYPE_NAME}`;
+
+/** Fully qualified provider address, as `.terraform.lock.hcl` and the plugin mirror spell it. */
+export const PROVIDER_ADDRESS = `${PROVIDER_HOSTNAME}/${PROVIDER_SOURCE}`;
+
+/** Name of the plugin executable terraform looks for, without the version suffix. */
+export const PROVIDER_EXECUTABLE_PREFIX = `terraform-provider-${PROVIDER_TYPE_NAME}`;
+
+const PACKAGE_NAME = 'cdktf-agent-platform';
+
+/**
+ * Root folder of this package (the one holding its `package.json`), found from this file's own location so that it
+ * is the same whether the code runs from `lib/` (TypeScript) or from `dist/lib/` (compiled).
+ */
+export function packageRoot(): string {
+  let dir = __dirname;
+  for (;;) {
+    const candidate = join(dir, 'package.json');
+    if (existsSync(candidate) && (JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string }).name === PACKAGE_NAME) {
+      return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the package.json of ${PACKAGE_NAME} above ${__dirname}`);
+    dir = parent;
+  }
+}
+
+/** Version of the provider: the package version from `package.json`. */
+export const PROVIDER_VERSION: string = (
+  JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }
+).version;

@@ -1,0 +1,81 @@
+/**
+ * Runs the checks declared on attributes (`oneOf`, `min`/`max`, `integer`, `minItems`/`maxItems`, `validate`) over a
+ * configuration, skipping unknown and null values, and reports each failure against its attribute.
+ */
+import { CtyNumber } from '../cty/number';
+import { UNKNOWN, type CtyObject, type CtyValue } from '../cty/value';
+import { Diagnostics, formatPath, type AttributePath } from './diagnostics';
+import type { Attribute, Attributes } from './schema';
+
+/** Checks `config` (an object value of `attributes`) and adds a diagnostic per failed check. */
+export function validateAttributes(attributes: Attributes, config: CtyValue, diagnostics: Diagnostics, path: AttributePath = []): void {
+  if (config === null || config === UNKNOWN) return;
+  const object = config as CtyObject;
+  for (const [name, a] of Object.entries(attributes)) {
+    validateAttribute(a, object[name] ?? null, diagnostics, [...path, { attribute: name }]);
+  }
+}
+
+function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnostics, path: AttributePath): void {
+  if (value === null || value === UNKNOWN) return;
+  const report = (problem: string | undefined): void => {
+    if (problem) diagnostics.error(`Invalid ${formatPath(path)}`, problem, path);
+  };
+  const secret = 'sensitive' in a && (a.sensitive || a.writeOnly);
+  switch (a.kind) {
+    case 'string': {
+      const s = value as string;
+      if (a.oneOf && !a.oneOf.includes(s)) {
+        const allowed = a.oneOf.map((v) => JSON.stringify(v)).join(', ');
+        report(`must be one of ${allowed}${secret ? '' : `; got ${JSON.stringify(s)}`}.`);
+      } else report(a.validate?.(s));
+      return;
+    }
+    case 'number': {
+      const n = value as CtyNumber;
+      if (a.integer && !n.isInteger()) report(`must be a whole number${secret ? '' : `; got ${n.text}`}.`);
+      else if (a.min !== undefined && n.compare(CtyNumber.fromNumber(a.min)) < 0) report(`must be at least ${a.min}${secret ? '' : `; got ${n.text}`}.`);
+      else if (a.max !== undefined && n.compare(CtyNumber.fromNumber(a.max)) > 0) report(`must be at most ${a.max}${secret ? '' : `; got ${n.text}`}.`);
+      else report(a.validate?.(n.toNumber()));
+      return;
+    }
+    case 'bool':
+      return;
+    case 'list':
+    case 'set':
+    case 'map': {
+      const entries: [string | number, CtyValue][] = Array.isArray(value)
+        ? (value as CtyValue[]).map((v, i) => [i, v])
+        : Object.entries(value as CtyObject);
+      if (a.minItems !== undefined && entries.length < a.minItems) report(`needs at least ${a.minItems} element(s).`);
+      if (a.maxItems !== undefined && entries.length > a.maxItems) report(`allows at most ${a.maxItems} element(s).`);
+      if (!a.validateElement) return;
+      for (const [key, element] of entries) {
+        if (element === null || element === UNKNOWN) continue;
+        const plain = element instanceof CtyNumber ? element.toNumber() : element;
+        const problem = a.validateElement(plain);
+        const at: AttributePath = [...path, a.kind === 'map' ? { key: String(key) } : { index: Number(key) }];
+        if (problem) diagnostics.error(`Invalid ${formatPath(at)}`, problem, a.kind === 'set' ? path : at);
+      }
+      return;
+    }
+    case 'nested':
+    case 'block': {
+      if (a.nesting === 'single') return validateAttributes(a.attributes, value, diagnostics, path);
+      const entries: [string | number, CtyValue][] = Array.isArray(value)
+        ? (value as CtyValue[]).map((v, i) => [i, v])
+        : Object.entries(value as CtyObject);
+      for (const [key, element] of entries) {
+        if (a.nesting !== 'set') {
+          validateAttributes(a.attributes, element, diagnostics, [...path, a.nesting === 'map' ? { key: String(key) } : { index: Number(key) }]);
+          continue;
+        }
+        // Set elements have no stable address: report against the set itself.
+        const inner = new Diagnostics();
+        validateAttributes(a.attributes, element, inner, path);
+        diagnostics.add(...inner.items.map((d) => ({ ...d, path })));
+      }
+      return;
+    }
+  }
+}

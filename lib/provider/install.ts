@@ -1,0 +1,135 @@
+/**
+ * Offline installation: a launcher in terraform's implied local mirror and the matching `.terraform.lock.hcl`, so
+ * `terraform init` finds the provider with no registry, no CLI configuration and no Go toolchain. Used by the CLI
+ * (`npx agentplatform-provider install`) and, at synth, by the constructs.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_VERSION, packageRoot } from './constants';
+
+/** Options of {@link installProvider}. */
+export interface InstallOptions {
+  /** The directory terraform runs in: the mirror goes to `<dir>/terraform.d/plugins`, the lock file to `<dir>`. */
+  readonly dir: string;
+  /** Node.js executable the launcher runs. @default the one running this code (`process.execPath`) */
+  readonly nodePath?: string;
+  /** Script the launcher runs. @default the compiled provider entry point, `dist/lib/provider/main.js` */
+  readonly entryPoint?: string;
+  /** Provider version to install as. @default the package version */
+  readonly version?: string;
+  /** Platform directory, `<os>_<arch>` as Go names them. @default this machine's */
+  readonly platform?: string;
+  /** Also write `<dir>/.terraform.lock.hcl`. @default true */
+  readonly writeLockFile?: boolean;
+}
+
+/** What {@link installProvider} wrote. */
+export interface InstallResult {
+  /** Path of the launcher executable. */
+  readonly launcherPath: string;
+  /** The package directory terraform hashes (the launcher's directory). */
+  readonly packageDir: string;
+  /** Path of the lock file, when one was written. */
+  readonly lockFilePath?: string;
+  /** The `h1:` hash of the package, as recorded in the lock file. */
+  readonly hash: string;
+  /** The installed version. */
+  readonly version: string;
+}
+
+const GO_OS: Partial<Record<NodeJS.Platform, string>> = { linux: 'linux', darwin: 'darwin', win32: 'windows', freebsd: 'freebsd', openbsd: 'openbsd' };
+const GO_ARCH: Partial<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
+
+/** This machine's platform as terraform names it, e.g. `linux_amd64`. */
+export function terraformPlatform(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string {
+  const os = GO_OS[platform];
+  const goArch = GO_ARCH[arch];
+  if (!os || !goArch) throw new Error(`terraform has no platform for ${platform}/${arch}`);
+  return `${os}_${goArch}`;
+}
+
+/** The compiled provider entry point of this package. */
+export function defaultEntryPoint(): string {
+  return join(packageRoot(), 'dist', 'lib', 'provider', 'main.js');
+}
+
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The launcher script. `NODE_OPTIONS` is cleared because options meant for the user's own tooling (a TypeScript
+ * loader, an inspector) would slow down or break every provider launch.
+ */
+export function launcherScript(nodePath: string, entryPoint: string): string {
+  return [
+    '#!/bin/sh',
+    '# Launcher of the agentplatform terraform provider (a Node.js program). Generated: do not edit,',
+    '# or update .terraform.lock.hcl too (run `npx agentplatform-provider install` again).',
+    'unset NODE_OPTIONS',
+    `exec ${shellQuote(nodePath)} ${shellQuote(entryPoint)} "$@"`,
+    '',
+  ].join('\n');
+}
+
+/** Writes the launcher into the implied local mirror under `dir` and, by default, the lock file. Idempotent. */
+export function installProvider(options: InstallOptions): InstallResult {
+  const dir = resolve(options.dir);
+  const version = options.version ?? PROVIDER_VERSION;
+  const packageDir = join(dir, 'terraform.d', 'plugins', ...PROVIDER_ADDRESS.split('/'), version, options.platform ?? terraformPlatform());
+  mkdirSync(packageDir, { recursive: true });
+  const launcherPath = join(packageDir, `${PROVIDER_EXECUTABLE_PREFIX}_v${version}`);
+  const entryPoint = resolve(options.entryPoint ?? defaultEntryPoint());
+  if (!options.entryPoint && !existsSync(entryPoint)) {
+    throw new Error(`The provider is not built (${entryPoint} is missing): run "npm run build" in ${packageRoot()} first.`);
+  }
+  const script = launcherScript(options.nodePath ?? process.execPath, entryPoint);
+  if (!existsSync(launcherPath) || readFileSync(launcherPath, 'utf8') !== script) writeFileSync(launcherPath, script);
+  chmodSync(launcherPath, 0o755);
+  const hash = packageHash(packageDir);
+  if (options.writeLockFile === false) return { launcherPath, packageDir, hash, version };
+  const lockFilePath = join(dir, '.terraform.lock.hcl');
+  const existing = existsSync(lockFilePath) ? readFileSync(lockFilePath, 'utf8') : '';
+  const updated = mergeLockFile(existing, PROVIDER_ADDRESS, version, [hash]);
+  if (updated !== existing) writeFileSync(lockFilePath, updated);
+  return { launcherPath, packageDir, lockFilePath, hash, version };
+}
+
+/**
+ * Terraform's `h1:` package hash (Go's dirhash "Hash1"): one line `<sha256 hex>  <relative path>\n` per file,
+ * sorted by path, hashed again with SHA-256 and base64-encoded.
+ */
+export function packageHash(packageDir: string): string {
+  const files = listFiles(packageDir)
+    .map((file) => relative(packageDir, file).split(sep).join('/'))
+    .sort();
+  const summary = files
+    .map((name) => {
+      if (name.includes('\n')) throw new Error(`file name with a newline: ${JSON.stringify(name)}`);
+      return `${createHash('sha256').update(readFileSync(join(packageDir, name))).digest('hex')}  ${name}\n`;
+    })
+    .join('');
+  return `h1:${createHash('sha256').update(summary).digest('base64')}`;
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? listFiles(path) : [path];
+  });
+}
+
+const LOCK_HEADER = '# This file is maintained automatically by "terraform init".\n# Manual edits may be lost in future updates.\n';
+const PROVIDER_BLOCK = /^provider "([^"]+)" \{\n[\s\S]*?^\}\n?/gm;
+
+/**
+ * A lock file with the entry of `address` set to `version` and `hashes`; the entries of other providers are kept
+ * as they are, sorted by address like terraform writes them.
+ */
+export function mergeLockFile(existing: string, address: string, version: string, hashes: readonly string[]): string {
+  const blocks = new Map<string, string>();
+  for (const m of existing.matchAll(PROVIDER_BLOCK)) blocks.set(m[1]!, m[0].endsWith('\n') ? m[0] : `${m[0]}\n`);
+  const hashLines = [...hashes].sort().map((h) => `    "${h}",\n`).join('');
+  blocks.set(address, `provider "${address}" {\n  version = "${version}"\n  hashes = [\n${hashLines}  ]\n}\n`);
+  const body = [...blocks.keys()].sort().map((k) => blocks.get(k)!).join('\n');
+  return `${LOCK_HEADER}\n${body}`;
+}

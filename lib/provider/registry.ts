@@ -1,0 +1,34 @@
+/**
+ * The resources and data sources this provider serves, each loaded only when terraform first mentions it (a plan
+ * that touches one resource type never loads the others). Add an entry per handler file:
+ *
+ *     agentplatform_deployment: () => (require('./resources/deployment') as typeof import('./resources/deployment')).default,
+ *
+ * The key must equal the definition's `typeName`.
+ */
+import type { DataSourceDefinition, ResourceDefinition } from './framework/resource';
+
+/** Lazily loaded definitions by Terraform type name. */
+export interface ProviderRegistry {
+  /** Managed resource types. */
+  readonly resources: Readonly<Record<string, () => ResourceDefinition>>;
+  /** Data source types. */
+  readonly dataSources: Readonly<Record<string, () => DataSourceDefinition>>;
+}
+
+/** What the provider serves. */
+export const registry: ProviderRegistry = {
+  resources: {
+    agentplatform_deployment: () => (require('./resources/deployment') as typeof import('./resources/deployment')).default,
+    agentplatform_export_destination: () =>
+      (require('./resources/export-destination') as typeof import('./resources/export-destination')).default,
+    agentplatform_bulk_export: () => (require('./resources/bulk-export') as typeof import('./resources/bulk-export')).default,
+  },
+  dataSources: {
+    agentplatform_revisions: () => (require('./data-sources/revisions') as typeof import('./data-sources/revisions')).default,
+    agentplatform_sandbox_templates: () =>
+      (require('./data-sources/sandbox-templates') as typeof import('./data-sources/sandbox-templates')).default,
+    agentplatform_bulk_export_runs: () =>
+      (require('./data-sources/bulk-export-runs') as typeof import('./data-sources/bulk-export-runs')).default,
+  },
+};

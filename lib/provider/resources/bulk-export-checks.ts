@@ -1,0 +1,58 @@
+/**
+ * Plan-time checks of `agentplatform_bulk_export`, made with the very code the platform validates with: the filter
+ * parser, the exportable fields table and the ISO 8601 instant parser of `lib/api`. Those modules load zod, so they
+ * are required inside the checks, never at the top: a provider launch that checks no export does not pay for them.
+ * The few constants of the API are repeated here for the same reason; a test keeps them equal to `lib/api`'s.
+ */
+
+/** `format_version` values (`FORMAT_VERSIONS` of the API schemas). */
+export const EXPORT_FORMAT_VERSIONS = ['v1', 'v2_beta'] as const;
+
+/** The platform's `format_version` when none is sent (`DEFAULT_FORMAT_VERSION`). */
+export const DEFAULT_EXPORT_FORMAT_VERSION = 'v1';
+
+/** Bounds of `interval_hours` (`INTERVAL_HOURS_MIN`, `INTERVAL_HOURS_MAX`). */
+export const INTERVAL_HOURS = { min: 1, max: 168 } as const;
+
+/** Statuses after which an export never changes (`FINAL_BULK_EXPORT_STATUSES`). */
+export const FINAL_EXPORT_STATUSES: readonly string[] = ['Completed', 'Failed', 'Cancelled', 'TimedOut'];
+
+/** The filter parser's message (position and caret under the offending text), or undefined when it parses. */
+export function filterProblem(text: string): string | undefined {
+  if (text.trim() === '') return 'is empty: leave `filter` out to export every run of the range.';
+  const { validateFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  const result = validateFilter(text);
+  return result.ok ? undefined : result.error.message;
+}
+
+/** Why `name` is not an exportable field (with the closest one, when there is one), or undefined. */
+export function exportFieldProblem(name: string): string | undefined {
+  const { EXPORTABLE_FIELD_NAMES, isExportableField } = require('../../api/schemas/trace') as typeof import('../../api/schemas/trace');
+  if (isExportableField(name)) return undefined;
+  const { suggest } = require('../../api/filter/errors') as typeof import('../../api/filter/errors');
+  const hint = suggest(name, EXPORTABLE_FIELD_NAMES);
+  return (
+    `${JSON.stringify(name)} is not an exportable field${hint ? `; ${hint}` : ''}. ` +
+    `The exportable fields are: ${EXPORTABLE_FIELD_NAMES.join(', ')}.`
+  );
+}
+
+/** Microseconds since the epoch of an ISO 8601 instant, as the platform reads it; NaN when it is not one. */
+export function instantMicros(text: string): number {
+  const { parseIsoInstant } = require('../../api/schemas/trace') as typeof import('../../api/schemas/trace');
+  return parseIsoInstant(text);
+}
+
+/** Why `text` is not an ISO 8601 instant, or undefined. */
+export function timestampProblem(text: string): string | undefined {
+  return Number.isNaN(instantMicros(text))
+    ? `must be an ISO 8601 UTC timestamp such as "2025-01-31T00:00:00Z"; got ${JSON.stringify(text)}.`
+    : undefined;
+}
+
+/** Whether two timestamps denote the same instant (the platform may write back a normalized form). */
+export function sameInstant(a: string, b: string): boolean {
+  if (a === b) return true;
+  const left = instantMicros(a);
+  return !Number.isNaN(left) && left === instantMicros(b);
+}

@@ -1,0 +1,123 @@
+/**
+ * The documentation pages of the export resources beyond what their schemas give (examples in HCL, import notes),
+ * for the provider's docs generator. Only the generator loads this module, never the provider.
+ */
+
+const DESTINATION_EXAMPLES = [
+  `
+variable "export_access_key_id" {
+  type      = string
+  ephemeral = true
+}
+
+variable "export_secret_access_key" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+# An Amazon S3 bucket; the key needs s3:PutObject on the prefix (ExportBucket grants it).
+resource "agentplatform_export_destination" "s3" {
+  display_name = "trace archive"
+  bucket_name  = "acme-trace-archive"
+  prefix       = "agents/support"
+  region       = "eu-west-1"
+
+  # Write-only: never in plan or state. Increment credentials_version to rotate the keys in place.
+  credentials = {
+    access_key_id     = var.export_access_key_id
+    secret_access_key = var.export_secret_access_key
+  }
+  credentials_version = 1
+}
+`,
+  `
+# A bucket of an S3-compatible store, written with the platform host's environment credentials (self-hosted).
+resource "agentplatform_export_destination" "ceph" {
+  display_name             = "on-prem archive"
+  bucket_name              = "traces"
+  endpoint_url             = "https://rgw.internal.example.com"
+  include_bucket_in_prefix = true
+}
+`,
+];
+
+const DESTINATION_IMPORT = `
+Import a destination by its id:
+
+\`\`\`shell
+terraform import agentplatform_export_destination.s3 0b7e4a6c-3f21-4d8e-9c55-2a1f6e9b3d70
+\`\`\`
+
+The platform never returns credentials, so the imported state has no \`credentials_version\`: a configuration that sets
+one plans one in-place update that sends \`credentials\` again (validated by the platform like a rotation).
+
+The platform has no API to delete a destination: \`terraform destroy\` removes it from the state and says so in a
+warning; it stays in the workspace.
+`;
+
+const EXPORT_EXAMPLES = [
+  `
+# A one-off export of January, waited for until it is Completed.
+resource "agentplatform_bulk_export" "january" {
+  destination_id      = agentplatform_export_destination.s3.id
+  session_id          = "3f0e9b1c-6a2d-4c8e-b7f5-1d9a0c4e2b68"
+  start_time          = "2025-01-01T00:00:00Z"
+  end_time            = "2025-02-01T00:00:00Z"
+  filter              = "and(eq(run_type, \\"llm\\"), eq(is_root, true))"
+  export_fields       = ["id", "trace_id", "name", "start_time", "end_time", "status", "total_tokens", "total_cost"]
+  format_version      = "v2_beta"
+  wait_for_completion = true
+
+  timeouts = {
+    create = "2h"
+  }
+}
+`,
+  `
+# A scheduled export: one export per day, each 10 minutes after its day ends. Destroy cancels the schedule and the
+# spawned exports still in progress.
+resource "agentplatform_bulk_export" "daily" {
+  destination_id            = agentplatform_export_destination.s3.id
+  session_id                = "3f0e9b1c-6a2d-4c8e-b7f5-1d9a0c4e2b68"
+  start_time                = "2025-01-01T00:00:00Z"
+  interval_hours            = 24
+  cancel_spawned_on_destroy = true
+}
+`,
+];
+
+const EXPORT_IMPORT = `
+Import an export by its id:
+
+\`\`\`shell
+terraform import agentplatform_bulk_export.january 6d2c8f0a-91b3-4e7d-a5c4-0f3b2e1d9a87
+\`\`\`
+
+A configuration that matches the export then plans no changes.
+
+An export cancelled outside Terraform (for example with \`PATCH /api/v1/bulk-exports/<id>\`) cannot be restarted: the
+next plan warns, drops it from the state and plans a new export. A one-off export that ended \`Failed\` or \`TimedOut\`
+while Terraform waited for it stays in the state, tainted, so the next apply replaces it.
+`;
+
+const RUNS_EXAMPLE = `
+data "agentplatform_bulk_export_runs" "january" {
+  export_id = agentplatform_bulk_export.january.id
+}
+
+output "exported_rows" {
+  value = sum([for r in data.agentplatform_bulk_export_runs.january.runs : r.rows_exported])
+}
+
+output "parquet_files" {
+  value = flatten([for r in data.agentplatform_bulk_export_runs.january.runs : r.files])
+}
+`;
+
+/** Examples and import notes of the export resources and data source, by type name. */
+export const EXPORT_DOC_PAGES: Readonly<Record<string, { readonly examples: readonly string[]; readonly importSection?: string }>> = {
+  agentplatform_export_destination: { examples: DESTINATION_EXAMPLES, importSection: DESTINATION_IMPORT },
+  agentplatform_bulk_export: { examples: EXPORT_EXAMPLES, importSection: EXPORT_IMPORT },
+  agentplatform_bulk_export_runs: { examples: [RUNS_EXAMPLE] },
+};

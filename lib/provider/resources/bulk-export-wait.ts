@@ -1,0 +1,71 @@
+/**
+ * Waiting for a one-off bulk export to finish. Polls adapt as the deployment waits do (quick after a status change,
+ * then further apart, capped), end on the time limit or StopProvider (Ctrl-C), and report the last status seen.
+ * Rate limiting, server errors and network failures that outlast the transport's own retries only delay the next poll.
+ */
+import type { BulkExportClient } from '../../api/bulk-export';
+import type { BulkExport } from '../../api/schemas/bulk-export';
+import type { Logger } from '../log';
+import { FINAL_EXPORT_STATUSES } from './bulk-export-checks';
+import { PollInterval, type PollSchedule } from './deployment-wait';
+
+/** Exports run for minutes to hours: polls start at 200 ms and back off to 10 s. */
+export const EXPORT_POLL_SCHEDULE: PollSchedule = { initialMs: 200, factor: 1.5, maxMs: 10_000 };
+
+/** How a wait for an export ended. */
+export type ExportWaitOutcome =
+  | { readonly kind: 'finished'; readonly export: BulkExport }
+  | { readonly kind: 'timed-out' | 'stopped'; readonly lastStatus: string | undefined };
+
+/** What a wait needs. */
+export interface ExportWaitOptions {
+  readonly client: BulkExportClient;
+  readonly exportId: string;
+  /** Time allowed, in milliseconds. */
+  readonly timeoutMs: number;
+  /** StopProvider: ends the wait at once. */
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  /** @default EXPORT_POLL_SCHEDULE */
+  readonly schedule?: PollSchedule;
+}
+
+/** Polls the export until its status is final (Completed, Failed, Cancelled, TimedOut), the time runs out or Terraform stops. */
+export async function waitForExport(options: ExportWaitOptions): Promise<ExportWaitOutcome> {
+  const { client, exportId, log } = options;
+  const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
+  const interval = new PollInterval(options.schedule ?? EXPORT_POLL_SCHEDULE);
+  const limit = AbortSignal.any([options.signal, AbortSignal.timeout(Math.max(0, options.timeoutMs))]);
+  let lastStatus: string | undefined;
+  const ended = (): ExportWaitOutcome => ({ kind: options.signal.aborted ? 'stopped' : 'timed-out', lastStatus });
+  for (;;) {
+    if (limit.aborted) return ended();
+    let changed = false;
+    try {
+      const current = await client.getExport(exportId, { signal: limit });
+      changed = current.status !== lastStatus;
+      if (changed) log.debug(`waiting for bulk export ${exportId} to complete: ${current.status}`);
+      lastStatus = current.status;
+      if (FINAL_EXPORT_STATUSES.includes(current.status)) return { kind: 'finished', export: current };
+    } catch (err) {
+      if (limit.aborted) return ended();
+      if (!isTransient(err)) throw err;
+      log.warn(`waiting for bulk export ${exportId}: ${(err as Error).message}; trying again`);
+    }
+    await sleep(interval.next(changed), limit);
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

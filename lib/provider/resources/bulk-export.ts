@@ -1,0 +1,358 @@
+/**
+ * `agentplatform_bulk_export`: an export of one tracing project's runs to an export destination, as Parquet files.
+ * With `end_time` it is one-off (optionally waited for until Completed); with `interval_hours` it is scheduled: the
+ * platform spawns one export per interval. Exports are immutable, so every argument forces replacement; destroy
+ * cancels an export still in progress (a scheduled one, and with `cancel_spawned_on_destroy` its spawned exports).
+ */
+import type { BulkExportClient } from '../../api/bulk-export';
+import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
+import {
+  DiagnosticError,
+  attr,
+  defineResource,
+  defineSchema,
+  element,
+  isKnown,
+  timeoutMs,
+  timeoutsAttribute,
+  type CreateRequest,
+  type DeleteRequest,
+  type ImportRequest,
+  type ReadRequest,
+  type SchemaModel,
+  type UpdateRequest,
+  type ValidateRequest,
+} from '../framework';
+import {
+  DEFAULT_EXPORT_FORMAT_VERSION,
+  EXPORT_FORMAT_VERSIONS,
+  FINAL_EXPORT_STATUSES,
+  INTERVAL_HOURS,
+  exportFieldProblem,
+  filterProblem,
+  instantMicros,
+  sameInstant,
+  timestampProblem,
+} from './bulk-export-checks';
+import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
+import {
+  EXPORT_BODY_FIELDS,
+  apiFailure,
+  exportCancelledOutside,
+  exportCancelledWhileWaiting,
+  exportFailed,
+  exportTimedOut,
+  exportWaitEnded,
+} from './bulk-export-messages';
+import { waitForExport } from './bulk-export-wait';
+
+// ---- model ----
+
+/** The attributes of `agentplatform_bulk_export` as handlers see them. */
+export type BulkExportModel = SchemaModel<typeof bulkExportSchema>;
+
+/** Attributes that only Terraform keeps (the API has no such field). */
+type LocalSettings = Pick<BulkExportModel, 'wait_for_completion' | 'cancel_spawned_on_destroy' | 'timeouts'>;
+
+// ---- schema ----
+
+const timeouts = timeoutsAttribute({ create: '60m' });
+
+const uuidProblem = (what: string) => (value: string): string | undefined =>
+  isUuid(value) ? undefined : `must be ${what} (a UUID); got ${JSON.stringify(value)}.`;
+
+/** The schema of `agentplatform_bulk_export`. */
+export const bulkExportSchema = defineSchema({
+  description:
+    'An export of the runs of one tracing project to an export destination, as Parquet files (one export run per UTC ' +
+    'day of the range). With `end_time` it is one-off; with `interval_hours` it is scheduled: the platform spawns an ' +
+    'export of each interval, 10 minutes after the interval ends. Exports cannot change, so every argument replaces ' +
+    'the export. Destroy cancels an export still in progress and only forgets a finished one.',
+  attributes: {
+    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The export id (a UUID); `terraform import` takes it.' }),
+    destination_id: attr.string({
+      required: true,
+      requiresReplace: true,
+      validate: uuidProblem('an export destination id'),
+      description: 'Where to write, e.g. `agentplatform_export_destination.bucket.id`.',
+    }),
+    session_id: attr.string({
+      required: true,
+      requiresReplace: true,
+      validate: uuidProblem('a tracing project id'),
+      description: 'The tracing project (session) whose runs are exported.',
+    }),
+    start_time: attr.string({
+      required: true,
+      requiresReplace: true,
+      validate: timestampProblem,
+      description: 'Start of the range of runs (ISO 8601, UTC), e.g. `"2025-01-01T00:00:00Z"`.',
+    }),
+    end_time: attr.string({
+      optional: true,
+      requiresReplace: true,
+      validate: timestampProblem,
+      description: 'End of the range (ISO 8601, UTC, after `start_time`): a one-off export. Exactly one of `end_time` and `interval_hours`.',
+    }),
+    interval_hours: attr.number({
+      optional: true,
+      integer: true,
+      min: INTERVAL_HOURS.min,
+      max: INTERVAL_HOURS.max,
+      requiresReplace: true,
+      description: 'Hours per spawned export: a scheduled export from `start_time` on. Exactly one of `end_time` and `interval_hours`.',
+    }),
+    filter: attr.string({
+      optional: true,
+      requiresReplace: true,
+      validate: filterProblem,
+      description:
+        'Only runs matching this filter expression, e.g. `and(eq(run_type, "llm"), gt(total_tokens, 1000))`; checked at ' +
+        'plan time with the platform\'s own parser. All runs of the range when left out.',
+    }),
+    export_fields: attr.list(element.string, {
+      optional: true,
+      requiresReplace: true,
+      minItems: 1,
+      validateElement: exportFieldProblem,
+      description:
+        'Only these fields become columns (every exportable field when left out), checked at plan time against the ' +
+        'platform\'s exportable fields; leaving out `inputs` and `outputs` makes exports much smaller.',
+    }),
+    format_version: attr.string({
+      optional: true,
+      computed: true,
+      default: DEFAULT_EXPORT_FORMAT_VERSION,
+      oneOf: EXPORT_FORMAT_VERSIONS,
+      requiresReplace: true,
+      description: 'Parquet layout: `v1`, or `v2_beta` (typed columns for JSON and timestamps).',
+    }),
+    wait_for_completion: attr.bool({
+      optional: true,
+      computed: true,
+      default: false,
+      description: 'On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` or `TimedOut` fail the apply with the run errors.',
+    }),
+    cancel_spawned_on_destroy: attr.bool({
+      optional: true,
+      computed: true,
+      default: false,
+      description: 'On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise).',
+    }),
+    timeouts,
+    status: attr.string({ computed: true, description: 'Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`).' }),
+    created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the export was created (RFC 3339).' }),
+    finished_at: attr.string({ computed: true, description: 'When the export reached a final status, if it has.' }),
+  },
+});
+
+type Schema = typeof bulkExportSchema;
+
+// ---- validate ----
+
+function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
+  const { end_time: end, interval_hours: interval } = config;
+  if (end === null && interval === null) {
+    diagnostics.error(
+      'Missing end_time or interval_hours',
+      'Set `end_time` for a one-off export of the range, or `interval_hours` for a scheduled export from `start_time` on.',
+      'end_time',
+    );
+  } else if (end !== null && interval !== null && isKnown(end) && isKnown(interval)) {
+    diagnostics.error(
+      'Conflicting end_time and interval_hours',
+      'Set exactly one: `end_time` for a one-off export, or `interval_hours` for a scheduled one (which has no end).',
+      'end_time',
+    );
+  }
+  if (typeof end === 'string' && typeof config.start_time === 'string') {
+    const start = instantMicros(config.start_time);
+    const stop = instantMicros(end);
+    if (!Number.isNaN(start) && !Number.isNaN(stop) && stop <= start) {
+      diagnostics.error('Invalid end_time', `\`end_time\` (${end}) must be after \`start_time\` (${config.start_time}).`, 'end_time');
+    }
+  }
+  const fields = config.export_fields;
+  if (fields !== null && isKnown(fields)) {
+    fields.forEach((field, index) => {
+      if (isKnown(field) && field !== null && fields.indexOf(field) !== index) {
+        diagnostics.error(`Invalid export_fields[${index}]`, `${JSON.stringify(field)} is listed twice.`, [{ attribute: 'export_fields' }, { index }]);
+      }
+    });
+  }
+}
+
+// ---- create ----
+
+async function create({ planned, ctx, signal, diagnostics }: CreateRequest<Schema>): Promise<BulkExportModel> {
+  const client = bulkExportClient(ctx);
+  let created: BulkExport;
+  try {
+    created = await client.createExport(createBody(planned), { signal });
+  } catch (err) {
+    throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);
+  }
+  const kind = created.interval_hours === null ? 'one-off' : `scheduled every ${created.interval_hours}h`;
+  ctx.log.info(`created bulk export ${created.id} (${kind}), status ${created.status}`);
+  const model = toModel(created, planned);
+  if (created.interval_hours !== null || !planned.wait_for_completion) return model;
+  return settle({ ctx, signal, diagnostics }, client, model);
+}
+
+/** Waits for a one-off export to finish and returns its state; never throws, so the id is kept in state. */
+async function settle(
+  req: Pick<CreateRequest<Schema>, 'ctx' | 'signal' | 'diagnostics'>,
+  client: BulkExportClient,
+  model: BulkExportModel,
+): Promise<BulkExportModel> {
+  const id = model.id!;
+  const allowedMs = timeoutMs(model.timeouts, 'create', timeouts);
+  try {
+    const outcome = await waitForExport({ client, exportId: id, timeoutMs: allowedMs, signal: req.signal, log: req.ctx.log });
+    if (outcome.kind !== 'finished') {
+      exportWaitEnded(req.diagnostics, id, outcome.kind, allowedMs, outcome.lastStatus);
+      return { ...model, status: outcome.lastStatus ?? model.status };
+    }
+    const finished = outcome.export;
+    if (finished.status === 'Failed') exportFailed(req.diagnostics, finished, await client.listExportRuns(id, { signal: req.signal }));
+    else if (finished.status === 'TimedOut') exportTimedOut(req.diagnostics, finished);
+    else if (finished.status === 'Cancelled') exportCancelledWhileWaiting(req.diagnostics, finished);
+    return toModel(finished, model);
+  } catch (err) {
+    const problem = apiFailure(req.diagnostics, err, `follow bulk export ${id}`, EXPORT_BODY_FIELDS);
+    req.diagnostics.error(problem.summary, problem.detail, problem.path);
+    return model;
+  }
+}
+
+// ---- read ----
+
+async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): Promise<BulkExportModel | null> {
+  let current: BulkExport;
+  try {
+    current = await bulkExportClient(ctx).getExport(state.id!, { signal });
+  } catch (err) {
+    if (statusOf(err) === 404) return null;
+    throw err;
+  }
+  // Destroy removes what it cancels from state, so a cancelled export in state was cancelled by someone else.
+  if (current.status === 'Cancelled') {
+    exportCancelledOutside(diagnostics, current.id);
+    return null;
+  }
+  return toModel(current, state);
+}
+
+// ---- update ----
+
+async function update({ planned, prior }: UpdateRequest<Schema>): Promise<BulkExportModel> {
+  // Every API attribute forces replacement: only Terraform's own settings change in place.
+  return { ...prior, ...localSettings(planned) };
+}
+
+// ---- delete ----
+
+async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>): Promise<void> {
+  const client = bulkExportClient(ctx);
+  const id = state.id!;
+  try {
+    const current = await client.getExport(id, { signal });
+    if (FINAL_EXPORT_STATUSES.includes(current.status)) {
+      ctx.log.info(`bulk export ${id} is ${current.status}: removed from state only`);
+    } else {
+      await cancel(client, id, signal);
+      ctx.log.info(`cancelled bulk export ${id}`);
+    }
+  } catch (err) {
+    if (statusOf(err) === 404) return;
+    throw apiFailure(diagnostics, err, `cancel bulk export ${id}`, EXPORT_BODY_FIELDS);
+  }
+  if (state.interval_hours === null || !state.cancel_spawned_on_destroy) return;
+  try {
+    const spawned = (await client.listExports({ signal })).filter((e) => e.source_bulk_export_id === id && !FINAL_EXPORT_STATUSES.includes(e.status));
+    for (const child of spawned) await cancel(client, child.id, signal);
+    ctx.log.info(`cancelled ${spawned.length} export(s) spawned by bulk export ${id}`);
+  } catch (err) {
+    throw apiFailure(diagnostics, err, `cancel the exports spawned by bulk export ${id}`, EXPORT_BODY_FIELDS);
+  }
+}
+
+/** PATCH status Cancelled; an export that finished (409) or vanished (404) meanwhile needs nothing more. */
+async function cancel(client: BulkExportClient, id: string, signal: AbortSignal): Promise<void> {
+  try {
+    await client.cancelExport(id, { signal });
+  } catch (err) {
+    if (statusOf(err) !== 409 && statusOf(err) !== 404) throw err;
+  }
+}
+
+// ---- import ----
+
+async function importExport({ id, ctx, signal }: ImportRequest): Promise<Partial<BulkExportModel>> {
+  if (!isUuid(id)) throw new DiagnosticError('Invalid import id', `Import a bulk export by its id, a UUID; got ${JSON.stringify(id)}.`);
+  try {
+    await bulkExportClient(ctx).getExport(id, { signal });
+  } catch (err) {
+    if (statusOf(err) !== 404) throw err;
+    throw new DiagnosticError('Cannot import bulk export', `There is no bulk export ${id} in this workspace (check the id, and \`tenant_id\`).`);
+  }
+  return { id };
+}
+
+// ---- API mapping ----
+
+function localSettings(from: LocalSettings): LocalSettings {
+  return {
+    wait_for_completion: from.wait_for_completion ?? false,
+    cancel_spawned_on_destroy: from.cancel_spawned_on_destroy ?? false,
+    timeouts: from.timeouts,
+  };
+}
+
+function createBody(planned: BulkExportModel): BulkExportCreate {
+  return {
+    bulk_export_destination_id: planned.destination_id,
+    session_id: planned.session_id,
+    start_time: planned.start_time,
+    ...(planned.end_time !== null ? { end_time: planned.end_time } : {}),
+    ...(planned.interval_hours !== null ? { interval_hours: planned.interval_hours } : {}),
+    ...(planned.filter !== null ? { filter: planned.filter } : {}),
+    ...(planned.export_fields !== null ? { export_fields: planned.export_fields } : {}),
+    format_version: (planned.format_version ?? DEFAULT_EXPORT_FORMAT_VERSION) as BulkExportCreate['format_version'],
+  };
+}
+
+/** A timestamp as the configuration wrote it, when the platform returned the same instant in another form. */
+function keepWritten(returned: string, written: string | null): string {
+  return written !== null && sameInstant(written, returned) ? written : returned;
+}
+
+/** The state of an export as the API returns it, with the settings only Terraform keeps. */
+function toModel(e: BulkExport, local: BulkExportModel): BulkExportModel {
+  return {
+    id: e.id,
+    destination_id: e.bulk_export_destination_id,
+    session_id: e.session_id,
+    start_time: keepWritten(e.start_time, local.start_time),
+    end_time: e.end_time === null ? null : keepWritten(e.end_time, local.end_time),
+    interval_hours: e.interval_hours,
+    filter: e.filter,
+    export_fields: e.export_fields === null ? null : [...e.export_fields],
+    format_version: e.format_version,
+    ...localSettings(local),
+    status: e.status,
+    created_at: e.created_at,
+    finished_at: e.finished_at,
+  };
+}
+
+export default defineResource({
+  typeName: 'agentplatform_bulk_export',
+  schema: bulkExportSchema,
+  validate,
+  create,
+  read,
+  update,
+  delete: remove,
+  import: importExport,
+});

@@ -1,0 +1,91 @@
+/**
+ * `agentplatform_deployment`'s model to and from the control plane's JSON: the state of a deployment as the API
+ * returns it, the body that creates one, and the PATCH that carries only what changed.
+ */
+import type { Deployment, DeploymentCreate, DeploymentPatch, SourceConfig, SourceRevisionConfigInput } from '../../api/schemas/control-plane';
+import type { DeploymentModel } from './deployment';
+
+/** Attributes that only Terraform keeps (the API has no such field): carried over from the configuration or state. */
+export type LocalSettings = Pick<DeploymentModel, 'secrets_version' | 'wait_for_deployed' | 'timeouts'>;
+
+/** The Terraform-only settings of a configuration or state, `wait_for_deployed` defaulted (an import leaves it null). */
+export function localSettings(from: LocalSettings): LocalSettings {
+  return { secrets_version: from.secrets_version, wait_for_deployed: from.wait_for_deployed ?? true, timeouts: from.timeouts };
+}
+
+/** The state of a deployment as the API returns it, with the settings only Terraform keeps. */
+export function toModel(d: Deployment, revisionStatus: string | null, local: LocalSettings): DeploymentModel {
+  const config = d.source_config;
+  const revision = d.source_revision_config;
+  const spec = config.resource_spec;
+  return {
+    id: d.id,
+    name: d.name,
+    source: d.source,
+    integration_id: config.integration_id ?? null,
+    repo_url: config.repo_url ?? null,
+    deployment_type: config.deployment_type ?? 'prod',
+    repo_ref: revision.repo_ref ?? null,
+    graph_config_path: revision.graph_config_path ?? null,
+    image_uri: revision.image_uri ?? null,
+    build_on_push: config.build_on_push ?? false,
+    custom_url: config.custom_url ?? null,
+    resource_spec: spec ? { min_scale: spec.min_scale ?? null, max_scale: spec.max_scale ?? null, cpu: spec.cpu ?? null, memory_mb: spec.memory_mb ?? null } : null,
+    secrets: null,
+    ...localSettings(local),
+    latest_revision_id: d.latest_revision_id,
+    revision_status: revisionStatus,
+    repo_commit_sha: revision.repo_commit_sha ?? null,
+    url: d.url,
+    created_at: d.created_at,
+  };
+}
+
+/** Leaves out null fields: the platform applies its defaults to what is not sent. */
+function present<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], null> } | undefined {
+  const entries = Object.entries(fields).filter(([, v]) => v !== null && v !== undefined);
+  return entries.length ? (Object.fromEntries(entries) as { [K in keyof T]?: Exclude<T[K], null> }) : undefined;
+}
+
+function secretList(secrets: Record<string, string> | null): { name: string; value: string }[] {
+  return Object.entries(secrets ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => ({ name, value }));
+}
+
+/** The create request: the planned values the configuration sets, and the secrets. */
+export function createBody(planned: DeploymentModel, secrets: Record<string, string> | null): DeploymentCreate {
+  const spec = planned.resource_spec;
+  return {
+    name: planned.name,
+    source: planned.source,
+    source_config: present({
+      integration_id: planned.integration_id,
+      repo_url: planned.repo_url,
+      deployment_type: planned.deployment_type,
+      build_on_push: planned.build_on_push,
+      custom_url: planned.custom_url,
+      resource_spec: spec && (present(spec) ?? {}),
+    }),
+    source_revision_config: present({ repo_ref: planned.repo_ref, graph_config_path: planned.graph_config_path, image_uri: planned.image_uri }),
+    ...(secrets ? { secrets: secretList(secrets) } : {}),
+  };
+}
+
+/** The PATCH that turns `prior` into `planned`: only what changed; undefined when the API has nothing to change. */
+export function patchOf(prior: DeploymentModel, planned: DeploymentModel, secrets: Record<string, string> | null): DeploymentPatch | undefined {
+  const sourceConfig: SourceConfig = {};
+  if (planned.build_on_push !== prior.build_on_push) sourceConfig.build_on_push = planned.build_on_push;
+  if (planned.custom_url !== prior.custom_url) sourceConfig.custom_url = planned.custom_url;
+  if (JSON.stringify(planned.resource_spec) !== JSON.stringify(prior.resource_spec)) sourceConfig.resource_spec = planned.resource_spec;
+  const revisionConfig: SourceRevisionConfigInput = {};
+  for (const key of ['repo_ref', 'graph_config_path', 'image_uri'] as const) {
+    if (planned[key] !== null && planned[key] !== prior[key]) revisionConfig[key] = planned[key];
+  }
+  const patch: DeploymentPatch = {
+    ...(Object.keys(sourceConfig).length ? { source_config: sourceConfig } : {}),
+    ...(Object.keys(revisionConfig).length ? { source_revision_config: revisionConfig } : {}),
+    ...(planned.secrets_version !== prior.secrets_version ? { secrets: secretList(secrets) } : {}),
+  };
+  return Object.keys(patch).length ? patch : undefined;
+}

@@ -1,0 +1,103 @@
+/**
+ * The documentation pages of the deployment resource and the control plane data sources beyond what their schemas
+ * give (examples in HCL, import notes), for the provider's docs generator. Only the generator loads this module,
+ * never the provider.
+ */
+
+const DEPLOYMENT_EXAMPLES = [
+  `
+variable "openai_api_key" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+# Built from a GitHub repository; apply returns once the revision is DEPLOYED.
+resource "agentplatform_deployment" "agent" {
+  name          = "support-agent"
+  source        = "github"
+  repo_url      = "https://github.com/acme/support-agent"
+  repo_ref      = "main"
+  build_on_push = true
+
+  resource_spec = {
+    min_scale = 1
+    max_scale = 3
+    cpu       = 1
+    memory_mb = 2048
+  }
+
+  # Write-only: never in plan or state. Increment secrets_version to send new values.
+  secrets = {
+    OPENAI_API_KEY = var.openai_api_key
+  }
+  secrets_version = 1
+
+  timeouts = {
+    create = "45m"
+  }
+}
+`,
+  `
+# Runs a container image; apply returns without waiting for the revision.
+resource "agentplatform_deployment" "image" {
+  name              = "research-agent"
+  source            = "external_docker"
+  image_uri         = "registry.example.com/research-agent:1.4.2"
+  deployment_type   = "dev"
+  wait_for_deployed = false
+}
+`,
+];
+
+const DEPLOYMENT_IMPORT = `
+Import a deployment by its id:
+
+\`\`\`shell
+terraform import agentplatform_deployment.agent 6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24
+\`\`\`
+
+or, with Terraform 1.5 or later, with an import block:
+
+\`\`\`terraform
+import {
+  to = agentplatform_deployment.agent
+  id = "6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24"
+}
+\`\`\`
+
+A configuration that matches the deployment then plans no changes. The platform never returns secret values, so the
+imported state has no \`secrets_version\` and no \`timeouts\`: setting \`secrets_version\` plans one in-place update
+that sends \`secrets\` again (a new revision when they differ), and setting \`timeouts\` one that only updates the
+state.
+
+A create that finds the name taken fails with the exact command to import the existing deployment.
+`;
+
+const REVISIONS_EXAMPLE = `
+# Every deployed revision of the agent, newest first, across all pages.
+data "agentplatform_revisions" "deployed" {
+  deployment_id = agentplatform_deployment.agent.id
+  status        = ["DEPLOYED"]
+  all           = true
+}
+
+output "deployed_commits" {
+  value = [for r in data.agentplatform_revisions.deployed.revisions : r.source_revision_config.repo_commit_sha]
+}
+`;
+
+const TEMPLATES_EXAMPLE = `
+data "agentplatform_sandbox_templates" "all" {}
+
+output "sandbox_images" {
+  value = { for t in data.agentplatform_sandbox_templates.all.templates : t.name => t.image }
+}
+`;
+
+/** Examples and import notes of the deployment resource and the control plane data sources, by type name. */
+export const DEPLOYMENT_DOC_PAGES: Readonly<Record<string, { readonly examples: readonly string[]; readonly importSection?: string }>> = {
+  agentplatform_deployment: { examples: DEPLOYMENT_EXAMPLES, importSection: DEPLOYMENT_IMPORT },
+  agentplatform_revisions: { examples: [REVISIONS_EXAMPLE] },
+  agentplatform_sandbox_templates: { examples: [TEMPLATES_EXAMPLE] },
+};

@@ -1,0 +1,108 @@
+/**
+ * What `agentplatform_deployment` tells users, in one place: each message says what went wrong, about which
+ * attribute, and what to do. API errors become diagnostics here too, with the server's validation failures placed
+ * on the attribute they concern. Messages never carry secret values (the client redacts what the server echoes).
+ */
+import type { ApiError, ValidationError } from '../../api/errors';
+import { DiagnosticError, type Diagnostics, type PathLike } from '../framework';
+import type { WaitError } from './deployment-wait';
+
+/** The `terraform import` command and `import {}` block that adopt an existing deployment. */
+export function importHint(id: string): string {
+  return (
+    `To manage it with this configuration, import it (replace <name> with this resource's name in the configuration):\n\n` +
+    `  terraform import agentplatform_deployment.<name> ${id}\n\n` +
+    `or add an import block and apply:\n\n` +
+    `  import {\n    to = agentplatform_deployment.<name>\n    id = "${id}"\n  }\n\n` +
+    `Otherwise choose another name.`
+  );
+}
+
+/** A create refused because the workspace already has a deployment of that name. */
+export function nameTaken(name: string, id: string | undefined): DiagnosticError {
+  const what = id ? `A deployment named "${name}" already exists in this workspace (id ${id}).` : `A deployment named "${name}" already exists in this workspace.`;
+  return new DiagnosticError('Deployment name already taken', id ? `${what}\n\n${importHint(id)}` : `${what} Choose another name.`, 'name');
+}
+
+/** The diagnostic of a wait that ended without the revision deployed (or the deployment deleted). */
+export function waitEnded(
+  diagnostics: Diagnostics,
+  err: WaitError,
+  operation: 'create' | 'update' | 'delete',
+  deployment: { readonly id: string; readonly name: string },
+): void {
+  const kept =
+    operation === 'create'
+      ? `The deployment exists (id ${deployment.id}) and is kept in state. Terraform marks it tainted, so the next apply replaces it; run \`terraform untaint\` on it to keep it instead.`
+      : operation === 'update'
+        ? `The deployment (id ${deployment.id}) keeps its change; its state records the revision and its last status.`
+        : `The deployment (id ${deployment.id}) stays in state until it is gone.`;
+  if (err.reason === 'failed') {
+    diagnostics.error(
+      `Deployment "${deployment.name}": revision ${err.revisionId} ended in ${err.lastStatus}`,
+      `${capitalize(err.message)}. ${kept} Look at revision ${err.revisionId} on the platform (its build or deploy logs), fix the source ` +
+        '(`repo_ref`, `graph_config_path` or `image_uri`) and apply again.',
+    );
+  } else if (err.reason === 'timed-out') {
+    diagnostics.error(
+      `Deployment "${deployment.name}": ${operation} timed out`,
+      `${capitalize(err.message)}. ${kept} Allow more time with \`timeouts = { ${operation} = "..." }\`` +
+        (operation === 'delete' ? '.' : ', or set `wait_for_deployed = false` to return without waiting.'),
+      `timeouts.${operation}`,
+    );
+  } else {
+    diagnostics.error(`Deployment "${deployment.name}": ${operation} interrupted`, `${capitalize(err.message)}. ${kept}`);
+  }
+}
+
+/** Where a server validation location (`["body", "source_config", "repo_url"]`) is in the resource's attributes. */
+const BODY_FIELDS: Readonly<Record<string, string>> = {
+  name: 'name',
+  source: 'source',
+  secrets: 'secrets',
+  'source_config.integration_id': 'integration_id',
+  'source_config.repo_url': 'repo_url',
+  'source_config.deployment_type': 'deployment_type',
+  'source_config.build_on_push': 'build_on_push',
+  'source_config.custom_url': 'custom_url',
+  'source_config.resource_spec': 'resource_spec',
+  'source_revision_config.repo_ref': 'repo_ref',
+  'source_revision_config.graph_config_path': 'graph_config_path',
+  'source_revision_config.image_uri': 'image_uri',
+};
+
+function attributeOf(loc: readonly (string | number)[]): PathLike | undefined {
+  if (loc[0] !== 'body') return undefined;
+  const fields = loc.slice(1).filter((step): step is string => typeof step === 'string');
+  const nested = fields.slice(0, 2).join('.');
+  const attribute = BODY_FIELDS[nested] ?? BODY_FIELDS[fields[0] ?? ''];
+  if (attribute === 'resource_spec' && fields[2]) return `resource_spec.${fields[2]}`;
+  return attribute;
+}
+
+/**
+ * An API error as a diagnostic to throw: a refused key or workspace with what to check, anything else with the
+ * client's message (method, URL, status, request id). A 422 becomes one diagnostic per problem, on its attribute:
+ * all but the last are added to `diagnostics`, the last is returned.
+ */
+export function apiFailure(diagnostics: Diagnostics, err: unknown, doing: string): DiagnosticError {
+  const { ApiError: ApiErrorClass, ValidationError: ValidationErrorClass } = require('../../api/errors') as typeof import('../../api/errors');
+  if (err instanceof ValidationErrorClass && (err as ValidationError).items.length) {
+    const problems = (err as ValidationError).items.map((item) => new DiagnosticError(`The platform refused to ${doing}`, item.msg, attributeOf(item.loc)));
+    for (const problem of problems.slice(0, -1)) diagnostics.error(problem.summary, problem.detail, problem.path);
+    return problems[problems.length - 1]!;
+  }
+  const status = err instanceof ApiErrorClass ? (err as ApiError).status : undefined;
+  const message = err instanceof Error ? err.message : String(err);
+  if (status === 401) {
+    return new DiagnosticError('API key refused', `${message}\n\nCheck \`api_key\` in the provider block or the AGENTPLATFORM_API_KEY environment variable.`);
+  }
+  if (status === 403) {
+    return new DiagnosticError('Workspace not allowed', `${message}\n\nCheck \`tenant_id\` (or AGENTPLATFORM_TENANT_ID): the API key may not act in that workspace.`);
+  }
+  return new DiagnosticError(`Failed to ${doing}`, message);
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

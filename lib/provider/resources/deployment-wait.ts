@@ -1,0 +1,185 @@
+/**
+ * Waiting for the control plane: a revision until it is deployed, a deleted deployment until it is gone.
+ *
+ * Polls adapt to what they see: quick right after a status change (the next one may follow soon, and the last one,
+ * DEPLOYED, is what the user waits for), then further and further apart while nothing changes, up to a cap. Every
+ * wait ends on its time limit or on StopProvider (Ctrl-C), and says which status it last saw. Rate limiting, server
+ * errors and network failures that outlast the transport's own retries only delay the next poll.
+ */
+import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
+import type { Revision } from '../../api/schemas/control-plane';
+import { FAILED_REVISION_STATUSES, type RevisionStatusName } from '../../api/schemas/control-plane-constants';
+import { formatDuration } from '../framework/timeouts';
+import type { Logger } from '../log';
+
+/** How the delay between polls grows. */
+export interface PollSchedule {
+  /** Delay after a status change (and before the second poll). */
+  readonly initialMs: number;
+  /** Growth of the delay per poll that sees no change. */
+  readonly factor: number;
+  /** Longest delay. */
+  readonly maxMs: number;
+}
+
+/** 100 ms after a change, ×1.5 per unchanged poll, at most 5 s. */
+export const DEFAULT_POLL_SCHEDULE: PollSchedule = { initialMs: 100, factor: 1.5, maxMs: 5000 };
+
+/** Statuses that end a wait for deployment successfully: SKIPPED means a newer revision superseded this one. */
+const SUCCESS_STATUSES: readonly RevisionStatusName[] = ['DEPLOYED', 'SKIPPED'];
+
+/** The delays of one wait. */
+export class PollInterval {
+  private current: number;
+
+  constructor(private readonly schedule: PollSchedule = DEFAULT_POLL_SCHEDULE) {
+    this.current = schedule.initialMs;
+  }
+
+  /** The delay before the next poll; `changed` says whether the last poll saw a new status. */
+  next(changed: boolean): number {
+    if (changed) this.current = this.schedule.initialMs;
+    const delay = this.current;
+    this.current = Math.min(this.current * this.schedule.factor, this.schedule.maxMs);
+    return delay;
+  }
+}
+
+/** Why a wait ended without success. */
+export type WaitFailure = 'failed' | 'timed-out' | 'stopped';
+
+/** A wait that ended without success; the message names what was awaited and the last status seen. */
+export class WaitError extends Error {
+  constructor(
+    /** What ended the wait. */
+    readonly reason: WaitFailure,
+    message: string,
+    /** The last status seen, if any poll succeeded. */
+    readonly lastStatus: string | undefined,
+    /** The revision waited for last (a superseding revision may have replaced the first one). */
+    readonly revisionId?: string,
+  ) {
+    super(message);
+    this.name = 'WaitError';
+  }
+}
+
+/** What every wait needs. */
+export interface WaitOptions {
+  /** The control plane. */
+  readonly client: ControlPlaneClient;
+  /** Time allowed, in milliseconds. */
+  readonly timeoutMs: number;
+  /** StopProvider: ends the wait at once. */
+  readonly signal: AbortSignal;
+  /** Where status changes are logged. */
+  readonly log: Logger;
+  /** Poll delays. @default DEFAULT_POLL_SCHEDULE */
+  readonly schedule?: PollSchedule;
+}
+
+/** One poll's outcome: the status seen, and the result when the wait is over. */
+interface PollStep<T> {
+  readonly status: string;
+  readonly done?: T;
+  /** Set when the poll switched to another subject (a superseding revision): counts as a change. */
+  readonly switched?: boolean;
+}
+
+/**
+ * Waits until the revision is DEPLOYED (or SKIPPED: superseded by a newer one) and returns it. A failed revision, the
+ * time limit and StopProvider end the wait with a {@link WaitError}. An INTERRUPTED revision is followed by the
+ * deployment's newer latest revision, when there is one; otherwise, like UNKNOWN, it is waited out.
+ */
+export async function waitForRevision(
+  options: WaitOptions & { readonly deploymentId: string; readonly revisionId: string },
+): Promise<Revision> {
+  const { client, deploymentId } = options;
+  let revisionId = options.revisionId;
+  return poll(options, () => `revision ${revisionId} to be DEPLOYED`, () => revisionId, async (call): Promise<PollStep<Revision>> => {
+    const revision = await client.getRevision(deploymentId, revisionId, call);
+    const status = revision.status;
+    if (SUCCESS_STATUSES.includes(status)) return { status, done: revision };
+    if (FAILED_REVISION_STATUSES.includes(status)) {
+      throw new WaitError('failed', `revision ${revisionId} of deployment ${deploymentId} ended in ${status}`, status, revisionId);
+    }
+    if (status === 'INTERRUPTED') {
+      const latest = (await client.getDeployment(deploymentId, call)).latest_revision_id;
+      if (latest && latest !== revisionId) {
+        options.log.info(`revision ${revisionId} was interrupted by revision ${latest}: waiting for that one`);
+        revisionId = latest;
+        return { status, switched: true };
+      }
+    }
+    return { status };
+  });
+}
+
+/** Waits until the deployment is gone (GET answers 404). */
+export async function waitForDeletion(options: WaitOptions & { readonly deploymentId: string }): Promise<void> {
+  const { client, deploymentId } = options;
+  const notFound = (require('../../api/errors') as typeof import('../../api/errors')).NotFoundError;
+  await poll(options, () => `deployment ${deploymentId} to be deleted`, () => undefined, async (call): Promise<PollStep<true>> => {
+    try {
+      return { status: (await client.getDeployment(deploymentId, call)).status };
+    } catch (err) {
+      if (err instanceof notFound) return { status: 'DELETED', done: true };
+      throw err;
+    }
+  });
+}
+
+/** Polls `step` until it is done, adapting the delay, bounded by the time limit and the stop signal. */
+async function poll<T>(
+  options: WaitOptions,
+  awaited: () => string,
+  subject: () => string | undefined,
+  step: (call: CallOptions) => Promise<PollStep<T>>,
+): Promise<T> {
+  // Loaded with the client already (the caller holds one), so this costs nothing at start-up.
+  const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
+  const interval = new PollInterval(options.schedule);
+  const deadline = Date.now() + options.timeoutMs;
+  const limit = AbortSignal.any([options.signal, AbortSignal.timeout(Math.max(0, options.timeoutMs))]);
+  let lastStatus: string | undefined;
+  const ended = (): WaitError => {
+    const last = lastStatus ? `last status ${lastStatus}` : 'no status seen yet';
+    return options.signal.aborted
+      ? new WaitError('stopped', `stopped waiting for ${awaited()} because terraform is stopping; ${last}`, lastStatus, subject())
+      : new WaitError('timed-out', `timed out after ${formatDuration(options.timeoutMs)} waiting for ${awaited()}; ${last}`, lastStatus, subject());
+  };
+  // The first poll waits too: the revision (or the deletion) was asked for a moment ago and has not moved yet.
+  let delay = interval.next(false);
+  for (;;) {
+    await sleep(delay, limit);
+    if (limit.aborted) throw ended();
+    let changed = false;
+    try {
+      const seen = await step({ signal: limit, timeoutMs: Math.max(1, deadline - Date.now()) });
+      changed = seen.status !== lastStatus || !!seen.switched;
+      if (changed) options.log.debug(`waiting for ${awaited()}: ${seen.status}`);
+      lastStatus = seen.status;
+      if (seen.done !== undefined) return seen.done;
+    } catch (err) {
+      if (err instanceof WaitError) throw err;
+      if (limit.aborted) throw ended();
+      if (!isTransient(err)) throw err;
+      options.log.warn(`waiting for ${awaited()}: ${(err as Error).message}; trying again`);
+    }
+    delay = interval.next(changed);
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

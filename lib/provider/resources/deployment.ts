@@ -1,0 +1,364 @@
+/**
+ * `agentplatform_deployment`: an agent deployment of the control plane, built from a GitHub repository or run from a
+ * container image. Create and update wait (unless told not to) until the latest revision is DEPLOYED; what the
+ * platform cannot change in place forces replacement; secrets are write-only and sent when `secrets_version` changes.
+ */
+import type { ControlPlaneClient } from '../../api/control-plane';
+import type { Deployment } from '../../api/schemas/control-plane';
+import {
+  DEPLOYMENT_NAME_MAX_LENGTH,
+  DEPLOYMENT_NAME_PATTERN,
+  DEPLOYMENT_SOURCES,
+  DEPLOYMENT_TYPES,
+  MAX_SECRETS,
+  SECRET_NAME_PATTERN,
+  isTagRef,
+} from '../../api/schemas/control-plane-constants';
+import {
+  DiagnosticError,
+  UNKNOWN,
+  attr,
+  defineResource,
+  defineSchema,
+  element,
+  isKnown,
+  timeoutMs,
+  timeoutsAttribute,
+  type CreateRequest,
+  type DeleteRequest,
+  type Diagnostics,
+  type ImportRequest,
+  type PlanRequest,
+  type ReadRequest,
+  type SchemaModel,
+  type UpdateRequest,
+  type ValidateRequest,
+} from '../framework';
+import { createBody, localSettings, patchOf, toModel } from './deployment-body';
+import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
+import { WaitError, waitForDeletion, waitForRevision } from './deployment-wait';
+
+// ---- model ----
+
+/** The attributes of `agentplatform_deployment` as handlers see them. */
+export type DeploymentModel = SchemaModel<typeof deploymentSchema>;
+
+/** Attributes whose change makes the platform build and deploy a new revision. */
+const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri', 'secrets_version'] as const;
+
+// ---- schema ----
+
+const timeouts = timeoutsAttribute({ create: '30m', update: '30m', delete: '15m' });
+
+const httpUrlProblem = (value: string): string | undefined => {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
+  } catch {
+    // not a URL at all: same message
+  }
+  return `must be an absolute http:// or https:// URL; got ${JSON.stringify(value)}.`;
+};
+
+const nameProblem = (value: string): string | undefined =>
+  value.length > DEPLOYMENT_NAME_MAX_LENGTH
+    ? `must be at most ${DEPLOYMENT_NAME_MAX_LENGTH} characters; got ${value.length}.`
+    : DEPLOYMENT_NAME_PATTERN.test(value)
+      ? undefined
+      : `must start with a letter or digit and hold only letters, digits, "-" and "_"; got ${JSON.stringify(value)}.`;
+
+/** The schema of `agentplatform_deployment`. */
+export const deploymentSchema = defineSchema({
+  description:
+    'An agent deployment: the platform builds it from a GitHub repository (`github`) or runs a container image ' +
+    '(`external_docker`), as a series of revisions. Create and update wait until the latest revision is `DEPLOYED` ' +
+    '(see `wait_for_deployed`).',
+  attributes: {
+    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The deployment id (a UUID); `terraform import` takes it.' }),
+    name: attr.string({
+      required: true,
+      requiresReplace: true,
+      validate: nameProblem,
+      description: `Name, unique in the workspace: a letter or digit, then letters, digits, \`-\` or \`_\`; at most ${DEPLOYMENT_NAME_MAX_LENGTH} characters.`,
+    }),
+    source: attr.string({
+      required: true,
+      requiresReplace: true,
+      oneOf: DEPLOYMENT_SOURCES,
+      description: 'Where the code comes from: `github` (built from `repo_url`) or `external_docker` (runs `image_uri`).',
+    }),
+    integration_id: attr.string({ optional: true, requiresReplace: true, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
+    repo_url: attr.string({ optional: true, requiresReplace: true, validate: httpUrlProblem, description: 'URL of the git repository (`github`: required).' }),
+    deployment_type: attr.string({ optional: true, computed: true, default: 'prod', oneOf: DEPLOYMENT_TYPES, requiresReplace: true, description: 'Kind of deployment.' }),
+    repo_ref: attr.string({
+      optional: true,
+      computed: true,
+      useStateForUnknown: true,
+      description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (`main`). A change deploys a new revision.',
+    }),
+    graph_config_path: attr.string({
+      optional: true,
+      computed: true,
+      useStateForUnknown: true,
+      description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (`langgraph.json`). A change deploys a new revision.',
+    }),
+    image_uri: attr.string({ optional: true, description: 'Container image to run (`external_docker`: required). A change deploys a new revision.' }),
+    build_on_push: attr.bool({
+      optional: true,
+      computed: true,
+      default: false,
+      description: 'Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag).',
+    }),
+    custom_url: attr.string({ optional: true, validate: httpUrlProblem, description: 'URL the deployment is served at, instead of the platform\'s own.' }),
+    resource_spec: attr.object(
+      {
+        min_scale: attr.number({ optional: true, integer: true, min: 0, description: 'Fewest replicas.' }),
+        max_scale: attr.number({ optional: true, integer: true, min: 1, description: 'Most replicas; at least `min_scale`.' }),
+        cpu: attr.number({ optional: true, validate: (v: number) => (v > 0 ? undefined : 'must be more than 0.'), description: 'CPUs per replica, e.g. `0.5` or `2`.' }),
+        memory_mb: attr.number({ optional: true, integer: true, min: 1, description: 'Memory per replica, in MiB.' }),
+      },
+      { optional: true, description: 'Scaling and size of the replicas; what is left out is the platform\'s default.' },
+    ),
+    secrets: attr.map(element.string, {
+      optional: true,
+      writeOnly: true,
+      description:
+        'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create and whenever ' +
+        '`secrets_version` changes; the platform never returns them.',
+    }),
+    secrets_version: attr.number({
+      optional: true,
+      description: 'Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision.',
+    }),
+    wait_for_deployed: attr.bool({
+      optional: true,
+      computed: true,
+      default: true,
+      description: 'Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply.',
+    }),
+    timeouts,
+    latest_revision_id: attr.string({ computed: true, useStateForUnknown: true, description: 'The newest revision.' }),
+    revision_status: attr.string({ computed: true, useStateForUnknown: true, description: 'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED`.' }),
+    repo_commit_sha: attr.string({ computed: true, useStateForUnknown: true, description: 'Commit the newest revision was built from (`github`).' }),
+    url: attr.string({ computed: true, useStateForUnknown: true, description: 'Where the deployment is served: `custom_url`, or the platform\'s URL for it.' }),
+    created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the deployment was created (RFC 3339).' }),
+  },
+});
+
+type Schema = typeof deploymentSchema;
+
+// ---- validate ----
+
+function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
+  const set = (value: unknown): boolean => value !== null && value !== UNKNOWN;
+  if (config.source === 'github') {
+    if (config.repo_url === null) diagnostics.error('Missing repo_url', 'A `github` deployment needs `repo_url`, the URL of its repository.', 'repo_url');
+    if (set(config.image_uri)) diagnostics.error('Invalid image_uri', '`image_uri` is for `external_docker` deployments; a `github` one is built from `repo_url`.', 'image_uri');
+  } else if (config.source === 'external_docker') {
+    if (config.image_uri === null) diagnostics.error('Missing image_uri', 'An `external_docker` deployment needs `image_uri`, the container image to run.', 'image_uri');
+    for (const key of ['repo_url', 'integration_id', 'repo_ref', 'graph_config_path'] as const) {
+      if (set(config[key])) diagnostics.error(`Invalid ${key}`, `\`${key}\` is for \`github\` deployments; an \`external_docker\` one runs \`image_uri\`.`, key);
+    }
+    if (config.build_on_push === true) diagnostics.error('Invalid build_on_push', '`build_on_push` is for `github` deployments.', 'build_on_push');
+  }
+  if (config.build_on_push === true && isKnown(config.repo_ref) && isTagRef(config.repo_ref)) {
+    diagnostics.error(
+      'Invalid build_on_push',
+      `\`build_on_push\` must be false when \`repo_ref\` is a tag (${JSON.stringify(config.repo_ref)}): a tag never moves. Deploy a branch, or leave \`build_on_push\` out.`,
+      'build_on_push',
+    );
+  }
+  const spec = config.resource_spec;
+  if (spec !== null && isKnown(spec) && typeof spec.min_scale === 'number' && typeof spec.max_scale === 'number' && spec.min_scale > spec.max_scale) {
+    diagnostics.error(
+      'Invalid resource_spec.min_scale',
+      `\`min_scale\` (${spec.min_scale}) must be at most \`max_scale\` (${spec.max_scale}).`,
+      'resource_spec.min_scale',
+    );
+  }
+  validateSecrets(config.secrets, config.secrets_version, diagnostics);
+}
+
+function validateSecrets(secrets: Record<string, unknown> | null | typeof UNKNOWN, version: unknown, diagnostics: Diagnostics): void {
+  if (secrets === null || !isKnown(secrets)) return;
+  const names = Object.keys(secrets);
+  for (const name of names.filter((n) => !SECRET_NAME_PATTERN.test(n))) {
+    diagnostics.error('Invalid secret name', `${JSON.stringify(name)} is not an environment variable name: use letters, digits and "_", not starting with a digit.`, [
+      { attribute: 'secrets' },
+      { key: name },
+    ]);
+  }
+  if (names.length > MAX_SECRETS) diagnostics.error('Too many secrets', `A deployment has at most ${MAX_SECRETS} secrets; got ${names.length}.`, 'secrets');
+  if (version === null) {
+    diagnostics.warning(
+      'secrets without secrets_version',
+      '`secrets` is write-only: Terraform cannot see when it changes. They are sent on create; set `secrets_version` and change it to send them again.',
+      'secrets_version',
+    );
+  }
+}
+
+// ---- plan ----
+
+function plan({ prior, planned }: PlanRequest<Schema>): void {
+  if (!isKnown(planned.custom_url)) planned.url = UNKNOWN;
+  else if (planned.custom_url !== null) planned.url = planned.custom_url;
+  else if (prior && prior.custom_url !== null) planned.url = UNKNOWN;
+  if (!prior) return;
+  if (REVISION_INPUTS.some((key) => !isKnown(planned[key]) || planned[key] !== prior[key])) {
+    planned.latest_revision_id = UNKNOWN;
+    planned.revision_status = UNKNOWN;
+    planned.repo_commit_sha = prior.source === 'github' ? UNKNOWN : null;
+  }
+}
+
+// ---- create ----
+
+async function create({ config, planned, ctx, signal, diagnostics }: CreateRequest<Schema>): Promise<DeploymentModel> {
+  const client = ctx.controlPlane();
+  let deployment: Deployment;
+  try {
+    deployment = await client.createDeployment(createBody(planned, config.secrets), { signal });
+  } catch (err) {
+    if ((err as { status?: number }).status === 409) {
+      throw nameTaken(planned.name, await existingDeploymentId(client, planned.name, err, signal));
+    }
+    throw apiFailure(diagnostics, err, `create deployment "${planned.name}"`);
+  }
+  ctx.log.info(`created deployment ${deployment.id} (${deployment.name}), revision ${deployment.latest_revision_id}`);
+  return settle({ ctx, signal, diagnostics }, deployment, planned, 'create', client);
+}
+
+async function existingDeploymentId(client: ControlPlaneClient, name: string, err: unknown, signal: AbortSignal): Promise<string | undefined> {
+  const detail = (err as { body?: { detail?: unknown } }).body?.detail;
+  const quoted = typeof detail === 'string' ? /\(id ([0-9a-f-]{36})\)/i.exec(detail)?.[1] : undefined;
+  if (quoted) return quoted;
+  try {
+    const page = await client.listDeployments({ nameContains: name, limit: 100 }, { signal });
+    return page.resources.find((d) => d.name === name)?.id;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- read ----
+
+async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<DeploymentModel | null> {
+  const client = ctx.controlPlane();
+  let deployment: Deployment;
+  try {
+    deployment = await client.getDeployment(state.id!, { signal });
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return null;
+    throw err;
+  }
+  return toModel(deployment, await latestRevisionStatus(client, deployment, signal), state);
+}
+
+// ---- update ----
+
+async function update({ config, planned, prior, ctx, signal, diagnostics }: UpdateRequest<Schema>): Promise<DeploymentModel> {
+  const patch = patchOf(prior, planned, config.secrets);
+  if (!patch) return { ...prior, ...localSettings(planned) };
+  const client = ctx.controlPlane();
+  let deployment: Deployment;
+  try {
+    deployment = await client.updateDeployment(prior.id!, patch, { signal });
+  } catch (err) {
+    throw apiFailure(diagnostics, err, `update deployment "${prior.name}"`);
+  }
+  if (deployment.latest_revision_id === prior.latest_revision_id) {
+    const kept = { latest_revision_id: prior.latest_revision_id, revision_status: prior.revision_status, repo_commit_sha: prior.repo_commit_sha };
+    return { ...toModel(deployment, prior.revision_status, planned), ...kept };
+  }
+  ctx.log.info(`deployment ${deployment.id} has a new revision ${deployment.latest_revision_id}`);
+  return settle({ ctx, signal, diagnostics }, deployment, planned, 'update', client);
+}
+
+// ---- delete ----
+
+async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>): Promise<void> {
+  const client = ctx.controlPlane();
+  const id = state.id!;
+  try {
+    await client.deleteDeployment(id, { signal });
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return;
+    throw apiFailure(diagnostics, err, `delete deployment "${state.name}"`);
+  }
+  try {
+    await waitForDeletion({ client, deploymentId: id, timeoutMs: timeoutMs(state.timeouts, 'delete', timeouts), signal, log: ctx.log });
+  } catch (err) {
+    if (!(err instanceof WaitError)) throw err;
+    waitEnded(diagnostics, err, 'delete', { id, name: state.name });
+  }
+}
+
+// ---- import ----
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function importDeployment({ id, ctx, signal }: ImportRequest): Promise<Partial<DeploymentModel>> {
+  if (!UUID.test(id)) throw new DiagnosticError('Invalid import id', `Import a deployment by its id, a UUID (the \`id\` the platform shows); got ${JSON.stringify(id)}.`);
+  try {
+    await ctx.controlPlane().getDeployment(id, { signal });
+  } catch (err) {
+    if ((err as { status?: number }).status !== 404) throw err;
+    throw new DiagnosticError('Cannot import deployment', `There is no deployment ${id} in this workspace (check the id, and \`tenant_id\`).`);
+  }
+  return { id, wait_for_deployed: true };
+}
+
+// ---- waiting ----
+
+/** Waits (or not) for the latest revision after a create or an update, and returns the state; never throws, so the id is kept. */
+async function settle(
+  req: Pick<CreateRequest<Schema>, 'ctx' | 'signal' | 'diagnostics'>,
+  deployment: Deployment,
+  planned: DeploymentModel,
+  operation: 'create' | 'update',
+  client: ControlPlaneClient,
+): Promise<DeploymentModel> {
+  const model = toModel(deployment, null, planned);
+  const revisionId = deployment.latest_revision_id;
+  if (!revisionId) return model;
+  try {
+    if (planned.wait_for_deployed === false) return { ...model, revision_status: await latestRevisionStatus(client, deployment, req.signal) };
+    const timeoutMsAllowed = timeoutMs(planned.timeouts, operation, timeouts);
+    const revision = await waitForRevision({ client, deploymentId: deployment.id, revisionId, timeoutMs: timeoutMsAllowed, signal: req.signal, log: req.ctx.log });
+    return { ...model, latest_revision_id: revision.id, revision_status: revision.status, repo_commit_sha: revision.source_revision_config.repo_commit_sha ?? null };
+  } catch (err) {
+    if (err instanceof WaitError) {
+      waitEnded(req.diagnostics, err, operation, deployment);
+      return { ...model, latest_revision_id: err.revisionId ?? revisionId, revision_status: err.lastStatus ?? null };
+    }
+    const problem = apiFailure(req.diagnostics, err, `read revision ${revisionId} of deployment "${deployment.name}"`);
+    req.diagnostics.error(problem.summary, problem.detail, problem.path);
+    return model;
+  }
+}
+
+/** The status of the latest revision: DEPLOYED when it is the active one, else asked for. */
+async function latestRevisionStatus(client: ControlPlaneClient, deployment: Deployment, signal: AbortSignal): Promise<string | null> {
+  const latest = deployment.latest_revision_id;
+  if (!latest) return null;
+  if (latest === deployment.active_revision_id) return 'DEPLOYED';
+  try {
+    return (await client.getRevision(deployment.id, latest, { signal })).status;
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return null;
+    throw err;
+  }
+}
+
+export default defineResource({
+  typeName: 'agentplatform_deployment',
+  schema: deploymentSchema,
+  validate,
+  plan,
+  create,
+  read,
+  update,
+  delete: remove,
+  import: importDeployment,
+});

@@ -1,0 +1,271 @@
+/**
+ * `agentplatform_export_destination`: an S3 (or S3-compatible) bucket that bulk exports write Parquet files to. The
+ * platform validates it on creation by writing a test object with the given credentials; its settings cannot change
+ * (a change replaces it), its credentials can be rotated in place, and the platform cannot delete it.
+ */
+import type { Destination, DestinationCreate, DestinationCredentials } from '../../api/schemas/bulk-export';
+import {
+  DiagnosticError,
+  attr,
+  defineResource,
+  defineSchema,
+  element,
+  type CreateRequest,
+  type DeleteRequest,
+  type Diagnostics,
+  type ImportRequest,
+  type PlanRequest,
+  type ReadRequest,
+  type SchemaModel,
+  type UpdateRequest,
+  type ValidateRequest,
+} from '../framework';
+import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
+import { DESTINATION_BODY_FIELDS, apiFailure, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
+
+// ---- model ----
+
+/** The attributes of `agentplatform_export_destination` as handlers see them. */
+export type ExportDestinationModel = SchemaModel<typeof exportDestinationSchema>;
+
+type Credentials = NonNullable<ExportDestinationModel['credentials']>;
+
+// ---- schema ----
+
+const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty.' : undefined);
+
+const endpointProblem = (value: string): string | undefined => {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
+  } catch {
+    // not a URL at all: same message
+  }
+  return `must be the http:// or https:// address of an S3-compatible API, e.g. "https://s3.example.com"; got ${JSON.stringify(value)}.`;
+};
+
+/** The schema of `agentplatform_export_destination`. */
+export const exportDestinationSchema = defineSchema({
+  description:
+    'An S3 bucket, or a bucket of any S3-compatible store, that bulk exports write Parquet files to. On creation the ' +
+    'platform checks it by writing a small test object under `<prefix>/tmp/` with the given credentials (and deletes it ' +
+    'when the credentials may). The platform cannot change a destination\'s settings (a change replaces it) nor delete ' +
+    'one: destroy only removes it from the Terraform state.',
+  attributes: {
+    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The destination id (a UUID); `terraform import` takes it.' }),
+    display_name: attr.string({ required: true, requiresReplace: true, validate: notEmpty, description: 'Name shown on the platform.' }),
+    bucket_name: attr.string({ required: true, requiresReplace: true, validate: notEmpty, description: 'The bucket.' }),
+    prefix: attr.string({
+      optional: true,
+      computed: true,
+      default: '',
+      requiresReplace: true,
+      description: 'Key prefix inside the bucket under which every export writes (the root of the bucket when empty).',
+    }),
+    region: attr.string({
+      optional: true,
+      requiresReplace: true,
+      description: 'Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set.',
+    }),
+    endpoint_url: attr.string({
+      optional: true,
+      requiresReplace: true,
+      validate: endpointProblem,
+      description: 'Address of the S3 API of an S3-compatible store (Ceph, MinIO, R2, ...). Leave it out for Amazon S3.',
+    }),
+    include_bucket_in_prefix: attr.bool({
+      optional: true,
+      computed: true,
+      default: false,
+      requiresReplace: true,
+      description: 'Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations).',
+    }),
+    credentials: attr.object(
+      {
+        access_key_id: attr.string({ required: true, writeOnly: true, description: 'The access key id.' }),
+        secret_access_key: attr.string({ required: true, writeOnly: true, description: 'The secret access key.' }),
+        session_token: attr.string({ optional: true, writeOnly: true, description: 'Session token of temporary credentials.' }),
+      },
+      {
+        optional: true,
+        writeOnly: true,
+        description:
+          'Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create ' +
+          'and whenever `credentials_version` changes. Left out, the platform uses its host\'s environment credentials ' +
+          '(self-hosted installations); removing them later (with `credentials_version`) replaces the destination, ' +
+          'because the platform cannot switch one to environment credentials.',
+      },
+    ),
+    credentials_version: attr.number({
+      optional: true,
+      description: 'Change it (for example, increment it) to rotate `credentials` in place: the platform validates the new keys first.',
+    }),
+    credentials_keys: attr.list(element.string, {
+      computed: true,
+      description: 'Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`.',
+    }),
+    created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the destination was created (RFC 3339).' }),
+  },
+});
+
+type Schema = typeof exportDestinationSchema;
+
+// ---- validate ----
+
+function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
+  if (config.credentials === null && config.credentials_version !== null) {
+    diagnostics.error(
+      'credentials_version without credentials',
+      '`credentials_version` rotates `credentials`; without `credentials` the destination uses the platform host\'s ' +
+        'environment credentials and there is nothing to rotate. Add `credentials`, or leave `credentials_version` out.',
+      'credentials_version',
+    );
+  }
+  if (config.credentials !== null && config.credentials_version === null) {
+    diagnostics.warning(
+      'credentials without credentials_version',
+      '`credentials` is write-only: Terraform cannot see when it changes. It is sent on create; set `credentials_version` ' +
+        'and change it to rotate the keys in place.',
+      'credentials_version',
+    );
+  }
+}
+
+// ---- plan ----
+
+function plan({ config, prior, planned, requireReplace }: PlanRequest<Schema>): void {
+  // The API rotates credentials but cannot switch a destination to the host's environment credentials.
+  if (prior && config.credentials === null && prior.credentials_keys?.length && planned.credentials_version !== prior.credentials_version) {
+    requireReplace('credentials_version');
+  }
+}
+
+// ---- create ----
+
+async function create({ config, planned, ctx, signal, diagnostics }: CreateRequest<Schema>): Promise<ExportDestinationModel> {
+  const client = bulkExportClient(ctx);
+  let destination: Destination;
+  try {
+    destination = await client.createDestination(createBody(planned, config.credentials), { signal });
+  } catch (err) {
+    throw refusal(diagnostics, err, planned, config.credentials, 'create');
+  }
+  ctx.log.info(`created export destination ${destination.id} (${destination.display_name})`);
+  return toModel(destination, planned.credentials_version);
+}
+
+// ---- read ----
+
+async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<ExportDestinationModel | null> {
+  try {
+    return toModel(await bulkExportClient(ctx).getDestination(state.id!, { signal }), state.credentials_version);
+  } catch (err) {
+    if (statusOf(err) === 404) return null;
+    throw err;
+  }
+}
+
+// ---- update ----
+
+async function update({ config, planned, prior, ctx, signal, diagnostics }: UpdateRequest<Schema>): Promise<ExportDestinationModel> {
+  if (planned.credentials_version === prior.credentials_version || config.credentials === null) {
+    return { ...prior, credentials_version: planned.credentials_version };
+  }
+  let destination: Destination;
+  try {
+    destination = await bulkExportClient(ctx).rotateDestinationCredentials(prior.id!, credentialsBody(config.credentials), { signal });
+  } catch (err) {
+    throw refusal(diagnostics, err, prior, config.credentials, 'rotate');
+  }
+  ctx.log.info(`rotated the credentials of export destination ${destination.id}`);
+  return toModel(destination, planned.credentials_version);
+}
+
+// ---- delete ----
+
+async function remove({ state, diagnostics }: DeleteRequest<Schema>): Promise<void> {
+  destinationKept(diagnostics, state.id!, state.display_name);
+}
+
+// ---- import ----
+
+async function importDestination({ id, ctx, signal }: ImportRequest): Promise<Partial<ExportDestinationModel>> {
+  if (!isUuid(id)) throw new DiagnosticError('Invalid import id', `Import an export destination by its id, a UUID; got ${JSON.stringify(id)}.`);
+  try {
+    await bulkExportClient(ctx).getDestination(id, { signal });
+  } catch (err) {
+    if (statusOf(err) !== 404) throw err;
+    throw new DiagnosticError('Cannot import export destination', `There is no export destination ${id} in this workspace (check the id, and \`tenant_id\`).`);
+  }
+  return { id };
+}
+
+// ---- API mapping ----
+
+/** A failed create or rotation as the diagnostic to throw: the platform's validation failures explained. */
+function refusal(
+  diagnostics: Diagnostics,
+  err: unknown,
+  settings: Pick<ExportDestinationModel, 'bucket_name' | 'prefix' | 'endpoint_url' | 'region' | 'display_name'>,
+  credentials: Credentials | null,
+  doing: 'create' | 'rotate',
+): DiagnosticError {
+  const detail = statusOf(err) === 400 ? detailOf(err) : undefined;
+  const target: DestinationTarget = { ...settings, hasCredentials: credentials !== null };
+  const explained = detail === undefined ? undefined : destinationRefused(detail, target, doing);
+  if (explained) return explained;
+  const what = doing === 'create' ? `create export destination "${settings.display_name}"` : `rotate the credentials of export destination "${settings.display_name}"`;
+  return apiFailure(diagnostics, err, what, DESTINATION_BODY_FIELDS);
+}
+
+function credentialsBody(credentials: Credentials): DestinationCredentials {
+  return {
+    access_key_id: credentials.access_key_id!,
+    secret_access_key: credentials.secret_access_key!,
+    ...(credentials.session_token ? { session_token: credentials.session_token } : {}),
+  };
+}
+
+function createBody(planned: ExportDestinationModel, credentials: Credentials | null): DestinationCreate {
+  return {
+    destination_type: 's3',
+    display_name: planned.display_name,
+    config: {
+      bucket_name: planned.bucket_name,
+      prefix: planned.prefix ?? '',
+      ...(planned.region !== null ? { region: planned.region } : {}),
+      ...(planned.endpoint_url !== null ? { endpoint_url: planned.endpoint_url } : {}),
+      include_bucket_in_prefix: planned.include_bucket_in_prefix ?? false,
+    },
+    ...(credentials ? { credentials: credentialsBody(credentials) } : {}),
+  };
+}
+
+/** The state of a destination as the API returns it, with the version only Terraform keeps. */
+function toModel(d: Destination, credentialsVersion: number | null): ExportDestinationModel {
+  return {
+    id: d.id,
+    display_name: d.display_name,
+    bucket_name: d.config.bucket_name,
+    prefix: d.config.prefix ?? '',
+    region: d.config.region ?? null,
+    endpoint_url: d.config.endpoint_url ?? null,
+    include_bucket_in_prefix: d.config.include_bucket_in_prefix ?? false,
+    credentials: null,
+    credentials_version: credentialsVersion,
+    credentials_keys: [...d.credentials_keys],
+    created_at: d.created_at,
+  };
+}
+
+export default defineResource({
+  typeName: 'agentplatform_export_destination',
+  schema: exportDestinationSchema,
+  validate,
+  plan,
+  create,
+  read,
+  update,
+  delete: remove,
+  import: importDestination,
+});

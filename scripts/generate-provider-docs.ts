@@ -1,0 +1,110 @@
+/**
+ * Writes the provider's documentation in the Terraform registry's layout from the schemas themselves:
+ * `docs/provider.md`, `docs/resources/<name>.md`, `docs/data-sources/<name>.md`. The attribute tables come from the
+ * schema definitions, the examples and import notes from each family's doc pages (`lib/provider/resources/*-docs.ts`),
+ * the provider page's sections from below. A test fails when the files drift from this.
+ * Run: npm run build && node dist/scripts/generate-provider-docs.js
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PROVIDER_SOURCE, PROVIDER_TYPE_NAME, packageRoot } from '../lib/provider/constants';
+import { renderDocPage, type DocPage } from '../lib/provider/framework/docs';
+import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
+import { registry } from '../lib/provider/registry';
+import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
+import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
+
+/** One documentation file: its path from the package root and its content. */
+export interface DocFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+const PROVIDER_EXAMPLE = `
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    agentplatform = { source = "${PROVIDER_SOURCE}" }
+  }
+}
+
+# The API key comes from AGENTPLATFORM_API_KEY; never write it into a configuration.
+provider "agentplatform" {
+  control_plane_url = "http://127.0.0.1:8123" # the local platform (npx agentplatform-local)
+}
+`;
+
+const PROVIDER_SECTIONS = `## Environment variables
+
+Each setting left out of the provider block is read from the environment:
+
+| Variable | Setting |
+|---|---|
+| \`${PROVIDER_ENV.apiKey}\` | \`api_key\` |
+| \`${PROVIDER_ENV.tenantId}\` | \`tenant_id\` |
+| \`${PROVIDER_ENV.controlPlaneUrl}\` | \`control_plane_url\` |
+| \`${PROVIDER_ENV.tracingUrl}\` | \`tracing_url\` |
+
+A plan without an API key stops with an error on \`api_key\` naming the variable.
+
+## Installation
+
+The provider is a Node.js program (Node.js 20.18 or later) that Terraform (1.11 or later, for write-only secrets)
+finds in the configuration's implied local mirror, with no registry and no CLI configuration:
+
+\`\`\`sh
+npx agentplatform-provider install --dir path/to/configuration
+cd path/to/configuration && terraform init
+\`\`\`
+
+The command writes the launcher to \`terraform.d/plugins/registry.terraform.io/${PROVIDER_SOURCE}/<version>/<os>_<arch>/\`
+and its checksum to \`.terraform.lock.hcl\` (entries of other providers are kept). Run it again after upgrading the
+package. cdktf stacks get both at synth, from the \`AgentPlatformProvider\` construct.
+
+## Using it with the local platform
+
+\`\`\`sh
+npx agentplatform-local --port 8123        # prints the URL and a dev API key
+export ${PROVIDER_ENV.controlPlaneUrl}=http://127.0.0.1:8123
+export ${PROVIDER_ENV.apiKey}=lp_...        # the dev api key line
+terraform apply
+\`\`\`
+
+\`examples/hcl/deployment\` is a complete configuration to try.
+`;
+
+/** Examples and import notes of each resource and data source, by type name (each family keeps its own). */
+const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES };
+
+const fileName = (typeName: string): string => typeName.slice(`${PROVIDER_TYPE_NAME}_`.length);
+
+function page(kind: 'resource' | 'data-source', typeName: string, schema: DocPage['schema']): DocFile {
+  const extra = PAGES[typeName];
+  if (!extra) throw new Error(`${typeName} has no documentation page: add its examples to the doc pages of its family (e.g. deployment-docs.ts)`);
+  const folder = kind === 'resource' ? 'resources' : 'data-sources';
+  return { path: `docs/${folder}/${fileName(typeName)}.md`, content: renderDocPage({ kind, typeName, schema, ...extra }) };
+}
+
+/** Every documentation file of the provider, rendered from the current schemas. */
+export function providerDocFiles(): DocFile[] {
+  const provider = renderDocPage({ kind: 'provider', typeName: PROVIDER_TYPE_NAME, schema: providerSchema, examples: [PROVIDER_EXAMPLE] });
+  return [
+    { path: 'docs/provider.md', content: `${provider}\n${PROVIDER_SECTIONS}` },
+    ...Object.entries(registry.resources).map(([typeName, load]) => page('resource', typeName, load().schema)),
+    ...Object.entries(registry.dataSources).map(([typeName, load]) => page('data-source', typeName, load().schema)),
+  ];
+}
+
+/** The HCL examples of every page, for checking them with `terraform validate`. */
+export function providerDocExamples(): string[] {
+  return [PROVIDER_EXAMPLE, ...Object.values(PAGES).flatMap((p) => p.examples ?? [])];
+}
+
+if (require.main === module) {
+  const root = packageRoot();
+  for (const file of providerDocFiles()) {
+    mkdirSync(dirname(join(root, file.path)), { recursive: true });
+    writeFileSync(join(root, file.path), file.content);
+    console.log(`wrote ${file.path}`);
+  }
+}

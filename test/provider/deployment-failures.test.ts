@@ -1,0 +1,123 @@
+/**
+ * `agentplatform_deployment` when things go wrong, through the real terraform: a failed revision, a name already
+ * taken, a create that runs out of time, Ctrl-C during a wait, and terraform killed during a wait. In every case the
+ * deployment that exists is in the state, and nothing of the provider outlives terraform.
+ */
+import { randomUUID } from 'node:crypto';
+import { FAST_TIMINGS, TestPlatform, githubDeployment, until } from './support/deployment-platform';
+import { collect, eventually, processesWithEnv } from './support/terraform';
+
+/** Terraform wraps diagnostics at 80 columns. */
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ');
+
+/** Fast until BUILDING, which lasts ten minutes: a create waits there until stopped. */
+const STUCK_IN_BUILDING = { ...FAST_TIMINGS, buildingMs: 600_000 };
+
+describe('agentplatform_deployment failures', () => {
+  let fast: TestPlatform;
+  let slow: TestPlatform;
+  beforeAll(async () => {
+    [fast, slow] = await Promise.all([TestPlatform.start(), TestPlatform.start(STUCK_IN_BUILDING)]);
+  });
+  afterAll(() => Promise.all([fast.close(), slow.close()]));
+
+  /** Waits until the platform has a deployment of that name in BUILDING, and the provider has polled it since. */
+  async function deploymentWaitedOn(lp: TestPlatform, name: string): Promise<string> {
+    let deployment: { id: string; latest_revision_id: string | null } | undefined;
+    const created = async () => (deployment = (await lp.client.listDeployments({ nameContains: name })).resources[0]) !== undefined;
+    expect(await until(created, 30_000)).toBe(true);
+    const { id, latest_revision_id: revisionId } = deployment!;
+    expect(await until(async () => (await lp.client.getRevision(id, revisionId!)).status === 'BUILDING')).toBe(true);
+    // From here on only the provider asks for this revision.
+    const polls = () => lp.requests.filter((line) => line.includes(`/revisions/${revisionId}`)).length;
+    const before = polls();
+    expect(await eventually(() => polls() > before)).toBe(true);
+    return id;
+  }
+
+  it('fails the apply on BUILD_FAILED, naming the revision and its status, and keeps the id in state', async () => {
+    const dir = fast.terraform();
+    const name = fast.uniqueName('broken');
+    dir.configure(githubDeployment('agent', { name, repo_ref: 'main#fail-build' }));
+    expect((await dir.init()).code).toBe(0);
+
+    const result = await dir.apply();
+
+    expect(result.code).toBe(1);
+    const instance = dir.instance('agentplatform_deployment.agent');
+    const { id, latest_revision_id: revisionId } = instance.attributes as { id: string; latest_revision_id: string };
+    expect(result.stderr).toContain(`Error: Deployment "${name}": revision ${revisionId} ended in BUILD_FAILED`);
+    expect(instance).toMatchObject({ status: 'tainted', attributes: { revision_status: 'BUILD_FAILED' } });
+    expect((await fast.client.getDeployment(id)).name).toBe(name);
+    expect((await fast.client.getRevision(id, revisionId)).status).toBe('BUILD_FAILED');
+  });
+
+  it('refuses a name already taken, with the command that imports the existing deployment', async () => {
+    const name = fast.uniqueName('taken');
+    const existing = await fast.client.createDeployment({ name, source: 'github', source_config: { repo_url: 'https://github.com/acme/agent' } });
+    const dir = fast.terraform();
+    dir.configure(githubDeployment('agent', { name }));
+    expect((await dir.init()).code).toBe(0);
+
+    const result = await dir.apply();
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: Deployment name already taken');
+    expect(result.stderr).toContain(`terraform import agentplatform_deployment.<name> ${existing.id}`);
+    expect(result.stderr).toContain(`id = "${existing.id}"`);
+    expect(result.stderr).toMatch(/on main\.tf line \d+, in resource "agentplatform_deployment" "agent":\s+\d+:\s+name = /);
+    expect(JSON.parse(dir.stateText()).resources).toEqual([]);
+  });
+
+  it('times out a create, naming the last status seen, and keeps the id in state', async () => {
+    const dir = slow.terraform();
+    dir.configure(githubDeployment('agent', { name: slow.uniqueName('slow') }, '  timeouts = { create = "1s" }\n'));
+    expect((await dir.init()).code).toBe(0);
+
+    const result = await dir.apply();
+
+    expect(result.code).toBe(1);
+    const { id, latest_revision_id: revisionId } = dir.instance('agentplatform_deployment.agent').attributes as { id: string; latest_revision_id: string };
+    expect(result.stderr).toContain('create timed out');
+    expect(oneLine(result.stderr)).toContain(`Timed out after 1s waiting for revision ${revisionId} to be DEPLOYED; last status BUILDING`);
+    expect((await slow.client.getDeployment(id)).latest_revision_id).toBe(revisionId);
+  });
+
+  it('ends a wait cleanly on Ctrl-C, keeping the id in state', async () => {
+    const dir = slow.terraform();
+    const name = slow.uniqueName('interrupted');
+    dir.configure(githubDeployment('agent', { name }));
+    expect((await dir.init()).code).toBe(0);
+    const child = dir.tf.start(['apply', '-auto-approve', '-input=false', '-no-color']);
+    const done = collect(child);
+    const id = await deploymentWaitedOn(slow, name);
+
+    // Ctrl-C in a terminal signals the whole process group; the provider ignores it and waits for StopProvider.
+    process.kill(-child.pid!, 'SIGINT');
+    const result = await done;
+
+    expect(result.stdout).toContain('Interrupt received');
+    expect(result.stderr).toContain(`Deployment "${name}": create interrupted`);
+    expect(oneLine(result.stderr)).toContain('last status BUILDING');
+    expect(result.stderr).not.toContain('panic');
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id, revision_status: 'BUILDING' });
+  });
+
+  it('leaves no provider process behind when terraform is killed mid-wait', async () => {
+    const marker = `DEPLOYMENT_TEST_RUN=${randomUUID()}`;
+    const dir = slow.terraform({ DEPLOYMENT_TEST_RUN: marker.split('=')[1] });
+    const name = slow.uniqueName('killed');
+    dir.configure(githubDeployment('agent', { name }));
+    expect((await dir.init()).code).toBe(0);
+    const child = dir.tf.start(['apply', '-auto-approve', '-input=false', '-no-color']);
+    const done = collect(child);
+    await deploymentWaitedOn(slow, name);
+    const provider = processesWithEnv(marker).filter((pid) => pid !== child.pid);
+    expect(provider.length).toBeGreaterThan(0);
+
+    child.kill('SIGKILL');
+    await done;
+
+    expect(await eventually(() => processesWithEnv(marker).length === 0, 10_000)).toBe(true);
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * What the provider refuses before calling the API, each time against the attribute at fault, and what it never
+ * lets out: secrets stay out of the state file, the plan output and the logs, even at TRACE level.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TestPlatform, githubDeployment } from './support/deployment-platform';
+import { DIST_ENTRY, TerraformDir, providerConfig } from './support/terraform';
+
+const SECRET = 'sk-test-4f1d9a7c2b-never-shown';
+const NEW_SECRET = 'sk-test-8e3b5d0a91-rotated';
+
+/** The diagnostic block (summary to the next one) terraform printed for `summary` at `resource`'s `attribute` line. */
+function diagnosticAt(stderr: string, summary: string, resource: string, attribute: string): boolean {
+  const blocks = stderr.split(/\n(?=│? ?Error: |Warning: )/);
+  return blocks.some((b) => b.includes(`Error: ${summary}`) && b.includes(`in ${resource}:`) && new RegExp(`\\d+:\\s+${attribute}\\s+=`).test(b));
+}
+
+describe('agentplatform_deployment input checks and secrets', () => {
+  let lp: TestPlatform;
+  beforeAll(async () => {
+    lp = await TestPlatform.start();
+  });
+  afterAll(() => lp.close());
+
+  it('reports each invalid argument at validate time, on its attribute', async () => {
+    const dir = lp.terraform();
+    dir.configure(
+      [
+        githubDeployment('unknown_source', { name: 'a', source: 'gitlab' }),
+        githubDeployment('tag_and_push', { name: 'b', repo_ref: 'refs/tags/v1.0.0', build_on_push: true }),
+        githubDeployment('image_for_github', { name: 'c', image_uri: 'registry.example.com/agent:1' }),
+        githubDeployment('bad_name', { name: '-leading-dash' }),
+        `resource "agentplatform_deployment" "no_repo" {\n  name   = "d"\n  source = "github"\n}\n`,
+        `resource "agentplatform_deployment" "docker_ref" {\n  name      = "e"\n  source    = "external_docker"\n  image_uri = "registry.example.com/agent:1"\n  repo_ref  = "main"\n}\n`,
+        githubDeployment('scales', { name: 'f' }, '  resource_spec = { min_scale = 3, max_scale = 2 }\n'),
+        `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  secrets         = { "not-an-env-name" = "x" }\n  secrets_version = 1\n}\n`,
+        `data "agentplatform_revisions" "zero" {\n  deployment_id = "6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24"\n  limit = 0\n}\n`,
+      ].join('\n'),
+    );
+    expect((await dir.init()).code).toBe(0);
+
+    const result = await dir.tf.run(['validate', '-no-color']);
+
+    expect(result.code).toBe(1);
+    const { stderr } = result;
+    expect(stderr).toContain('must be one of "github", "external_docker"; got "gitlab"');
+    expect(diagnosticAt(stderr, 'Invalid source', 'resource "agentplatform_deployment" "unknown_source"', 'source')).toBe(true);
+    expect(stderr).toContain('`build_on_push` must be false when `repo_ref` is a tag');
+    expect(diagnosticAt(stderr, 'Invalid build_on_push', 'resource "agentplatform_deployment" "tag_and_push"', 'build_on_push')).toBe(true);
+    expect(diagnosticAt(stderr, 'Invalid image_uri', 'resource "agentplatform_deployment" "image_for_github"', 'image_uri')).toBe(true);
+    expect(diagnosticAt(stderr, 'Invalid name', 'resource "agentplatform_deployment" "bad_name"', 'name')).toBe(true);
+    expect(stderr).toMatch(/Error: Missing repo_url[\s\S]*in resource "agentplatform_deployment" "no_repo"/);
+    expect(diagnosticAt(stderr, 'Invalid repo_ref', 'resource "agentplatform_deployment" "docker_ref"', 'repo_ref')).toBe(true);
+    // Inside an object expression terraform can only point at the resource: the summary names the attribute.
+    expect(stderr).toMatch(/Error: Invalid resource_spec\.min_scale[\s\S]*`min_scale` \(3\) must be at most `max_scale` \(2\)/);
+    expect(stderr).toMatch(/Error: Missing image_uri[\s\S]*in resource "agentplatform_deployment" "docker_secrets"/);
+    expect(stderr).toContain('"not-an-env-name" is not an environment variable name');
+    expect(diagnosticAt(stderr, 'Invalid limit', 'data "agentplatform_revisions" "zero"', 'limit')).toBe(true);
+    expect(stderr).toContain('must be at least 1; got 0');
+  });
+
+  it('stops the plan clearly when no API key is configured', async () => {
+    const tf = TerraformDir.create(DIST_ENTRY, { AGENTPLATFORM_CONTROL_PLANE_URL: lp.platform.url });
+    try {
+      tf.write('main.tf', `${providerConfig()}\n${githubDeployment('agent', { name: 'keyless' })}`);
+      expect((await tf.run(['init', '-input=false', '-no-color'])).code).toBe(0);
+
+      const result = await tf.run(['plan', '-input=false', '-no-color']);
+
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('Error: Missing API key');
+      expect(result.stderr).toContain('AGENTPLATFORM_API_KEY');
+      expect(result.stderr).toContain('with provider["registry.terraform.io/agentplatform/agentplatform"]');
+    } finally {
+      tf.remove();
+    }
+  });
+
+  it('sends secrets on create and on a version change, and never shows or stores them', async () => {
+    const dir = lp.terraform({ TF_LOG: 'TRACE' });
+    const logFile = join(dir.tf.dir, 'terraform.log');
+    dir.tf.env.TF_LOG_PATH = logFile;
+    const name = lp.uniqueName('secrets');
+    const configure = (secret: string, version: number) =>
+      dir.configure(githubDeployment('agent', { name, secrets_version: version }, `  secrets = { OPENAI_API_KEY = "${secret}", DB_PASSWORD = "${secret}-db" }\n`));
+    configure(SECRET, 1);
+    expect((await dir.init()).code).toBe(0);
+    const outputs: string[] = [];
+    const run = async (result: Promise<{ code: number | null; stdout: string; stderr: string }>) => {
+      const r = await result;
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+
+    const created = await run(dir.apply());
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/secrets\s+= \(write-only attribute\)/);
+    const { id, latest_revision_id: firstRevision } = dir.instance('agentplatform_deployment.agent').attributes as { id: string; latest_revision_id: string };
+    expect((await lp.client.getDeployment(id)).secrets).toEqual(expect.arrayContaining([{ name: 'OPENAI_API_KEY' }, { name: 'DB_PASSWORD' }]));
+    expect((await run(dir.plan())).code).toBe(0);
+
+    // A new value alone is invisible to terraform; with a new secrets_version it is sent and deploys a new revision.
+    configure(NEW_SECRET, 2);
+    const rotatePlan = await run(dir.plan());
+    expect(rotatePlan.code).toBe(2);
+    expect(rotatePlan.stdout).toMatch(/secrets_version\s+= 1 -> 2/);
+    expect((await run(dir.apply())).code).toBe(0);
+    const rotated = dir.instance('agentplatform_deployment.agent').attributes;
+    expect(rotated).toMatchObject({ id, secrets: null, secrets_version: 2, revision_status: 'DEPLOYED' });
+    expect(rotated.latest_revision_id).not.toBe(firstRevision);
+
+    const everything = [dir.stateText(), readFileSync(logFile, 'utf8'), ...outputs, ...lp.requests].join('\n');
+    expect(readFileSync(logFile, 'utf8')).toContain('provider.agentplatform');
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain(NEW_SECRET);
+  });
+});

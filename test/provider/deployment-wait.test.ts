@@ -1,0 +1,146 @@
+/**
+ * The waiters of `agentplatform_deployment` against the local platform over real HTTP: the adaptive poll schedule,
+ * success (DEPLOYED, SKIPPED, a superseding revision after INTERRUPTED), failure, time limit, stop, transient
+ * server errors, and deletion.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ControlPlaneClient } from '../../lib/api/control-plane';
+import { createLogger } from '../../lib/provider/log';
+import { DEFAULT_POLL_SCHEDULE, PollInterval, WaitError, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { FAST_TIMINGS, TestPlatform, until } from './support/deployment-platform';
+
+const log = createLogger(undefined);
+const never = new AbortController().signal;
+const github = (name: string, repoRef = 'main') => ({
+  name,
+  source: 'github' as const,
+  source_config: { repo_url: 'https://github.com/acme/agent' },
+  source_revision_config: { repo_ref: repoRef },
+});
+
+describe('PollInterval', () => {
+  it('starts quick, grows by the factor up to the cap, and starts over when the status changes', () => {
+    const interval = new PollInterval({ initialMs: 100, factor: 2, maxMs: 500 });
+    expect([false, false, false, false, false].map((c) => interval.next(c))).toEqual([100, 200, 400, 500, 500]);
+    expect(interval.next(true)).toBe(100);
+    expect(interval.next(false)).toBe(200);
+  });
+
+  it('defaults to 100 ms, x1.5, at most 5 s', () => {
+    expect(DEFAULT_POLL_SCHEDULE).toEqual({ initialMs: 100, factor: 1.5, maxMs: 5000 });
+  });
+});
+
+describe('waiting for revisions and deletions', () => {
+  let fast: TestPlatform;
+  let slow: TestPlatform;
+  beforeAll(async () => {
+    [fast, slow] = await Promise.all([
+      TestPlatform.start(),
+      TestPlatform.start({ ...FAST_TIMINGS, buildingMs: 600_000, deployingMs: 1_000, deleteDelayMs: 600_000 }),
+    ]);
+  });
+  afterAll(() => Promise.all([fast.close(), slow.close()]));
+
+  const polls = (lp: TestPlatform, revisionId: string) => lp.requests.filter((line) => line.startsWith(`GET `) && line.includes(`/revisions/${revisionId}`)).length;
+
+  it('returns the DEPLOYED revision, polling a few times per status', async () => {
+    const d = await fast.client.createDeployment(github(fast.uniqueName('ok')));
+    const revision = await waitForRevision({ client: fast.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+    expect(revision).toMatchObject({ id: d.latest_revision_id, status: 'DEPLOYED' });
+    // Six 20 ms steps: the quick polls after each change catch up without piling up requests.
+    expect(polls(fast, d.latest_revision_id!)).toBeLessThanOrEqual(8);
+  });
+
+  it('ends with the failed status, naming the revision', async () => {
+    const d = await fast.client.createDeployment(github(fast.uniqueName('fail'), 'main#fail-deploy'));
+    const failure = waitForRevision({ client: fast.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+    await expect(failure).rejects.toMatchObject({ reason: 'failed', lastStatus: 'DEPLOY_FAILED', revisionId: d.latest_revision_id, message: expect.stringContaining(`revision ${d.latest_revision_id}`) });
+  });
+
+  it('counts a superseded revision (SKIPPED) as done', async () => {
+    const d = await fast.client.createDeployment(github(fast.uniqueName('skip')));
+    await fast.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'next' } });
+    const revision = await waitForRevision({ client: fast.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+    expect(revision.status).toBe('SKIPPED');
+  });
+
+  it('follows the newer revision when its own was INTERRUPTED', async () => {
+    const timings = { ...FAST_TIMINGS, deployingMs: 1_000 };
+    const lp = await TestPlatform.start(timings);
+    try {
+      const d = await lp.client.createDeployment(github(lp.uniqueName('interrupt')));
+      expect(await until(async () => (await lp.client.getRevision(d.id, d.latest_revision_id!)).status === 'DEPLOYING')).toBe(true);
+      const next = await lp.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'next' } });
+      const revision = await waitForRevision({ client: lp.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+      expect(revision).toMatchObject({ id: next.latest_revision_id, status: 'DEPLOYED' });
+    } finally {
+      await lp.close();
+    }
+  });
+
+  it('gives up at the time limit, naming the last status', async () => {
+    const d = await slow.client.createDeployment(github(slow.uniqueName('late')));
+    const revisionId = d.latest_revision_id!;
+    expect(await until(async () => (await slow.client.getRevision(d.id, revisionId)).status === 'BUILDING')).toBe(true);
+    const wait = waitForRevision({ client: slow.client, deploymentId: d.id, revisionId, timeoutMs: 300, signal: never, log });
+    await expect(wait).rejects.toThrow(new WaitError('timed-out', `timed out after 300ms waiting for revision ${revisionId} to be DEPLOYED; last status BUILDING`, 'BUILDING'));
+  });
+
+  it('stops at once when terraform asks the provider to stop', async () => {
+    const d = await slow.client.createDeployment(github(slow.uniqueName('stop')));
+    const stop = new AbortController();
+    const wait = waitForRevision({ client: slow.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 600_000, signal: stop.signal, log });
+    expect(await until(async () => polls(slow, d.latest_revision_id!) > 0)).toBe(true);
+    stop.abort();
+    await expect(wait).rejects.toMatchObject({ reason: 'stopped', message: expect.stringContaining('because terraform is stopping; last status') });
+  });
+
+  it('waits through server errors the transport gave up on', async () => {
+    const { server, url, failures } = await flakyProxy(fast.platform.url, 3);
+    const client = new ControlPlaneClient({ baseUrl: url, auth: { kind: 'api-key', apiKey: fast.platform.devApiKey }, retry: { maxRetries: 0 } });
+    try {
+      const d = await fast.client.createDeployment(github(fast.uniqueName('flaky')));
+      const revision = await waitForRevision({ client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+      expect(revision.status).toBe('DEPLOYED');
+      expect(failures()).toBe(3);
+    } finally {
+      await client.close();
+      server.close();
+    }
+  });
+
+  it('waits until a deleted deployment is gone, or says it is still being deleted', async () => {
+    const gone = await fast.client.createDeployment(github(fast.uniqueName('gone')));
+    await fast.client.deleteDeployment(gone.id);
+    await waitForDeletion({ client: fast.client, deploymentId: gone.id, timeoutMs: 10_000, signal: never, log });
+    await expect(fast.client.getDeployment(gone.id)).rejects.toMatchObject({ status: 404 });
+
+    const lingering = await slow.client.createDeployment(github(slow.uniqueName('lingering')));
+    await slow.client.deleteDeployment(lingering.id);
+    const wait = waitForDeletion({ client: slow.client, deploymentId: lingering.id, timeoutMs: 300, signal: never, log });
+    await expect(wait).rejects.toMatchObject({
+      reason: 'timed-out',
+      message: `timed out after 300ms waiting for deployment ${lingering.id} to be deleted; last status AWAITING_DELETE`,
+    });
+  });
+});
+
+/** A loopback proxy that answers the first `count` revision GETs with 503, then forwards everything. */
+async function flakyProxy(target: string, count: number): Promise<{ server: Server; url: string; failures: () => number }> {
+  let failed = 0;
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.includes('/revisions/') && failed < count) {
+      failed++;
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"try again"}');
+      return;
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection')) as Record<string, string>;
+    void fetch(`${target}${req.url}`, { method: req.method, headers }).then(async (upstream) => {
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await upstream.arrayBuffer()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, failures: () => failed };
+}

@@ -1,0 +1,126 @@
+/**
+ * What the export resources refuse at plan time, before any API call, each time on the attribute at fault: a filter
+ * the platform's parser rejects (with its caret), `interval_hours` out of 1–168, both or neither of `end_time` and
+ * `interval_hours`, an unknown field in `export_fields`; the platform's own refusals on their attribute; and the API constants the provider repeats (to stay
+ * zod-free at start-up) equal to the API's own.
+ */
+import { validateFilter } from '../../lib/api/filter';
+import { DEFAULT_FORMAT_VERSION, FINAL_BULK_EXPORT_STATUSES, FORMAT_VERSIONS, INTERVAL_HOURS_MAX, INTERVAL_HOURS_MIN } from '../../lib/api/schemas/bulk-export';
+import {
+  DEFAULT_EXPORT_FORMAT_VERSION,
+  EXPORT_FORMAT_VERSIONS,
+  FINAL_EXPORT_STATUSES,
+  INTERVAL_HOURS,
+} from '../../lib/provider/resources/bulk-export-checks';
+import { ExportTestPlatform, diagnostic, diagnostics, flat } from './support/export-platform';
+
+const DESTINATION_ID = '0b7e4a6c-3f21-4d8e-9c55-2a1f6e9b3d70';
+const SESSION_ID = '3f0e9b1c-6a2d-4c8e-b7f5-1d9a0c4e2b68';
+const BAD_FILTER = 'and(eq(run_type, "llm"), gt(total_tokens 1000))';
+
+function bulkExport(label: string, attributes: string): string {
+  return `resource "agentplatform_bulk_export" "${label}" {
+  destination_id = "${DESTINATION_ID}"
+  session_id     = "${SESSION_ID}"
+  start_time     = "2025-01-01T00:00:00Z"
+${attributes}
+}
+`;
+}
+
+/** Whether `block` points at `attribute`'s line of resource `label`. */
+function pointsAt(block: string | undefined, type: string, label: string, attribute: string): boolean {
+  return !!block && block.includes(`in resource "${type}" "${label}":`) && new RegExp(`\\d+:\\s+${attribute}\\s+=`).test(block);
+}
+
+describe('export resources: input checks', () => {
+  let lp: ExportTestPlatform;
+  beforeAll(async () => {
+    lp = await ExportTestPlatform.start();
+  });
+  afterAll(() => lp.close());
+
+  it('reports each invalid argument at plan time, on its attribute, before calling the API', async () => {
+    const dir = lp.terraform();
+    dir.configure(
+      [
+        bulkExport('bad_filter', `  end_time = "2025-01-02T00:00:00Z"\n  filter   = ${JSON.stringify(BAD_FILTER)}`),
+        bulkExport('zero_hours', '  interval_hours = 0'),
+        bulkExport('too_many_hours', '  interval_hours = 169'),
+        bulkExport('both', '  end_time       = "2025-01-02T00:00:00Z"\n  interval_hours = 24'),
+        bulkExport('neither', ''),
+        bulkExport('unknown_field', '  end_time      = "2025-01-02T00:00:00Z"\n  export_fields = ["id", "run_typ", "total_tokens"]'),
+        bulkExport('backwards', '  end_time = "2024-12-31T00:00:00Z"'),
+        `resource "agentplatform_export_destination" "version_only" {
+  display_name        = "x"
+  bucket_name         = "b"
+  credentials_version = 1
+}
+`,
+      ].join('\n'),
+    );
+    expect((await dir.init()).code).toBe(0);
+    const before = lp.requests.length;
+
+    const { code, stderr } = await dir.plan();
+
+    expect(code).toBe(1);
+    expect(lp.requests.length).toBe(before);
+    const type = 'agentplatform_bulk_export';
+
+    const filter = diagnostic(stderr, 'Invalid filter');
+    expect(pointsAt(filter, type, 'bad_filter', 'filter')).toBe(true);
+    // the platform parser's own message: the position, and a caret under the offending token
+    const parsed = validateFilter(BAD_FILTER);
+    expect(parsed.ok).toBe(false);
+    expect(filter).toContain((parsed as { error: Error }).error.message);
+    const lines = filter!.split('\n');
+    const shown = lines.findIndex((line) => line.trim() === BAD_FILTER);
+    expect(lines[shown + 1]!.indexOf('^')).toBe(lines[shown]!.indexOf('1000'));
+
+    const hours = diagnostics(stderr, 'Invalid interval_hours');
+    const zero = hours.find((b) => b.includes('"zero_hours"'));
+    expect(pointsAt(zero, type, 'zero_hours', 'interval_hours')).toBe(true);
+    expect(zero).toContain('must be at least 1; got 0.');
+    const tooMany = hours.find((b) => b.includes('"too_many_hours"'));
+    expect(pointsAt(tooMany, type, 'too_many_hours', 'interval_hours')).toBe(true);
+    expect(tooMany).toContain('must be at most 168; got 169.');
+
+    expect(pointsAt(diagnostic(stderr, 'Conflicting end_time and interval_hours'), type, 'both', 'end_time')).toBe(true);
+    const neither = diagnostic(stderr, 'Missing end_time or interval_hours');
+    expect(neither).toContain(`in resource "${type}" "neither":`);
+    expect(flat(neither)).toContain('Set `end_time` for a one-off export of the range, or `interval_hours` for a scheduled export');
+
+    const field = diagnostic(stderr, 'Invalid export_fields[1]');
+    expect(pointsAt(field, type, 'unknown_field', 'export_fields')).toBe(true);
+    expect(flat(field)).toContain('"run_typ" is not an exportable field; did you mean "run_type"?');
+
+    expect(pointsAt(diagnostic(stderr, 'Invalid end_time'), type, 'backwards', 'end_time')).toBe(true);
+    expect(pointsAt(diagnostic(stderr, 'credentials_version without credentials'), 'agentplatform_export_destination', 'version_only', 'credentials_version')).toBe(true);
+  });
+
+  it('shows the platform\'s refusal of a create on the attribute it names', async () => {
+    const dir = lp.terraform();
+    dir.configure(bulkExport('dangling', '  end_time = "2025-01-02T00:00:00Z"'));
+    expect((await dir.init()).code).toBe(0);
+
+    const { code, stderr } = await dir.apply();
+
+    expect(code).toBe(1);
+    expect(lp.requests.some((line) => line.startsWith('POST /api/v1/bulk-exports 422'))).toBe(true);
+    const refusals = diagnostics(stderr, 'The platform refused to create the bulk export');
+    const destination = refusals.find((b) => flat(b).includes(`bulk export destination ${DESTINATION_ID} not found`));
+    expect(pointsAt(destination, 'agentplatform_bulk_export', 'dangling', 'destination_id')).toBe(true);
+    const project = refusals.find((b) => flat(b).includes(`tracing project ${SESSION_ID} not found`));
+    expect(pointsAt(project, 'agentplatform_bulk_export', 'dangling', 'session_id')).toBe(true);
+    expect(dir.stateText()).not.toContain('agentplatform_bulk_export');
+  });
+
+  it('repeats the API constants exactly', () => {
+    expect(EXPORT_FORMAT_VERSIONS).toEqual(FORMAT_VERSIONS);
+    expect(DEFAULT_EXPORT_FORMAT_VERSION).toBe(DEFAULT_FORMAT_VERSION);
+    expect(INTERVAL_HOURS).toEqual({ min: INTERVAL_HOURS_MIN, max: INTERVAL_HOURS_MAX });
+    expect(FINAL_EXPORT_STATUSES).toEqual(FINAL_BULK_EXPORT_STATUSES);
+  });
+});
+

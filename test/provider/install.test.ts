@@ -1,0 +1,141 @@
+/**
+ * Offline installation as a library and as a CLI: launcher, package hash, lock file merging, idempotence.
+ * (That terraform accepts the hash is proven in terraform-install.test.ts: a wrong one fails `terraform init`.)
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROVIDER_ADDRESS, PROVIDER_VERSION, packageRoot } from '../../lib/provider/constants';
+import { main } from '../../lib/provider/cli';
+import { installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/provider/install';
+import { createLogger, logLevelFromEnv } from '../../lib/provider/log';
+
+const dirs: string[] = [];
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'provider-install-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const OTHER_PROVIDER = `provider "registry.terraform.io/hashicorp/aws" {
+  version     = "5.0.0"
+  constraints = "~> 5.0"
+  hashes = [
+    "h1:abc=",
+    "zh:def",
+  ]
+}
+`;
+
+describe('installProvider', () => {
+  it('writes an executable launcher into the implied local mirror and a lock file with its hash', () => {
+    const dir = tempDir();
+    const result = installProvider({ dir, nodePath: '/opt/node/bin/node', entryPoint: '/srv/app/main.js' });
+
+    const expectedDir = join(dir, 'terraform.d/plugins', PROVIDER_ADDRESS, PROVIDER_VERSION, terraformPlatform());
+    expect(result.packageDir).toBe(expectedDir);
+    expect(result.launcherPath).toBe(join(expectedDir, `terraform-provider-agentplatform_v${PROVIDER_VERSION}`));
+    expect(statSync(result.launcherPath).mode & 0o111).toBe(0o111);
+    expect(readFileSync(result.launcherPath, 'utf8')).toBe(launcherScript('/opt/node/bin/node', '/srv/app/main.js'));
+    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`exec '/opt/node/bin/node' '/srv/app/main.js' "$@"`);
+    expect(readFileSync(result.lockFilePath!, 'utf8')).toBe(
+      `# This file is maintained automatically by "terraform init".\n# Manual edits may be lost in future updates.\n\n` +
+        `provider "${PROVIDER_ADDRESS}" {\n  version = "${PROVIDER_VERSION}"\n  hashes = [\n    "${result.hash}",\n  ]\n}\n`,
+    );
+  });
+
+  it('hashes the package directory as terraform does (dirhash Hash1)', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'b'), 'two');
+    writeFileSync(join(dir, 'a'), 'one');
+    writeFileSync(join(dir, 'sub', 'c'), 'three');
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    const summary = `${sha('one')}  a\n${sha('two')}  b\n${sha('three')}  sub/c\n`;
+    expect(packageHash(dir)).toBe(`h1:${createHash('sha256').update(summary).digest('base64')}`);
+  });
+
+  it('is idempotent and keeps other providers in an existing lock file', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '.terraform.lock.hcl'), `# header\n\n${OTHER_PROVIDER}`);
+    const first = installProvider({ dir });
+    const lock = readFileSync(first.lockFilePath!, 'utf8');
+    const second = installProvider({ dir });
+
+    expect(second.hash).toBe(first.hash);
+    expect(readFileSync(second.lockFilePath!, 'utf8')).toBe(lock);
+    expect(lock).toContain(OTHER_PROVIDER);
+    expect(lock.indexOf(PROVIDER_ADDRESS)).toBeLessThan(lock.indexOf('hashicorp/aws'));
+  });
+
+  it('replaces the entry of an older version of this provider', () => {
+    const old = mergeLockFile('', PROVIDER_ADDRESS, '0.0.1', ['h1:old=']);
+    const merged = mergeLockFile(old + '\n' + OTHER_PROVIDER, PROVIDER_ADDRESS, '0.2.0', ['h1:new=']);
+    expect(merged).not.toContain('h1:old=');
+    expect(merged).toContain('version = "0.2.0"');
+    expect(merged.match(/provider "/g)).toHaveLength(2);
+  });
+
+  it('maps platforms to terraform names', () => {
+    expect(terraformPlatform('linux', 'x64')).toBe('linux_amd64');
+    expect(terraformPlatform('darwin', 'arm64')).toBe('darwin_arm64');
+    expect(() => terraformPlatform('aix', 'ppc64')).toThrow('no platform');
+  });
+});
+
+describe('agentplatform-provider CLI', () => {
+  it('installs into --dir and says where', () => {
+    const dir = tempDir();
+    const output: string[] = [];
+    expect(main(['install', '--dir', dir], (t) => output.push(t))).toBe(0);
+    expect(output.join('')).toContain(`Installed agentplatform/agentplatform ${PROVIDER_VERSION}`);
+    expect(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8')).toContain(PROVIDER_ADDRESS);
+  });
+
+  it('runs as the package bin, from the compiled code', () => {
+    const dir = tempDir();
+    const result = spawnSync(process.execPath, [join(packageRoot(), 'bin', 'agentplatform-provider.js'), 'install', `--dir=${dir}`], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(readFileSync(join(dir, '.terraform.lock.hcl'), 'utf8')).toContain(PROVIDER_ADDRESS);
+  });
+
+  it('rejects unknown commands and arguments with the usage', () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(main(['uninstall'])).toBe(2);
+      expect(main(['install', '--force'])).toBe(2);
+      expect(String(stderr.mock.calls[0]![0])).toContain('Usage: agentplatform-provider install [--dir DIR]');
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});
+
+describe('provider logs', () => {
+  it('follow TF_LOG_PROVIDER, then TF_LOG, and write nothing when neither is set', () => {
+    expect(logLevelFromEnv({})).toBeUndefined();
+    expect(logLevelFromEnv({ TF_LOG: 'info' })).toBe('INFO');
+    expect(logLevelFromEnv({ TF_LOG: 'info', TF_LOG_PROVIDER: 'trace' })).toBe('TRACE');
+    expect(logLevelFromEnv({ TF_LOG: 'json' })).toBe('TRACE');
+    expect(logLevelFromEnv({ TF_LOG: 'off' })).toBeUndefined();
+  });
+
+  it('prefix every line with its level and drop lines below the level', () => {
+    const dir = tempDir();
+    const path = join(dir, 'log');
+    writeFileSync(path, '');
+    const fd = openSync(path, 'a');
+    const log = createLogger('WARN', fd);
+    log.info('hidden');
+    log.warn('two\nlines');
+    log.error('bad');
+    closeSync(fd);
+    expect(readFileSync(path, 'utf8')).toBe(
+      '[WARN] provider.agentplatform: two\n[WARN] provider.agentplatform: lines\n[ERROR] provider.agentplatform: bad\n',
+    );
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * The provider process as go-plugin sees it: the handshake line, mutual TLS with terraform's pinned certificate,
+ * Shutdown, SIGINT, and crashes reported as panics.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import * as http2 from 'node:http2';
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../lib/provider/main';
+import { createServerCertificate } from '../../lib/provider/plugin/certificate';
+import { DIST_ENTRY, EXAMPLE_ENTRY, collect, isRunning } from './support/terraform';
+
+const terraformCert = createServerCertificate();
+const HANDSHAKE = /^1\|6\|tcp\|127\.0\.0\.1:(\d+)\|grpc\|([A-Za-z0-9+/]+)\n$/;
+
+interface Launched {
+  readonly child: ChildProcess;
+  readonly line: string;
+  readonly port: number;
+  readonly certDer: Buffer;
+}
+
+const children: ChildProcess[] = [];
+afterAll(() => children.forEach((c) => isRunning(c.pid!) && c.kill('SIGKILL')));
+
+function launch(entry = DIST_ENTRY, env: NodeJS.ProcessEnv = {}): Promise<Launched> {
+  const child = spawn(process.execPath, [entry], {
+    env: {
+      PATH: process.env.PATH,
+      [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
+      PLUGIN_PROTOCOL_VERSIONS: '5,6',
+      PLUGIN_MIN_PORT: '20000',
+      PLUGIN_MAX_PORT: '20999',
+      PLUGIN_CLIENT_CERT: terraformCert.certPem,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => {
+      const line = chunk.toString();
+      const m = HANDSHAKE.exec(line);
+      if (!m) return reject(new Error(`unexpected handshake ${JSON.stringify(line)}`));
+      resolve({ child, line, port: Number(m[1]), certDer: Buffer.from(m[2]!, 'base64') });
+    });
+    child.once('error', reject);
+  });
+}
+
+function callShutdown(launched: Launched): Promise<string | undefined> {
+  const pem = new X509Certificate(launched.certDer).toString();
+  const session = http2.connect(`https://localhost:${launched.port}`, { ca: pem, cert: terraformCert.certPem, key: terraformCert.keyPem });
+  session.on('error', () => undefined);
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':method': 'POST', ':path': '/plugin.GRPCController/Shutdown', 'content-type': 'application/grpc' });
+    let status: string | undefined;
+    stream.on('trailers', (t) => (status = String(t['grpc-status'])));
+    stream.on('error', reject);
+    stream.on('close', () => {
+      session.close();
+      resolve(status);
+    });
+    stream.resume();
+    stream.end(Buffer.alloc(5));
+  });
+}
+
+describe('the provider process', () => {
+  it('prints exactly the handshake line: a port in the offered range and its certificate without padding', async () => {
+    const launched = await launch();
+    expect(launched.line).toMatch(HANDSHAKE);
+    expect(launched.line).not.toContain('=');
+    expect(launched.port).toBeGreaterThanOrEqual(20000);
+    expect(launched.port).toBeLessThanOrEqual(20999);
+    const cert = new X509Certificate(launched.certDer);
+    expect(cert.subjectAltName).toContain('DNS:localhost');
+    expect(cert.ca).toBe(true);
+    expect(await callShutdown(launched)).toBe('0');
+  });
+
+  it('ignores SIGINT and exits on GRPCController/Shutdown', async () => {
+    const launched = await launch();
+    const exited = new Promise<number | null>((resolve) => launched.child.once('exit', resolve));
+    launched.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(isRunning(launched.child.pid!)).toBe(true);
+
+    expect(await callShutdown(launched)).toBe('0');
+    expect(await exited).toBe(0);
+  });
+
+  it('reports a crash as a panic on stderr and exits with 2', async () => {
+    const launched = await launch(EXAMPLE_ENTRY, { EXAMPLE_PANIC: 'something broke' });
+    const result = await collect(launched.child);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^panic: something broke\nError: something broke\n\s+at /);
+  });
+});
