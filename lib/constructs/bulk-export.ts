@@ -1,0 +1,69 @@
+/**
+ * `BulkExport`: a one-off bulk export of a range of a tracing project's runs, optionally waited for until it is
+ * Completed (a failed export fails the deploy with its runs' errors).
+ */
+import { Construct } from 'constructs';
+import { positiveDurationProblem } from './checks';
+import type { Duration } from './duration';
+import { Violations, messages } from './errors';
+import { instantOf, queryAttributes, timeAttribute, type ExportQueryProps, type ExportTime } from './export-query';
+import { TfBulkExport } from './generated/bulk-export';
+
+/** Props of {@link BulkExport}. */
+export interface BulkExportProps extends ExportQueryProps {
+  /** Start of the range of runs. */
+  readonly start: ExportTime;
+  /** End of the range, after `start`. */
+  readonly end: ExportTime;
+  /**
+   * Wait on deploy until the export is Completed; Failed or TimedOut fail the deploy.
+   * @default false
+   */
+  readonly waitForCompletion?: boolean;
+  /**
+   * How long the wait may take.
+   * @default Duration.minutes(60)
+   */
+  readonly timeout?: Duration;
+}
+
+/**
+ * A one-off bulk export. Exports cannot change: a change of any prop makes a new export.
+ *
+ * ```ts
+ * new BulkExport(this, 'Backfill', {
+ *   destination, tracingProjectId, start: '2025-01-01T00:00:00Z', end: '2025-02-01T00:00:00Z',
+ *   waitForCompletion: true,
+ * });
+ * ```
+ */
+export class BulkExport extends Construct {
+  /** The export id. */
+  readonly exportId: string;
+  /** The export's status once deployed: `Completed` when waited for. */
+  readonly status: string;
+  /** The `agentplatform_bulk_export` resource, for escape hatches. */
+  readonly resource: TfBulkExport;
+
+  constructor(scope: Construct, id: string, props: BulkExportProps) {
+    super(scope, id);
+    const violations = new Violations();
+    const query = queryAttributes(props, violations);
+    const startTime = timeAttribute('start', props.start, violations);
+    const endTime = timeAttribute('end', props.end, violations);
+    const [from, to] = [instantOf(props.start), instantOf(props.end)];
+    if (from !== undefined && to !== undefined && to <= from) violations.add('end', messages.endNotAfterStart(startTime, endTime));
+    violations.check('timeout', props.timeout, positiveDurationProblem);
+    violations.throwIfAny('BulkExport', this);
+
+    this.resource = new TfBulkExport(this, 'Resource', {
+      ...query,
+      startTime,
+      endTime,
+      waitForCompletion: props.waitForCompletion,
+      timeouts: props.timeout && { create: props.timeout.toTerraformString() },
+    });
+    this.exportId = this.resource.id;
+    this.status = this.resource.status;
+  }
+}

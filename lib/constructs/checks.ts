@@ -1,0 +1,24 @@
+/** Checks shared by the constructs' validation; each returns the message for a bad value, or undefined. */
+import type { Duration } from './duration';
+import { messages } from './errors';
+
+/** Why `value` is not an absolute http(s) URL. */
+export function httpUrlProblem(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
+  } catch {
+    // not a URL at all: same message
+  }
+  return messages.notHttpUrl(value);
+}
+
+/** A check that a number is whole and within `[min, max]`. */
+export function wholeNumberProblem(min: number, max?: number): (value: number) => string | undefined {
+  return (value) => (Number.isInteger(value) && value >= min && (max === undefined || value <= max) ? undefined : messages.notWholeNumber(value, min, max));
+}
+
+/** Why a duration is not longer than zero (a token duration passes). */
+export function positiveDurationProblem(value: Duration): string | undefined {
+  return !value.isUnresolved() && value.toSeconds() <= 0 ? messages.notPositiveDuration(value.toString()) : undefined;
+}

@@ -1,0 +1,284 @@
+/**
+ * `Deployment`: an agent deployment of the control plane, from a GitHub repository or a container image. The props
+ * are checked at synth (every violation at once, tokens skipped); the deployment itself is the provider's
+ * `agentplatform_deployment`, which waits until the latest revision is DEPLOYED.
+ */
+import { Annotations, type TerraformProvider } from 'cdktf';
+import { Construct, type IConstruct } from 'constructs';
+import {
+  DEPLOYMENT_NAME_MAX_LENGTH,
+  DEPLOYMENT_NAME_PATTERN,
+  MAX_SECRETS,
+  SECRET_NAME_PATTERN,
+  isTagRef,
+} from '../api/schemas/control-plane-constants';
+import { httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
+import type { Duration } from './duration';
+import { Violations, isToken, messages } from './errors';
+import { TfDeployment, type TfDeploymentConfig } from './generated/deployment';
+
+/** A deployment, created here or elsewhere. */
+export interface IDeployment extends IConstruct {
+  /** The deployment id (a UUID). */
+  readonly deploymentId: string;
+}
+
+/** Where a GitHub deployment's code is. */
+export interface GitHubSourceProps {
+  /** URL of the git repository, e.g. `https://github.com/acme/support-agent`. */
+  readonly repoUrl: string;
+  /**
+   * GitHub integration that grants the platform access to the repository.
+   * @default the workspace's default integration
+   */
+  readonly integrationId?: string;
+  /**
+   * Branch, tag (`refs/tags/...`) or commit to deploy; a change deploys a new revision.
+   * @default the platform's (`main`)
+   */
+  readonly ref?: string;
+  /**
+   * Path of the graph configuration in the repository; a change deploys a new revision.
+   * @default the platform's (`langgraph.json`)
+   */
+  readonly graphConfigPath?: string;
+  /**
+   * Build and deploy a new revision on every push to `ref` (never with a tag: a tag does not move).
+   * @default false
+   */
+  readonly buildOnPush?: boolean;
+}
+
+/** The source attributes of the resource, as a {@link DeploymentSource} sets them. */
+export type DeploymentSourceConfig =
+  | { readonly kind: 'github'; readonly props: GitHubSourceProps }
+  | { readonly kind: 'external_docker'; readonly imageUri: string };
+
+/** Where a deployment's code comes from: `DeploymentSource.github({...})` or `DeploymentSource.image(uri)`. */
+export class DeploymentSource {
+  /** Built by the platform from a GitHub repository. */
+  static github(props: GitHubSourceProps): DeploymentSource {
+    return new DeploymentSource({ kind: 'github', props });
+  }
+
+  /** A container image the platform runs as it is; a new image deploys a new revision. */
+  static image(uri: string): DeploymentSource {
+    return new DeploymentSource({ kind: 'external_docker', imageUri: uri });
+  }
+
+  private constructor(
+    /** What the source sets. */
+    readonly config: DeploymentSourceConfig,
+  ) {}
+}
+
+/** Scaling and size of a deployment's replicas; what is left out is the platform's default. */
+export interface DeploymentResources {
+  /**
+   * Fewest replicas (0 lets the deployment scale to zero).
+   * @default the platform's
+   */
+  readonly minScale?: number;
+  /**
+   * Most replicas; at least `minScale`.
+   * @default the platform's
+   */
+  readonly maxScale?: number;
+  /**
+   * CPUs per replica, e.g. `0.5` or `2`.
+   * @default the platform's
+   */
+  readonly cpu?: number;
+  /**
+   * Memory per replica, in MiB.
+   * @default the platform's
+   */
+  readonly memoryMb?: number;
+}
+
+/** Time limits of a deployment's operations; when one runs out, the apply fails naming the last status seen. */
+export interface DeploymentTimeouts {
+  /** @default Duration.minutes(30) */
+  readonly create?: Duration;
+  /** @default Duration.minutes(30) */
+  readonly update?: Duration;
+  /** @default Duration.minutes(15) */
+  readonly delete?: Duration;
+}
+
+/** Props of {@link Deployment}. */
+export interface DeploymentProps {
+  /** Name, unique in the workspace: a letter or digit, then letters, digits, `-` or `_`; at most 63 characters. */
+  readonly name: string;
+  /** Where the code comes from. */
+  readonly source: DeploymentSource;
+  /**
+   * Kind of deployment; a change replaces the deployment.
+   * @default 'prod'
+   */
+  readonly deploymentType?: 'dev' | 'prod';
+  /**
+   * Scaling and size of the replicas.
+   * @default the platform's defaults
+   */
+  readonly resources?: DeploymentResources;
+  /**
+   * Environment variables of the deployment by name, e.g. `{ OPENAI_API_KEY: openAiKey.value }`. Values must be
+   * references (a sensitive `TerraformVariable`, an attribute of another resource), never literals: they would be
+   * written into `cdktf.out`. They are write-only: the platform never returns them.
+   * @default no secrets
+   */
+  readonly secrets?: Record<string, string>;
+  /**
+   * Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision.
+   * @default secrets are sent on create only
+   */
+  readonly secretsVersion?: number;
+  /**
+   * URL the deployment is served at, instead of the platform's own.
+   * @default the platform's URL for it
+   */
+  readonly customUrl?: string;
+  /**
+   * Wait on create, and on changes that deploy a new revision, until that revision is DEPLOYED.
+   * @default true
+   */
+  readonly waitForDeployed?: boolean;
+  /**
+   * Time limits of create, update and delete.
+   * @default create 30 minutes, update 30 minutes, delete 15 minutes
+   */
+  readonly timeouts?: DeploymentTimeouts;
+  /**
+   * The agentplatform provider to use.
+   * @default the stack's default agentplatform provider
+   */
+  readonly provider?: TerraformProvider;
+}
+
+class ImportedDeployment extends Construct implements IDeployment {
+  constructor(
+    scope: Construct,
+    id: string,
+    readonly deploymentId: string,
+  ) {
+    super(scope, id);
+  }
+}
+
+/**
+ * An agent deployment.
+ *
+ * ```ts
+ * const agent = new Deployment(this, 'Agent', {
+ *   name: 'support-agent',
+ *   source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/support-agent', ref: 'main', buildOnPush: true }),
+ *   resources: { minScale: 1, maxScale: 3 },
+ * });
+ * new TerraformOutput(this, 'url', { value: agent.url });
+ * ```
+ */
+export class Deployment extends Construct implements IDeployment {
+  /** A deployment made elsewhere, by its id. */
+  static fromDeploymentId(scope: Construct, id: string, deploymentId: string): IDeployment {
+    return new ImportedDeployment(scope, id, deploymentId);
+  }
+
+  /** The deployment id (a UUID). */
+  readonly deploymentId: string;
+  /** The deployment's name. */
+  readonly deploymentName: string;
+  /** The newest revision's id. */
+  readonly latestRevisionId: string;
+  /** Status of the newest revision, e.g. `DEPLOYED`. */
+  readonly revisionStatus: string;
+  /** Where the deployment is served: `customUrl`, or the platform's URL for it. */
+  readonly url: string;
+  /** Commit the newest revision was built from (GitHub sources). */
+  readonly repoCommitSha: string;
+  /** The `agentplatform_deployment` resource, for escape hatches. */
+  readonly resource: TfDeployment;
+
+  constructor(scope: Construct, id: string, props: DeploymentProps) {
+    super(scope, id);
+    const violations = new Violations();
+    violations.check('name', props.name, (name) =>
+      name.length <= DEPLOYMENT_NAME_MAX_LENGTH && DEPLOYMENT_NAME_PATTERN.test(name) ? undefined : messages.deploymentName(name, DEPLOYMENT_NAME_MAX_LENGTH),
+    );
+    const source = sourceAttributes(props.source.config, violations);
+    checkResources(props.resources ?? {}, violations);
+    checkSecrets(props.secrets ?? {}, violations);
+    violations.check('customUrl', props.customUrl, httpUrlProblem);
+    for (const op of ['create', 'update', 'delete'] as const) violations.check(`timeouts.${op}`, props.timeouts?.[op], positiveDurationProblem);
+    violations.throwIfAny('Deployment', this);
+    if (props.secrets && Object.keys(props.secrets).length > 0 && props.secretsVersion === undefined) {
+      Annotations.of(this).addWarning(messages.secretsWithoutVersion());
+    }
+
+    const timeouts = props.timeouts;
+    this.resource = new TfDeployment(this, 'Resource', {
+      name: props.name,
+      ...source,
+      deploymentType: props.deploymentType,
+      customUrl: props.customUrl,
+      resourceSpec: props.resources && { ...props.resources },
+      secrets: props.secrets,
+      secretsVersion: props.secretsVersion,
+      waitForDeployed: props.waitForDeployed,
+      timeouts: timeouts && {
+        create: timeouts.create?.toTerraformString(),
+        update: timeouts.update?.toTerraformString(),
+        delete: timeouts.delete?.toTerraformString(),
+      },
+      provider: props.provider,
+    });
+    this.deploymentId = this.resource.id;
+    this.deploymentName = props.name;
+    this.latestRevisionId = this.resource.latestRevisionId;
+    this.revisionStatus = this.resource.revisionStatus;
+    this.url = this.resource.url;
+    this.repoCommitSha = this.resource.repoCommitSha;
+  }
+}
+
+type SourceAttributes = Pick<TfDeploymentConfig, 'source' | 'repoUrl' | 'integrationId' | 'repoRef' | 'graphConfigPath' | 'buildOnPush' | 'imageUri'>;
+
+function sourceAttributes(config: DeploymentSourceConfig, violations: Violations): SourceAttributes {
+  if (config.kind === 'external_docker') {
+    violations.check('source.imageUri', config.imageUri, (uri) => (uri.trim() === '' ? messages.emptyImage() : undefined));
+    return { source: 'external_docker', imageUri: config.imageUri };
+  }
+  const github = config.props;
+  violations.check('source.repoUrl', github.repoUrl, httpUrlProblem);
+  if (github.buildOnPush === true && !isToken(github.ref) && isTagRef(github.ref)) {
+    violations.add('source.buildOnPush', messages.tagWithBuildOnPush(github.ref!));
+  }
+  return {
+    source: 'github',
+    repoUrl: github.repoUrl,
+    integrationId: github.integrationId,
+    repoRef: github.ref,
+    graphConfigPath: github.graphConfigPath,
+    buildOnPush: github.buildOnPush,
+  };
+}
+
+function checkResources(resources: DeploymentResources, violations: Violations): void {
+  violations.check('resources.minScale', resources.minScale, wholeNumberProblem(0));
+  violations.check('resources.maxScale', resources.maxScale, wholeNumberProblem(1));
+  violations.check('resources.memoryMb', resources.memoryMb, wholeNumberProblem(1));
+  violations.check('resources.cpu', resources.cpu, (cpu) => (cpu > 0 ? undefined : messages.cpuNotPositive(cpu)));
+  const { minScale: min, maxScale: max } = resources;
+  if (min !== undefined && max !== undefined && !isToken(min) && !isToken(max) && min > max) {
+    violations.add('resources.minScale', messages.minScaleAboveMax(min, max));
+  }
+}
+
+function checkSecrets(secrets: Record<string, string>, violations: Violations): void {
+  const names = Object.keys(secrets);
+  for (const name of names) {
+    if (!SECRET_NAME_PATTERN.test(name)) violations.add(`secrets.${name}`, messages.secretName(name));
+    if (!isToken(secrets[name])) violations.add(`secrets.${name}`, messages.plaintextSecret(`secrets.${name}`));
+  }
+  if (names.length > MAX_SECRETS) violations.add('secrets', messages.tooManySecrets(names.length, MAX_SECRETS));
+}

@@ -1,0 +1,132 @@
+/**
+ * Every message the constructs show their users, in one module (as cdktf's `errors.ts`): each says what was wrong,
+ * which prop, and what to do. Validation collects every violation of a construct's props and throws them at once.
+ */
+import { Token } from 'cdktf';
+import type { IConstruct } from 'constructs';
+import { Duration } from './duration';
+
+/** One broken rule: the prop (dotted path, as the user wrote it) and what to do about it. */
+export interface Violation {
+  /** The prop, e.g. `resources.minScale`. */
+  readonly prop: string;
+  /** What is wrong and how to fix it. */
+  readonly message: string;
+}
+
+/** The props of a construct broke one or more rules; the message lists every one of them. */
+export class ConstructValidationError extends Error {
+  /** Every violation found. */
+  readonly violations: readonly Violation[];
+
+  constructor(construct: string, path: string, violations: readonly Violation[]) {
+    const count = violations.length === 1 ? '1 problem' : `${violations.length} problems`;
+    super(`Invalid ${construct} "${path}" (${count}):\n${violations.map((v) => `  - ${v.prop}: ${v.message}`).join('\n')}`);
+    this.name = 'ConstructValidationError';
+    this.violations = violations;
+  }
+}
+
+/**
+ * Collects violations while a construct checks its props. Checks skip values that are tokens (they are only known
+ * when Terraform runs), as aws-s3's bucket name validation does.
+ */
+export class Violations {
+  private readonly list: Violation[] = [];
+
+  /** Records a violation. */
+  add(prop: string, message: string): void {
+    this.list.push({ prop, message });
+  }
+
+  /** Records a violation when `value` is known and `problem(value)` returns a message. */
+  check<T>(prop: string, value: T | undefined, problem: (value: T) => string | undefined): void {
+    if (value === undefined || isToken(value)) return;
+    const message = problem(value);
+    if (message) this.add(prop, message);
+  }
+
+  /** Throws a {@link ConstructValidationError} listing every violation, if there is any. */
+  throwIfAny(construct: string, scope: IConstruct): void {
+    if (this.list.length) throw new ConstructValidationError(construct, scope.node.path, this.list);
+  }
+}
+
+/** Whether a value holds a token anywhere (strings, numbers, lists, durations). */
+export function isToken(value: unknown): boolean {
+  if (value instanceof Duration) return value.isUnresolved();
+  return Token.isUnresolved(value) || (Array.isArray(value) && value.some((v) => Token.isUnresolved(v)));
+}
+
+const quote = (value: unknown): string => JSON.stringify(value);
+
+/** Messages by subject. */
+export const messages = {
+  // ---- shared ----
+  notHttpUrl: (value: string) => `must be an absolute http:// or https:// URL; got ${quote(value)}.`,
+  notWholeNumber: (value: number, min: number, max?: number) =>
+    `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}; got ${value}.`,
+  notPositiveDuration: (value: string) => `must be longer than zero; got ${value}.`,
+  empty: () => 'must not be empty.',
+  notUuid: (what: string, value: string) => `must be ${what} (a UUID); got ${quote(value)}.`,
+  oneOf: (value: string, allowed: readonly string[]) => `must be one of ${allowed.map(quote).join(', ')}; got ${quote(value)}.`,
+  plaintextSecret: (what: string) =>
+    `${what} is a literal string: it would be written in plain text into cdktf.out and the Terraform plan. ` +
+    'Pass a reference instead: a sensitive TerraformVariable, or an attribute of another resource.',
+
+  notWholeDays: (value: string) => `must be a whole number of days, at least 1; got ${value}.`,
+
+  // ---- provider ----
+  literalApiKey: () =>
+    'apiKey is a literal string: it is written in plain text into cdktf.out. Leave it out and set the ' +
+    'AGENTPLATFORM_API_KEY environment variable where Terraform runs, or pass a sensitive TerraformVariable.',
+
+  // ---- deployment ----
+  deploymentName: (value: string, maxLength: number) =>
+    value.length > maxLength
+      ? `must be at most ${maxLength} characters; got ${value.length}.`
+      : `must start with a letter or digit and hold only letters, digits, "-" and "_"; got ${quote(value)}.`,
+  tagWithBuildOnPush: (ref: string) =>
+    `must be false when ref is a tag (${quote(ref)}): a tag never moves, so there is nothing to build on push. ` +
+    'Deploy a branch, or leave buildOnPush out.',
+  emptyImage: () => 'must name a container image, e.g. "registry.example.com/agent:1.2.0".',
+  minScaleAboveMax: (min: number, max: number) => `(${min}) must be at most resources.maxScale (${max}).`,
+  cpuNotPositive: (value: number) => `must be more than 0 CPUs, e.g. 0.5 or 2; got ${value}.`,
+  secretName: (name: string) =>
+    `${quote(name)} is not an environment variable name: use letters, digits and "_", not starting with a digit.`,
+  tooManySecrets: (count: number, max: number) => `a deployment has at most ${max} secrets; got ${count}.`,
+  secretsWithoutVersion: () =>
+    'secrets are write-only: Terraform cannot see when they change. They are sent on create; set secretsVersion ' +
+    'and change it to send them again.',
+
+  // ---- export bucket ----
+  bucketName: (value: string) =>
+    `must be 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, ` +
+    `without ".." and not an IP address; got ${quote(value)}.`,
+  exportPrefix: (value: string) =>
+    `must be a key prefix like "agent-traces" or "exports/prod": no leading or trailing "/", no "//", no "*" or "?"; got ${quote(value)}.`,
+  accessKeyOptionsDiffer: (path: string) =>
+    `withAccessKey() of ${path} was already called with other permission options: the bucket has one export ` +
+    'access key. Call it once, or call grantExport() for another principal.',
+
+  // ---- export destination ----
+  regionOrEndpoint: () =>
+    'set region (the bucket\'s region, for Amazon S3) or endpointUrl (an S3-compatible store); for a bucket from ' +
+    'ExportBucket.fromBucketName, pass its region there.',
+  versionWithoutKeys: () =>
+    'credentialsVersion rotates keys, but this destination uses the platform host\'s environment credentials: ' +
+    'leave credentialsVersion out, or give the destination keys.',
+
+  // ---- exports ----
+  noFields: () => 'must name at least one field; leave fields out to export every exportable field.',
+  unknownField: (name: string, known: readonly string[]) =>
+    `${quote(name)} is not an exportable field. The exportable fields are: ${known.join(', ')}.`,
+  duplicateField: (name: string) => `${quote(name)} is listed twice.`,
+  emptyFilter: () => 'is empty: leave filter out to export every run of the range.',
+  badFilter: (parserMessage: string) => `is not a valid filter expression (build it with Filter.* to avoid this):\n${parserMessage}`,
+  invalidDate: () => 'is an invalid Date.',
+  notTimestamp: (value: string) => `must be an ISO 8601 timestamp such as "2025-01-31T00:00:00Z"; got ${quote(value)}.`,
+  everyHours: (value: string, min: number, max: number) =>
+    `must be a whole number of hours from ${min} to ${max} (Duration.hours(n)); got ${value}.`,
+  endNotAfterStart: (start: string, end: string) => `(${end}) must be after start (${start}).`,
+};

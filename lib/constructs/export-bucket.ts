@@ -1,0 +1,266 @@
+/**
+ * `ExportBucket`: the S3 bucket bulk exports write to, and the IAM grants that let the platform write there. Every
+ * grant goes through one private `grant()` with the actions of the permissions table (`export-permissions.ts`), on
+ * the export prefix only.
+ */
+import { IamAccessKey } from '@cdktf/provider-aws/lib/iam-access-key';
+import { IamRolePolicy } from '@cdktf/provider-aws/lib/iam-role-policy';
+import { IamUser } from '@cdktf/provider-aws/lib/iam-user';
+import { IamUserPolicy } from '@cdktf/provider-aws/lib/iam-user-policy';
+import { S3Bucket } from '@cdktf/provider-aws/lib/s3-bucket';
+import { S3BucketLifecycleConfiguration } from '@cdktf/provider-aws/lib/s3-bucket-lifecycle-configuration';
+import { S3BucketOwnershipControls } from '@cdktf/provider-aws/lib/s3-bucket-ownership-controls';
+import { S3BucketPublicAccessBlock } from '@cdktf/provider-aws/lib/s3-bucket-public-access-block';
+import { S3BucketServerSideEncryptionConfigurationA } from '@cdktf/provider-aws/lib/s3-bucket-server-side-encryption-configuration';
+import type { ITerraformDependable } from 'cdktf';
+import { Construct, type IConstruct } from 'constructs';
+import type { Duration } from './duration';
+import { Violations, messages } from './errors';
+import { exportKeyPattern, exportPolicyDocument, type ExportPermissionOptions } from './export-permissions';
+
+/** Who the platform writes as: an IAM user (with an access key) or the roles of a self-hosted installation. */
+export class ExportPrincipal {
+  /** An IAM user, e.g. one whose access key a destination uses. */
+  static user(userName: string): ExportPrincipal {
+    return new ExportPrincipal([{ kind: 'user', name: userName }]);
+  }
+
+  /** An IAM role. */
+  static role(roleName: string): ExportPrincipal {
+    return new ExportPrincipal([{ kind: 'role', name: roleName }]);
+  }
+
+  /**
+   * A self-hosted installation whose destinations use the host's environment credentials: both the backend service
+   * and the queue service of the export system write to the bucket, so both roles get the grant.
+   */
+  static selfHosted(roles: { readonly backendRoleName: string; readonly queueRoleName: string }): ExportPrincipal {
+    return new ExportPrincipal([
+      { kind: 'role', name: roles.backendRoleName },
+      { kind: 'role', name: roles.queueRoleName },
+    ]);
+  }
+
+  private constructor(
+    /** The IAM identities that get the grant. */
+    readonly identities: ReadonlyArray<{ readonly kind: 'user' | 'role'; readonly name: string }>,
+  ) {}
+}
+
+/** What {@link IExportBucket.grantExport} made. */
+export interface ExportGrant {
+  /** The IAM policy document, as JSON (references to other resources are Terraform interpolations). */
+  readonly policyDocument: string;
+  /** The inline policies attached, one per identity: depend on them before the platform writes. */
+  readonly policies: readonly ITerraformDependable[];
+}
+
+/** An IAM user and access key that may write exports, made by {@link IExportBucket.withAccessKey}. */
+export interface ExportAccessKey {
+  /** The IAM user's name. */
+  readonly userName: string;
+  /** The access key id. */
+  readonly accessKeyId: string;
+  /** The secret access key (a reference; Terraform keeps it in state, marked sensitive). */
+  readonly secretAccessKey: string;
+  /** The grant of the user. */
+  readonly grant: ExportGrant;
+}
+
+/** A bucket that exports can be written to. */
+export interface IExportBucket extends IConstruct {
+  /** The bucket's name. */
+  readonly bucketName: string;
+  /** The bucket's ARN. */
+  readonly bucketArn: string;
+  /** The key prefix exports write under ('' for the whole bucket). */
+  readonly prefix: string;
+  /** The bucket's region, if known. */
+  readonly region?: string;
+  /** Every grant made so far; a destination on this bucket depends on them. */
+  readonly grants: readonly ExportGrant[];
+  /** Attaches an IAM policy with exactly the export permissions on the export prefix to `principal`. */
+  grantExport(principal: ExportPrincipal, options?: ExportPermissionOptions): ExportGrant;
+  /** An IAM user and access key with the export grant, made on first call. */
+  withAccessKey(options?: ExportPermissionOptions): ExportAccessKey;
+}
+
+/** Expiry of exported files. */
+export interface ExportBucketLifecycle {
+  /** Delete exported files this long after they were written (whole days). */
+  readonly expireAfter?: Duration;
+  /**
+   * Remove the parts of unfinished multipart uploads after this long (whole days).
+   * @default Duration.days(7)
+   */
+  readonly abortIncompleteUploadsAfter?: Duration;
+}
+
+/** Props of {@link ExportBucket}. */
+export interface ExportBucketProps {
+  /**
+   * The bucket's name (3 to 63 lowercase letters, digits, dots and hyphens).
+   * @default a unique name starting with `agentplatform-exports-`
+   */
+  readonly bucketName?: string;
+  /**
+   * Key prefix exports write under; the export permissions cover only this prefix.
+   * @default 'agent-traces'
+   */
+  readonly prefix?: string;
+  /**
+   * Expiry rules for exported files.
+   * @default files are kept
+   */
+  readonly lifecycle?: ExportBucketLifecycle;
+  /**
+   * Let `terraform destroy` delete the bucket with the files still in it.
+   * @default false
+   */
+  readonly forceDestroy?: boolean;
+}
+
+/** Options of {@link ExportBucket.fromBucketName}. */
+export interface ExistingExportBucketOptions {
+  /** @default 'agent-traces' */
+  readonly prefix?: string;
+  /** @default unknown (a destination on it must name its region) */
+  readonly region?: string;
+  /** @default 'aws' */
+  readonly partition?: string;
+}
+
+const DEFAULT_PREFIX = 'agent-traces';
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+abstract class ExportBucketBase extends Construct implements IExportBucket {
+  abstract readonly bucketName: string;
+  abstract readonly bucketArn: string;
+  abstract readonly prefix: string;
+  abstract readonly region?: string;
+  private readonly grantList: ExportGrant[] = [];
+  private accessKey?: { readonly key: ExportAccessKey; readonly options: string };
+
+  get grants(): readonly ExportGrant[] {
+    return this.grantList;
+  }
+
+  grantExport(principal: ExportPrincipal, options: ExportPermissionOptions = {}): ExportGrant {
+    return this.grant(principal, options);
+  }
+
+  withAccessKey(options: ExportPermissionOptions = {}): ExportAccessKey {
+    const asked = JSON.stringify(options);
+    if (this.accessKey) {
+      if (this.accessKey.options !== asked) throw new Error(messages.accessKeyOptionsDiffer(this.node.path));
+      return this.accessKey.key;
+    }
+    const scope = new Construct(this, 'ExportWriter');
+    const user = new IamUser(scope, 'User', { name: `agentplatform-export-${scope.node.addr.slice(-10)}` });
+    const key = new IamAccessKey(scope, 'AccessKey', { user: user.name });
+    const grant = this.grant(ExportPrincipal.user(user.name), options);
+    this.accessKey = { key: { userName: user.name, accessKeyId: key.id, secretAccessKey: key.secret, grant }, options: asked };
+    return this.accessKey.key;
+  }
+
+  private grant(principal: ExportPrincipal, options: ExportPermissionOptions): ExportGrant {
+    const policyDocument = JSON.stringify(exportPolicyDocument(`${this.bucketArn}/${exportKeyPattern(this.prefix)}`, options));
+    const scope = new Construct(this, `ExportGrant${this.grantList.length + 1}`);
+    const policies = principal.identities.map(({ kind, name }, index) =>
+      kind === 'user'
+        ? new IamUserPolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', user: name, policy: policyDocument })
+        : new IamRolePolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', role: name, policy: policyDocument }),
+    );
+    const grant = { policyDocument, policies };
+    this.grantList.push(grant);
+    return grant;
+  }
+}
+
+class ExistingExportBucket extends ExportBucketBase {
+  readonly bucketArn: string;
+  readonly prefix: string;
+  readonly region?: string;
+
+  constructor(scope: Construct, id: string, readonly bucketName: string, options: ExistingExportBucketOptions) {
+    super(scope, id);
+    this.bucketArn = `arn:${options.partition ?? 'aws'}:s3:::${bucketName}`;
+    this.prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.region = options.region;
+    const violations = new Violations();
+    checkBucketName(violations, bucketName);
+    checkPrefix(violations, this.prefix);
+    violations.throwIfAny('ExportBucket', this);
+  }
+}
+
+/**
+ * An S3 bucket for bulk exports: public access blocked, encrypted (SSE-S3), object ownership enforced (no ACLs),
+ * optionally expiring old files. Grant the platform write access with `grantExport` or `withAccessKey`.
+ *
+ * ```ts
+ * const bucket = new ExportBucket(this, 'Traces', { lifecycle: { expireAfter: Duration.days(90) } });
+ * new ExportDestination(this, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(bucket) });
+ * ```
+ */
+export class ExportBucket extends ExportBucketBase {
+  /** A bucket made elsewhere, by name; grants work the same. */
+  static fromBucketName(scope: Construct, id: string, bucketName: string, options: ExistingExportBucketOptions = {}): IExportBucket {
+    return new ExistingExportBucket(scope, id, bucketName, options);
+  }
+
+  readonly bucketName: string;
+  readonly bucketArn: string;
+  readonly prefix: string;
+  readonly region: string;
+  /** The `aws_s3_bucket` resource, for escape hatches. */
+  readonly bucket: S3Bucket;
+
+  constructor(scope: Construct, id: string, props: ExportBucketProps = {}) {
+    super(scope, id);
+    this.prefix = props.prefix ?? DEFAULT_PREFIX;
+    const violations = new Violations();
+    if (props.bucketName !== undefined) checkBucketName(violations, props.bucketName);
+    checkPrefix(violations, this.prefix);
+    const lifecycle = props.lifecycle;
+    for (const key of ['expireAfter', 'abortIncompleteUploadsAfter'] as const) {
+      violations.check(`lifecycle.${key}`, lifecycle?.[key], (d) => (Number.isInteger(d.toDays()) && d.toDays() >= 1 ? undefined : messages.notWholeDays(d.toString())));
+    }
+    violations.throwIfAny('ExportBucket', this);
+
+    this.bucket = new S3Bucket(this, 'Bucket', {
+      bucket: props.bucketName,
+      bucketPrefix: props.bucketName === undefined ? 'agentplatform-exports-' : undefined,
+      forceDestroy: props.forceDestroy,
+    });
+    const bucket = this.bucket.bucket;
+    new S3BucketPublicAccessBlock(this, 'PublicAccessBlock', { bucket, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true });
+    new S3BucketServerSideEncryptionConfigurationA(this, 'Encryption', { bucket, rule: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' } }] });
+    new S3BucketOwnershipControls(this, 'OwnershipControls', { bucket, rule: { objectOwnership: 'BucketOwnerEnforced' } });
+    if (lifecycle) {
+      new S3BucketLifecycleConfiguration(this, 'Lifecycle', {
+        bucket,
+        rule: [
+          {
+            id: 'agentplatform-exports',
+            status: 'Enabled',
+            filter: [{ prefix: this.prefix === '' ? '' : `${this.prefix.replace(/\/+$/, '')}/` }],
+            expiration: lifecycle.expireAfter ? [{ days: lifecycle.expireAfter.toDays() }] : undefined,
+            abortIncompleteMultipartUpload: [{ daysAfterInitiation: (lifecycle.abortIncompleteUploadsAfter?.toDays() ?? 7) }],
+          },
+        ],
+      });
+    }
+    this.bucketName = bucket;
+    this.bucketArn = this.bucket.arn;
+    this.region = this.bucket.region;
+  }
+}
+
+function checkBucketName(violations: Violations, name: string): void {
+  violations.check('bucketName', name, (n) => (BUCKET_NAME.test(n) && !n.includes('..') && !/^\d+\.\d+\.\d+\.\d+$/.test(n) ? undefined : messages.bucketName(n)));
+}
+
+function checkPrefix(violations: Violations, prefix: string): void {
+  violations.check('prefix', prefix, (p) => (/^\/|\/\/|[*?]|\/$/.test(p) ? messages.exportPrefix(p) : undefined));
+}

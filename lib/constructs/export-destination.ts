@@ -1,0 +1,198 @@
+/**
+ * `ExportDestination`: where bulk exports write, on an `ExportBucket` (credentials wired by reference, created after
+ * the bucket's grants so the platform's validation write is allowed) or on any S3-compatible bucket.
+ */
+import type { ITerraformDependable, TerraformProvider } from 'cdktf';
+import { Construct, type IConstruct } from 'constructs';
+import { httpUrlProblem, wholeNumberProblem } from './checks';
+import { Violations, isToken, messages } from './errors';
+import type { ExportAccessKey, IExportBucket } from './export-bucket';
+import { TfExportDestination, type TfExportDestinationCredentials } from './generated/export-destination';
+
+/** A destination, created here or elsewhere. */
+export interface IExportDestination extends IConstruct {
+  /** The destination id (a UUID). */
+  readonly destinationId: string;
+}
+
+/** Keys of an S3 user. */
+export interface S3AccessKeyValues {
+  /** The access key id. */
+  readonly accessKeyId: string;
+  /** The secret access key: a reference (a sensitive `TerraformVariable`, a resource attribute), never a literal. */
+  readonly secretAccessKey: string;
+  /**
+   * Session token of temporary credentials: a reference, never a literal.
+   * @default none
+   */
+  readonly sessionToken?: string;
+}
+
+/** What the platform writes with. */
+export class DestinationCredentials {
+  /** The access key of an `ExportBucket` (`bucket.withAccessKey()`); the destination waits for its grant. */
+  static fromExportAccessKey(key: ExportAccessKey): DestinationCredentials {
+    return new DestinationCredentials({ accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey }, key.grant.policies);
+  }
+
+  /** Keys given as references. */
+  static fromValues(values: S3AccessKeyValues): DestinationCredentials {
+    return new DestinationCredentials(values, []);
+  }
+
+  /**
+   * The platform host's environment credentials (self-hosted installations only): grant the bucket to its roles
+   * with `ExportPrincipal.selfHosted(...)`.
+   */
+  static environment(): DestinationCredentials {
+    return new DestinationCredentials(undefined, []);
+  }
+
+  private constructor(
+    /** The keys; undefined for environment credentials. */
+    readonly values: S3AccessKeyValues | undefined,
+    /** Resources the platform's first write needs (IAM policies). */
+    readonly dependencies: readonly ITerraformDependable[],
+  ) {}
+}
+
+/** A bucket of any S3-compatible store. */
+export interface S3DestinationSettings {
+  /** The bucket. */
+  readonly bucketName: string;
+  /**
+   * Key prefix inside the bucket.
+   * @default '' (the root of the bucket)
+   */
+  readonly prefix?: string;
+  /**
+   * Region of the bucket (Amazon S3).
+   * @default none: then `endpointUrl` must be set
+   */
+  readonly region?: string;
+  /**
+   * Address of the S3 API of an S3-compatible store (Ceph, MinIO, R2, ...).
+   * @default Amazon S3
+   */
+  readonly endpointUrl?: string;
+  /**
+   * Put the bucket name at the start of every object key, for stores that need it in the path.
+   * @default false
+   */
+  readonly includeBucketInPrefix?: boolean;
+  /** What the platform writes with. */
+  readonly credentials: DestinationCredentials;
+}
+
+/** Resolved settings of a {@link DestinationTarget}. */
+export interface DestinationTargetConfig extends S3DestinationSettings {
+  /** Resources to create before the destination. */
+  readonly dependencies: readonly ITerraformDependable[];
+}
+
+/** Where a destination points: `DestinationTarget.exportBucket(bucket)` or `DestinationTarget.s3({...})`. */
+export class DestinationTarget {
+  /**
+   * An `ExportBucket`, at its export prefix. The credentials default to the bucket's export access key
+   * (`bucket.withAccessKey()`); the destination is created after every grant of the bucket.
+   */
+  static exportBucket(bucket: IExportBucket, options: { readonly credentials?: DestinationCredentials } = {}): DestinationTarget {
+    return new DestinationTarget(() => {
+      const credentials = options.credentials ?? DestinationCredentials.fromExportAccessKey(bucket.withAccessKey());
+      return {
+        bucketName: bucket.bucketName,
+        prefix: bucket.prefix,
+        region: bucket.region,
+        credentials,
+        dependencies: [...new Set([...credentials.dependencies, ...bucket.grants.flatMap((g) => g.policies)])],
+      };
+    });
+  }
+
+  /** Any S3-compatible bucket. */
+  static s3(settings: S3DestinationSettings): DestinationTarget {
+    return new DestinationTarget(() => ({ ...settings, dependencies: settings.credentials.dependencies }));
+  }
+
+  private constructor(
+    /** Resolves the settings (making the bucket's access key on first use). */
+    readonly bind: () => DestinationTargetConfig,
+  ) {}
+}
+
+/** Props of {@link ExportDestination}. */
+export interface ExportDestinationProps {
+  /** Name shown on the platform. */
+  readonly displayName: string;
+  /** The bucket. */
+  readonly target: DestinationTarget;
+  /**
+   * Change it (for example, increment it) to send the credentials again, rotating them in place.
+   * @default 1 when the destination has keys
+   */
+  readonly credentialsVersion?: number;
+  /**
+   * The agentplatform provider to use.
+   * @default the stack's default agentplatform provider
+   */
+  readonly provider?: TerraformProvider;
+}
+
+class ImportedExportDestination extends Construct implements IExportDestination {
+  constructor(
+    scope: Construct,
+    id: string,
+    readonly destinationId: string,
+  ) {
+    super(scope, id);
+  }
+}
+
+/**
+ * A bulk export destination. The platform validates it on creation by writing a test object under
+ * `<prefix>/tmp/` with its credentials. The platform cannot change or delete destinations: a change of settings
+ * replaces it, and destroy only forgets it.
+ */
+export class ExportDestination extends Construct implements IExportDestination {
+  /** A destination made elsewhere, by id. */
+  static fromDestinationId(scope: Construct, id: string, destinationId: string): IExportDestination {
+    return new ImportedExportDestination(scope, id, destinationId);
+  }
+
+  /** The destination id (a UUID). */
+  readonly destinationId: string;
+  /** The `agentplatform_export_destination` resource, for escape hatches. */
+  readonly resource: TfExportDestination;
+
+  constructor(scope: Construct, id: string, props: ExportDestinationProps) {
+    super(scope, id);
+    const target = props.target.bind();
+    const keys = target.credentials.values;
+    const violations = new Violations();
+    violations.check('displayName', props.displayName, (name) => (name.trim() === '' ? messages.empty() : undefined));
+    violations.check('target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.empty() : undefined));
+    violations.check('target.endpointUrl', target.endpointUrl, httpUrlProblem);
+    if (target.region === undefined && target.endpointUrl === undefined) violations.add('target.region', messages.regionOrEndpoint());
+    for (const field of ['secretAccessKey', 'sessionToken'] as const) {
+      if (keys?.[field] !== undefined && !isToken(keys[field])) violations.add(`target.credentials.${field}`, messages.plaintextSecret(field));
+    }
+    violations.check('credentialsVersion', props.credentialsVersion, wholeNumberProblem(1));
+    if (!keys && props.credentialsVersion !== undefined) violations.add('credentialsVersion', messages.versionWithoutKeys());
+    violations.throwIfAny('ExportDestination', this);
+
+    const credentials: TfExportDestinationCredentials | undefined = keys && { ...keys };
+    this.resource = new TfExportDestination(this, 'Resource', {
+      displayName: props.displayName,
+      bucketName: target.bucketName,
+      prefix: target.prefix,
+      region: target.region,
+      endpointUrl: target.endpointUrl,
+      includeBucketInPrefix: target.includeBucketInPrefix,
+      credentials,
+      credentialsVersion: keys ? (props.credentialsVersion ?? 1) : undefined,
+      dependsOn: target.dependencies.length ? [...target.dependencies] : undefined,
+      provider: props.provider,
+    });
+    this.destinationId = this.resource.id;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The agentplatform provider for cdktf stacks. Besides the provider block it installs the provider itself: at synth,
+ * the launcher goes into the stack directory's implied local mirror and its checksum into `.terraform.lock.hcl`,
+ * so `cdktf deploy` needs no CLI configuration, no registry and no Go toolchain.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Annotations, TerraformStack, type IStackSynthesizer, type ISynthesisSession } from 'cdktf';
+import type { Construct } from 'constructs';
+import { PROVIDER_ADDRESS } from '../provider/constants';
+import { installProvider } from '../provider/install';
+import type { Duration } from './duration';
+import { httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
+import { Violations, isToken, messages } from './errors';
+import { TfProvider } from './generated/provider';
+
+/** Props of {@link AgentPlatformProvider}; each setting left out is read from the environment where Terraform runs. */
+export interface AgentPlatformProviderProps {
+  /**
+   * API key sent with every request. Prefer leaving it out: a literal key is written into `cdktf.out`.
+   * @default the `AGENTPLATFORM_API_KEY` environment variable
+   */
+  readonly apiKey?: string;
+  /**
+   * Workspace to act in (`X-Tenant-Id`).
+   * @default the `AGENTPLATFORM_TENANT_ID` environment variable, else the key's default workspace
+   */
+  readonly tenantId?: string;
+  /**
+   * Base URL of the control plane API (deployments).
+   * @default the `AGENTPLATFORM_CONTROL_PLANE_URL` environment variable
+   */
+  readonly controlPlaneUrl?: string;
+  /**
+   * Base URL of the tracing API (bulk exports).
+   * @default the `AGENTPLATFORM_TRACING_URL` environment variable
+   */
+  readonly tracingUrl?: string;
+  /**
+   * Time allowed for each HTTP request attempt.
+   * @default Duration.seconds(30)
+   */
+  readonly requestTimeout?: Duration;
+  /**
+   * Retries of a failed request (connection errors, 408, 429, 5xx), 0 to 20.
+   * @default 3
+   */
+  readonly maxRetries?: number;
+  /**
+   * Alias of this provider configuration, for stacks with several (pass the provider to each construct).
+   * @default no alias: the stack's default agentplatform provider
+   */
+  readonly alias?: string;
+  /**
+   * Install the provider launcher and the lock file into the stack directory at synth. Turn it off when the
+   * provider comes from elsewhere (a network mirror, a CLI configuration).
+   * @default true
+   */
+  readonly installLauncher?: boolean;
+  /**
+   * Node.js executable the launcher runs the provider with.
+   * @default the Node.js running the synth (`process.execPath`)
+   */
+  readonly nodePath?: string;
+}
+
+/** Stacks whose synthesizer already installs the launcher (several aliased providers share one installation). */
+const INSTALLING = new WeakSet<TerraformStack>();
+
+/**
+ * Wraps a stack's synthesizer: after the stack's JSON is written, writes the launcher into the implied local mirror
+ * of the stack's working directory (`cdktf.out/stacks/<stack>`) and merges the lock file there. cdktf runs
+ * `terraform init` in that directory, and keeps both files across synths.
+ */
+class LauncherInstallingSynthesizer implements IStackSynthesizer {
+  constructor(
+    private readonly stack: TerraformStack,
+    private readonly inner: IStackSynthesizer,
+    private readonly nodePath: string | undefined,
+  ) {}
+
+  synthesize(session: ISynthesisSession): void {
+    this.inner.synthesize(session);
+    const dir = join(session.outdir, session.manifest.forStack(this.stack).workingDirectory);
+    const { lockFilePath, version } = installProvider({ dir, ...(this.nodePath ? { nodePath: this.nodePath } : {}) });
+    if (lockFilePath) pinVersionConstraint(lockFilePath, version);
+  }
+}
+
+/**
+ * Records the stack's version constraint (the exact version, as `required_providers` says) in the provider's lock
+ * entry, as `terraform init` would. cdktf compares it with `required_providers` before deploying; without it cdktf
+ * runs `terraform providers lock`, which asks the registry and fails offline.
+ */
+function pinVersionConstraint(lockFilePath: string, version: string): void {
+  const text = readFileSync(lockFilePath, 'utf8');
+  const start = text.indexOf(`provider "${PROVIDER_ADDRESS}" {\n`);
+  const end = text.indexOf('\n}', start);
+  if (start < 0 || end < 0) return;
+  const lines = text
+    .slice(start, end)
+    .split('\n')
+    .filter((line) => !/^\s*constraints\s*=/.test(line));
+  lines.splice(lines.findIndex((line) => /^\s*version\s*=/.test(line)) + 1, 0, `  constraints = "${version}"`);
+  const pinned = `${text.slice(0, start)}${lines.join('\n')}${text.slice(end)}`;
+  if (pinned !== text) writeFileSync(lockFilePath, pinned);
+}
+
+/**
+ * The `agentplatform` provider block (`required_providers` source `agentplatform/agentplatform`), and at synth the
+ * provider's offline installation into the stack directory.
+ *
+ * ```ts
+ * new AgentPlatformProvider(this, 'agentplatform'); // settings from AGENTPLATFORM_* where Terraform runs
+ * ```
+ */
+export class AgentPlatformProvider extends TfProvider {
+  constructor(scope: Construct, id: string, props: AgentPlatformProviderProps = {}) {
+    const violations = new Violations();
+    for (const prop of ['controlPlaneUrl', 'tracingUrl'] as const) violations.check(prop, props[prop], httpUrlProblem);
+    violations.check('maxRetries', props.maxRetries, wholeNumberProblem(0, 20));
+    violations.check('requestTimeout', props.requestTimeout, positiveDurationProblem);
+    super(scope, id, {
+      apiKey: props.apiKey,
+      tenantId: props.tenantId,
+      controlPlaneUrl: props.controlPlaneUrl,
+      tracingUrl: props.tracingUrl,
+      requestTimeout: props.requestTimeout?.toTerraformString(),
+      maxRetries: props.maxRetries,
+      alias: props.alias,
+    });
+    violations.throwIfAny('AgentPlatformProvider', this);
+    if (props.apiKey !== undefined && !isToken(props.apiKey)) Annotations.of(this).addWarning(messages.literalApiKey());
+    if (props.installLauncher !== false) installAtSynth(TerraformStack.of(this), props.nodePath);
+  }
+}
+
+function installAtSynth(stack: TerraformStack, nodePath: string | undefined): void {
+  if (INSTALLING.has(stack)) return;
+  INSTALLING.add(stack);
+  stack.synthesizer = new LauncherInstallingSynthesizer(stack, stack.synthesizer, nodePath);
+}

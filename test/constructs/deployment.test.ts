@@ -1,0 +1,149 @@
+import { Testing, TerraformOutput, TerraformStack, TerraformVariable } from 'cdktf';
+import { Deployment, DeploymentSource, type DeploymentProps } from '../../lib/constructs/deployment';
+import { Duration } from '../../lib/constructs/duration';
+import { TfDeployment } from '../../lib/constructs/generated/deployment';
+import { messageOf, onlyResource, providerStack, synthesized, violationsOf, warningsOf } from './support/synth';
+
+const github = DeploymentSource.github({ repoUrl: 'https://github.com/acme/support-agent', ref: 'main', buildOnPush: true });
+
+function deploy(props: Partial<DeploymentProps>, stack: TerraformStack = providerStack()): Deployment {
+  return new Deployment(stack, 'Agent', { name: 'support-agent', source: github, ...props });
+}
+
+describe('Deployment', () => {
+  test('a GitHub deployment synthesizes every source attribute', () => {
+    const stack = providerStack();
+    deploy({ source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', integrationId: 'int-1', ref: 'release', graphConfigPath: 'graphs.json', buildOnPush: true }) }, stack);
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, {
+      name: 'support-agent',
+      source: 'github',
+      repo_url: 'https://github.com/acme/a',
+      integration_id: 'int-1',
+      repo_ref: 'release',
+      graph_config_path: 'graphs.json',
+      build_on_push: true,
+    });
+  });
+
+  test('an image deployment synthesizes image_uri and no GitHub attributes', () => {
+    const stack = providerStack();
+    deploy({ source: DeploymentSource.image('registry.example.com/agent:1.2.0') }, stack);
+    const resource = onlyResource(synthesized(stack), 'agentplatform_deployment');
+    expect(resource).toMatchObject({ source: 'external_docker', image_uri: 'registry.example.com/agent:1.2.0' });
+    expect(Object.keys(resource)).not.toEqual(expect.arrayContaining(['repo_url']));
+  });
+
+  test('resources, timeouts, deployment type and wait flag map to the resource', () => {
+    const stack = providerStack();
+    deploy(
+      {
+        deploymentType: 'dev',
+        resources: { minScale: 1, maxScale: 3, cpu: 0.5, memoryMb: 1024 },
+        timeouts: { create: Duration.minutes(45), delete: Duration.seconds(90) },
+        waitForDeployed: false,
+        customUrl: 'https://agent.example.com',
+      },
+      stack,
+    );
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, {
+      deployment_type: 'dev',
+      resource_spec: { min_scale: 1, max_scale: 3, cpu: 0.5, memory_mb: 1024 },
+      timeouts: { create: '45m', delete: '90s' },
+      wait_for_deployed: false,
+      custom_url: 'https://agent.example.com',
+    });
+  });
+
+  test('secrets are references to sensitive variables, never their values', () => {
+    const stack = providerStack();
+    const key = new TerraformVariable(stack, 'openai_api_key', { type: 'string', sensitive: true });
+    deploy({ secrets: { OPENAI_API_KEY: key.stringValue }, secretsVersion: 2 }, stack);
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, {
+      secrets: { OPENAI_API_KEY: '${var.openai_api_key}' },
+      secrets_version: 2,
+    });
+  });
+
+  test('secrets without secretsVersion synthesize with a warning', () => {
+    const stack = providerStack();
+    const key = new TerraformVariable(stack, 'key', { type: 'string', sensitive: true });
+    const agent = deploy({ secrets: { KEY: key.stringValue } }, stack);
+    expect(warningsOf(agent)).toEqual([expect.stringContaining('set secretsVersion')]);
+  });
+
+  test('exposes deploymentId, latestRevisionId and url as references', () => {
+    const stack = providerStack();
+    const agent = deploy({}, stack);
+    new TerraformOutput(stack, 'id', { value: agent.deploymentId });
+    new TerraformOutput(stack, 'revision', { value: agent.latestRevisionId });
+    new TerraformOutput(stack, 'url', { value: agent.url });
+    const outputs = (JSON.parse(Testing.synth(stack)) as { output: Record<string, { value: string }> }).output;
+    const address = Object.keys(synthesized(stack).resource.agentplatform_deployment!)[0];
+    expect(outputs.id!.value).toBe(`\${agentplatform_deployment.${address}.id}`);
+    expect(outputs.revision!.value).toBe(`\${agentplatform_deployment.${address}.latest_revision_id}`);
+    expect(outputs.url!.value).toBe(`\${agentplatform_deployment.${address}.url}`);
+  });
+
+  test('fromDeploymentId imports a deployment by id', () => {
+    const stack = providerStack();
+    expect(Deployment.fromDeploymentId(stack, 'Existing', '0b6f5a4e-0000-4000-8000-000000000001').deploymentId).toBe(
+      '0b6f5a4e-0000-4000-8000-000000000001',
+    );
+  });
+
+  describe('validation', () => {
+    test.each([
+      ['a name starting with a dash', { name: '-agent' }, 'name', 'must start with a letter or digit'],
+      ['a name of 64 characters', { name: 'a'.repeat(64) }, 'name', 'at most 63 characters; got 64'],
+      [
+        'build on push with a tag ref',
+        { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: 'refs/tags/v1.0.0', buildOnPush: true }) },
+        'source.buildOnPush',
+        'a tag never moves',
+      ],
+      ['a repository that is not a URL', { source: DeploymentSource.github({ repoUrl: 'github.com/acme/a' }) }, 'source.repoUrl', 'http:// or https:// URL'],
+      ['an empty image', { source: DeploymentSource.image(' ') }, 'source.imageUri', 'must name a container image'],
+      ['min scale above max scale', { resources: { minScale: 4, maxScale: 2 } }, 'resources.minScale', '(4) must be at most resources.maxScale (2)'],
+      ['a negative min scale', { resources: { minScale: -1 } }, 'resources.minScale', 'whole number of at least 0'],
+      ['a max scale of 0', { resources: { maxScale: 0 } }, 'resources.maxScale', 'whole number of at least 1'],
+      ['fractional memory', { resources: { memoryMb: 0.5 } }, 'resources.memoryMb', 'whole number of at least 1'],
+      ['zero CPU', { resources: { cpu: 0 } }, 'resources.cpu', 'more than 0 CPUs'],
+      ['a custom URL that is not a URL', { customUrl: 'agent.example.com' }, 'customUrl', 'http:// or https:// URL'],
+      ['a zero create timeout', { timeouts: { create: Duration.minutes(0) } }, 'timeouts.create', 'longer than zero'],
+    ] as const)('%s', (_, props, prop, message) => {
+      expect(violationsOf(() => deploy(props as Partial<DeploymentProps>))).toEqual([{ prop, message: expect.stringContaining(message) }]);
+    });
+
+    test('a secret with a literal value or a bad name', () => {
+      const stack = providerStack();
+      const value = new TerraformVariable(stack, 'v', { type: 'string', sensitive: true }).stringValue;
+      expect(violationsOf(() => deploy({ secrets: { PLAIN: 'hunter2', '1BAD': value } }, stack))).toEqual([
+        { prop: 'secrets.PLAIN', message: expect.stringContaining('literal string') },
+        { prop: 'secrets.1BAD', message: expect.stringContaining('is not an environment variable name') },
+      ]);
+    });
+
+    test('every violation is reported at once, in one message that never shows a secret value', () => {
+      const message = messageOf(() =>
+        deploy({
+          name: '_bad',
+          source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: 'refs/tags/v2', buildOnPush: true }),
+          resources: { minScale: 5, maxScale: 1 },
+          secrets: { TOKEN: 'hunter2' },
+        }),
+      );
+      expect(message).toMatch(/^Invalid Deployment "test\/Agent" \(4 problems\):\n/);
+      for (const prop of ['name', 'source.buildOnPush', 'resources.minScale', 'secrets.TOKEN']) expect(message).toContain(`  - ${prop}: `);
+      expect(message).not.toContain('hunter2');
+    });
+
+    test('tokens are not checked at synth: Terraform knows them only at apply', () => {
+      const stack = providerStack();
+      const name = new TerraformVariable(stack, 'name', { type: 'string' }).stringValue;
+      const ref = new TerraformVariable(stack, 'ref', { type: 'string' }).stringValue;
+      const min = new TerraformVariable(stack, 'min', { type: 'number' }).numberValue;
+      deploy({ name, source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref, buildOnPush: true }), resources: { minScale: min, maxScale: 1 } }, stack);
+      expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, { name: '${var.name}', repo_ref: '${var.ref}', resource_spec: { min_scale: '${var.min}', max_scale: 1 } });
+    });
+  });
+});

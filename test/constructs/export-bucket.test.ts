@@ -1,0 +1,119 @@
+import { IamAccessKey } from '@cdktf/provider-aws/lib/iam-access-key';
+import { IamUser } from '@cdktf/provider-aws/lib/iam-user';
+import { S3BucketLifecycleConfiguration } from '@cdktf/provider-aws/lib/s3-bucket-lifecycle-configuration';
+import { S3BucketOwnershipControls } from '@cdktf/provider-aws/lib/s3-bucket-ownership-controls';
+import { S3BucketPublicAccessBlock } from '@cdktf/provider-aws/lib/s3-bucket-public-access-block';
+import { S3BucketServerSideEncryptionConfigurationA } from '@cdktf/provider-aws/lib/s3-bucket-server-side-encryption-configuration';
+import { Testing } from 'cdktf';
+import { Duration } from '../../lib/constructs/duration';
+import { ExportBucket, ExportPrincipal } from '../../lib/constructs/export-bucket';
+import { EXPORT_PERMISSIONS, exportActions } from '../../lib/constructs/export-permissions';
+import { exportStack, messageOf, onlyResource, resourcesOf, synthesized, violationsOf } from './support/synth';
+
+interface PolicyDocument {
+  Version: string;
+  Statement: Array<{ Effect: string; Action: string[]; Resource: string[] }>;
+}
+
+type SynthesizedPolicy = Record<string, unknown> & { document: PolicyDocument };
+
+const policiesOf = (json: ReturnType<typeof synthesized>, type: 'aws_iam_user_policy' | 'aws_iam_role_policy'): SynthesizedPolicy[] =>
+  Object.values(resourcesOf(json, type)).map((p) => ({ ...p, document: JSON.parse(p.policy as string) as PolicyDocument }));
+
+const ALL_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:GetObject', 's3:AbortMultipartUpload'];
+
+describe('ExportBucket', () => {
+  test('a new bucket blocks public access, is encrypted and enforces object ownership', () => {
+    const stack = exportStack();
+    new ExportBucket(stack, 'Traces');
+    const synth = Testing.synth(stack);
+    expect(onlyResource(synthesized(stack), 'aws_s3_bucket')).toMatchObject({ bucket_prefix: 'agentplatform-exports-' });
+    expect(synth).toHaveResourceWithProperties(S3BucketPublicAccessBlock, { block_public_acls: true, block_public_policy: true, ignore_public_acls: true, restrict_public_buckets: true });
+    expect(synth).toHaveResourceWithProperties(S3BucketServerSideEncryptionConfigurationA, { rule: [{ apply_server_side_encryption_by_default: { sse_algorithm: 'AES256' } }] });
+    expect(synth).toHaveResourceWithProperties(S3BucketOwnershipControls, { rule: { object_ownership: 'BucketOwnerEnforced' } });
+    expect(synth).not.toHaveResource(S3BucketLifecycleConfiguration);
+  });
+
+  test('the optional lifecycle expires exported files under the prefix', () => {
+    const stack = exportStack();
+    new ExportBucket(stack, 'Traces', { bucketName: 'acme-traces', prefix: 'exports/prod', lifecycle: { expireAfter: Duration.days(90) } });
+    expect(onlyResource(synthesized(stack), 'aws_s3_bucket')).toMatchObject({ bucket: 'acme-traces' });
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(S3BucketLifecycleConfiguration, {
+      rule: [{ id: 'agentplatform-exports', status: 'Enabled', filter: [{ prefix: 'exports/prod/' }], expiration: [{ days: 90 }], abort_incomplete_multipart_upload: [{ days_after_initiation: 7 }] }],
+    });
+  });
+
+  test('grantExport gives exactly the export actions on the export prefix, nothing wider', () => {
+    const stack = exportStack();
+    new ExportBucket(stack, 'Traces').grantExport(ExportPrincipal.user('exporter'));
+    const json = synthesized(stack);
+    const bucketAddress = Object.keys(resourcesOf(json, 'aws_s3_bucket'))[0];
+    const [policy, ...others] = policiesOf(json, 'aws_iam_user_policy');
+    expect(others).toEqual([]);
+    expect(policy).toMatchObject({ user: 'exporter', name_prefix: 'agentplatform-export-' });
+    expect(policy!.document).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ Sid: 'AgentPlatformBulkExport', Effect: 'Allow', Action: ALL_ACTIONS, Resource: [`\${aws_s3_bucket.${bucketAddress}.arn}/agent-traces/*`] }],
+    });
+  });
+
+  test('the granted actions are the permissions table, in its order', () => {
+    expect(exportActions()).toEqual(EXPORT_PERMISSIONS.map((p) => p.action));
+    expect(EXPORT_PERMISSIONS.filter((p) => p.option === undefined).map((p) => p.action)).toEqual(['s3:PutObject']);
+  });
+
+  test.each([
+    [{ deleteObject: false }, ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload']],
+    [{ getObject: false }, ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload']],
+    [{ abortMultipartUpload: false }, ['s3:PutObject', 's3:DeleteObject', 's3:GetObject']],
+    [{ deleteObject: false, getObject: false, abortMultipartUpload: false }, ['s3:PutObject']],
+  ])('options %j turn actions off, never s3:PutObject', (options, actions) => {
+    const stack = exportStack();
+    new ExportBucket(stack, 'Traces').grantExport(ExportPrincipal.role('writer'), options);
+    expect(policiesOf(synthesized(stack), 'aws_iam_role_policy')[0]!.document.Statement[0]!.Action).toEqual(actions);
+  });
+
+  test('a self-hosted installation grants both the backend and the queue service roles', () => {
+    const stack = exportStack();
+    const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces', { prefix: '' });
+    bucket.grantExport(ExportPrincipal.selfHosted({ backendRoleName: 'platform-backend', queueRoleName: 'platform-queue' }));
+    const policies = policiesOf(synthesized(stack), 'aws_iam_role_policy');
+    expect(policies.map((p) => String(p.role)).sort()).toEqual(['platform-backend', 'platform-queue']);
+    for (const p of policies) expect(p.document.Statement).toEqual([expect.objectContaining({ Action: ALL_ACTIONS, Resource: ['arn:aws:s3:::acme-traces/*'] })]);
+  });
+
+  test('withAccessKey makes one IAM user with an access key and the export grant', () => {
+    const stack = exportStack();
+    const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces');
+    const key = bucket.withAccessKey({ deleteObject: false });
+    expect(bucket.withAccessKey({ deleteObject: false })).toBe(key);
+    const json = synthesized(stack);
+    const userAddress = Object.keys(resourcesOf(json, 'aws_iam_user'))[0];
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(IamAccessKey, { user: `\${aws_iam_user.${userAddress}.name}` });
+    expect(Testing.synth(stack)).toHaveResource(IamUser);
+    const [policy] = policiesOf(json, 'aws_iam_user_policy');
+    expect(policy).toMatchObject({ user: `\${aws_iam_user.${userAddress}.name}` });
+    expect(policy!.document.Statement[0]).toMatchObject({ Action: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'], Resource: ['arn:aws:s3:::acme-traces/agent-traces/*'] });
+    expect(() => bucket.withAccessKey()).toThrow('was already called with other permission options');
+  });
+
+  describe('validation', () => {
+    test.each([
+      ['an upper-case bucket name', { bucketName: 'Acme-Traces' }, 'bucketName'],
+      ['a bucket name with ".."', { bucketName: 'acme..traces' }, 'bucketName'],
+      ['an IP address as bucket name', { bucketName: '10.0.0.1' }, 'bucketName'],
+      ['a prefix with a leading slash', { prefix: '/exports' }, 'prefix'],
+      ['a prefix with a wildcard', { prefix: 'exports/*' }, 'prefix'],
+      ['expiry in hours', { lifecycle: { expireAfter: Duration.hours(36) } }, 'lifecycle.expireAfter'],
+      ['no time for unfinished uploads', { lifecycle: { abortIncompleteUploadsAfter: Duration.days(0) } }, 'lifecycle.abortIncompleteUploadsAfter'],
+    ])('%s', (_, props, prop) => {
+      expect(violationsOf(() => new ExportBucket(exportStack(), 'Traces', props)).map((v) => v.prop)).toEqual([prop]);
+    });
+
+    test('every violation at once, for new and existing buckets alike', () => {
+      const message = messageOf(() => new ExportBucket(exportStack(), 'Traces', { bucketName: 'A', prefix: 'x//y', lifecycle: { expireAfter: Duration.hours(1) } }));
+      expect(message).toMatch(/^Invalid ExportBucket "test\/Traces" \(3 problems\)/);
+      expect(violationsOf(() => ExportBucket.fromBucketName(exportStack(), 'Existing', 'Bad_Name', { prefix: 'a/' })).map((v) => v.prop)).toEqual(['bucketName', 'prefix']);
+    });
+  });
+});

@@ -1,0 +1,121 @@
+import { Testing, TerraformVariable, type TerraformStack } from 'cdktf';
+import { ExportBucket, ExportPrincipal } from '../../lib/constructs/export-bucket';
+import { DestinationCredentials, DestinationTarget, ExportDestination, type S3DestinationSettings } from '../../lib/constructs/export-destination';
+import { TfExportDestination } from '../../lib/constructs/generated/export-destination';
+import { exportStack, onlyResource, providerStack, resourcesOf, synthesized, violationsOf } from './support/synth';
+
+const secretVariable = (stack: TerraformStack, name: string) => new TerraformVariable(stack, name, { type: 'string', sensitive: true }).stringValue;
+
+describe('ExportDestination', () => {
+  test('on an ExportBucket: settings and the access key wired by reference, created after the grant', () => {
+    const stack = exportStack();
+    const bucket = new ExportBucket(stack, 'Traces', { prefix: 'agent-traces' });
+    new ExportDestination(stack, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(bucket) });
+    const json = synthesized(stack);
+    const [bucketAddress] = Object.keys(resourcesOf(json, 'aws_s3_bucket'));
+    const [keyAddress] = Object.keys(resourcesOf(json, 'aws_iam_access_key'));
+    const [policyAddress] = Object.keys(resourcesOf(json, 'aws_iam_user_policy'));
+    expect(onlyResource(json, 'agentplatform_export_destination')).toMatchObject({
+      display_name: 'traces',
+      bucket_name: `\${aws_s3_bucket.${bucketAddress}.bucket}`,
+      prefix: 'agent-traces',
+      region: `\${aws_s3_bucket.${bucketAddress}.region}`,
+      credentials: { access_key_id: `\${aws_iam_access_key.${keyAddress}.id}`, secret_access_key: `\${aws_iam_access_key.${keyAddress}.secret}` },
+      credentials_version: 1,
+      depends_on: [`aws_iam_user_policy.${policyAddress}`],
+    });
+  });
+
+  test('on a self-hosted installation: environment credentials, created after the grants of both roles', () => {
+    const stack = exportStack();
+    const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces', { region: 'eu-west-1' });
+    bucket.grantExport(ExportPrincipal.selfHosted({ backendRoleName: 'backend', queueRoleName: 'queue' }));
+    new ExportDestination(stack, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(bucket, { credentials: DestinationCredentials.environment() }) });
+    const json = synthesized(stack);
+    const destination = onlyResource(json, 'agentplatform_export_destination');
+    expect(destination).toMatchObject({ bucket_name: 'acme-traces', region: 'eu-west-1' });
+    expect(destination).not.toHaveProperty('credentials');
+    expect(destination).not.toHaveProperty('credentials_version');
+    expect(destination.depends_on).toEqual(Object.keys(resourcesOf(json, 'aws_iam_role_policy')).map((a) => `aws_iam_role_policy.${a}`));
+    expect(resourcesOf(json, 'aws_iam_user')).toEqual({});
+  });
+
+  test('on any S3-compatible store, with keys from sensitive variables', () => {
+    const stack = providerStack();
+    new ExportDestination(stack, 'Destination', {
+      displayName: 'local',
+      credentialsVersion: 3,
+      target: DestinationTarget.s3({
+        bucketName: 'exports',
+        prefix: 'traces',
+        endpointUrl: 'http://127.0.0.1:9000',
+        includeBucketInPrefix: true,
+        credentials: DestinationCredentials.fromValues({ accessKeyId: 'S3RVER', secretAccessKey: secretVariable(stack, 'secret') }),
+      }),
+    });
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfExportDestination, {
+      bucket_name: 'exports',
+      prefix: 'traces',
+      endpoint_url: 'http://127.0.0.1:9000',
+      include_bucket_in_prefix: true,
+      credentials: { access_key_id: 'S3RVER', secret_access_key: '${var.secret}' },
+      credentials_version: 3,
+    });
+  });
+
+  test('no secret reaches the synthesized JSON: every credential value is a reference', () => {
+    const stack = exportStack();
+    new ExportDestination(stack, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(new ExportBucket(stack, 'Traces')) });
+    const credentials = onlyResource(synthesized(stack), 'agentplatform_export_destination').credentials as Record<string, string>;
+    for (const value of Object.values(credentials)) expect(value).toMatch(/^\$\{[^}]+\}$/);
+  });
+
+  describe('validation', () => {
+    const raw = (stack: TerraformStack, settings: Partial<S3DestinationSettings>): DestinationTarget =>
+      DestinationTarget.s3({ bucketName: 'exports', region: 'eu-west-1', credentials: DestinationCredentials.fromValues({ accessKeyId: 'AKIA', secretAccessKey: secretVariable(stack, 's') }), ...settings });
+
+    test.each([
+      ['an empty display name', (s: TerraformStack) => ({ displayName: ' ', target: raw(s, {}) }), 'displayName'],
+      ['an empty bucket name', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { bucketName: '' }) }), 'target.bucketName'],
+      ['an endpoint that is not a URL', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { endpointUrl: 's3.local' }) }), 'target.endpointUrl'],
+      ['neither region nor endpoint', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { region: undefined }) }), 'target.region'],
+      [
+        'a literal secret key',
+        (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { credentials: DestinationCredentials.fromValues({ accessKeyId: 'AKIA', secretAccessKey: 'wJalr' }) }) }),
+        'target.credentials.secretAccessKey',
+      ],
+      ['credentialsVersion 0', (s: TerraformStack) => ({ displayName: 'd', credentialsVersion: 0, target: raw(s, {}) }), 'credentialsVersion'],
+      [
+        'credentialsVersion with environment credentials',
+        (s: TerraformStack) => ({ displayName: 'd', credentialsVersion: 2, target: raw(s, { credentials: DestinationCredentials.environment() }) }),
+        'credentialsVersion',
+      ],
+    ])('%s', (_, props, prop) => {
+      const stack = providerStack();
+      expect(violationsOf(() => new ExportDestination(stack, 'Destination', props(stack))).map((v) => v.prop)).toEqual([prop]);
+    });
+
+    test('an existing bucket of unknown region needs its region', () => {
+      const stack = exportStack();
+      const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces');
+      expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'd', target: DestinationTarget.exportBucket(bucket) }))).toEqual([
+        { prop: 'target.region', message: expect.stringContaining('ExportBucket.fromBucketName') },
+      ]);
+    });
+
+    test('every violation at once, never quoting the secret', () => {
+      const stack = providerStack();
+      let message = '';
+      try {
+        new ExportDestination(stack, 'Destination', {
+          displayName: '',
+          target: DestinationTarget.s3({ bucketName: '', credentials: DestinationCredentials.fromValues({ accessKeyId: 'AKIA', secretAccessKey: 'wJalrXUtnFEMI', sessionToken: 'FwoGZX' }) }),
+        });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/\(5 problems\)/);
+      expect(message).not.toMatch(/wJalrXUtnFEMI|FwoGZX/);
+    });
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The ExportBucket policy, proven on a real policy engine: the IAM policy document is taken from the synthesized
+ * stack, put on a fresh Ceph RGW user (iam:PutUserPolicy), and the local platform validates a destination (its
+ * PutObject under `<prefix>/tmp/`) and runs an export with that user's keys.
+ */
+import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
+import { Testing, TerraformStack } from 'cdktf';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BulkExportClient } from '../../lib/api/bulk-export';
+import { BadRequestError } from '../../lib/api/errors';
+import { DESTINATION_ERRORS } from '../../lib/api/schemas/bulk-export';
+import { ExportBucket, ExportPrincipal } from '../../lib/constructs/export-bucket';
+import type { ExportPermissionOptions } from '../../lib/constructs/export-permissions';
+import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
+import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials } from '../support/ceph';
+
+const BUCKET = 'agent-exports';
+const PREFIX = 'traces';
+
+interface PolicyDocument {
+  Version: string;
+  Statement: Array<{ Effect: string; Action: string[]; Resource: string[] }>;
+}
+
+/** The policy document of a grant, as the synthesized stack has it. */
+function synthesizedPolicy(options: ExportPermissionOptions = {}): PolicyDocument {
+  const stack = new TerraformStack(Testing.app(), 'policy');
+  new AwsProvider(stack, 'aws', { region: 'us-east-1' });
+  ExportBucket.fromBucketName(stack, 'Bucket', BUCKET, { prefix: PREFIX }).grantExport(ExportPrincipal.user('exporter'), options);
+  const json = JSON.parse(Testing.synth(stack)) as { resource: { aws_iam_user_policy: Record<string, { policy: string }> } };
+  const [policy, ...others] = Object.values(json.resource.aws_iam_user_policy);
+  if (!policy || others.length) throw new Error('expected exactly one aws_iam_user_policy in the synthesized stack');
+  return JSON.parse(policy.policy) as PolicyDocument;
+}
+
+describe('the ExportBucket policy on Ceph RGW', () => {
+  const work = mkdtempSync(join(tmpdir(), 'export-policy-'));
+  let ceph: CephCluster;
+  let platform: LocalPlatform;
+  let tracing: BulkExportClient;
+  let users = 0;
+
+  beforeAll(async () => {
+    ceph = await startCeph();
+    await ceph.createBucket(BUCKET);
+    platform = await startLocalPlatform({ dataDir: join(work, 'platform') });
+    tracing = new BulkExportClient({ baseUrl: platform.url, auth: { kind: 'api-key', apiKey: platform.devApiKey } });
+  }, CEPH_START_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await tracing?.close();
+    await platform?.close();
+    await ceph?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  /** A new Ceph user (who owns no bucket) with `document` as its only policy. */
+  async function userWithPolicy(document: PolicyDocument): Promise<S3Credentials> {
+    const uid = `exporter-${++users}`;
+    const keys = await ceph.createUser(uid);
+    await ceph.putUserPolicy(uid, document);
+    return keys;
+  }
+
+  const createDestination = (keys: S3Credentials, prefix = PREFIX) =>
+    tracing.createDestination({
+      display_name: `policy test ${users}`,
+      config: { bucket_name: BUCKET, prefix, endpoint_url: ceph.endpoint, region: ceph.region },
+      credentials: { access_key_id: keys.accessKeyId, secret_access_key: keys.secretAccessKey },
+    });
+
+  const validationObjects = async () => ceph.listObjects(BUCKET, `${PREFIX}/tmp/`);
+
+  test('the synthesized policy lets the platform validate the destination, and the test object is deleted', async () => {
+    const before = await validationObjects();
+    const destination = await createDestination(await userWithPolicy(synthesizedPolicy()));
+    expect(destination.config).toMatchObject({ bucket_name: BUCKET, prefix: PREFIX });
+    expect(await validationObjects()).toEqual(before);
+  });
+
+  test('without s3:PutObject the platform refuses the destination: "Access denied"', async () => {
+    const document = synthesizedPolicy();
+    document.Statement = document.Statement.map((s) => ({ ...s, Action: s.Action.filter((a) => a !== 's3:PutObject') }));
+    expect(document.Statement[0]!.Action).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:AbortMultipartUpload']);
+    const refused = createDestination(await userWithPolicy(document));
+    await expect(refused).rejects.toBeInstanceOf(BadRequestError);
+    await expect(refused).rejects.toThrow(DESTINATION_ERRORS.accessDenied);
+  });
+
+  test('with deleteObject turned off the validation object stays in the bucket', async () => {
+    const document = synthesizedPolicy({ deleteObject: false });
+    expect(document.Statement[0]!.Action).not.toContain('s3:DeleteObject');
+    const before = await validationObjects();
+    await createDestination(await userWithPolicy(document));
+    const after = await validationObjects();
+    expect(after).toHaveLength(before.length + 1);
+    expect(after.filter((key) => !before.includes(key))[0]).toMatch(new RegExp(`^${PREFIX}/tmp/`));
+  });
+
+  test('the grant is no wider than the export prefix: another prefix of the same bucket is refused', async () => {
+    await expect(createDestination(await userWithPolicy(synthesizedPolicy()), 'elsewhere')).rejects.toThrow(DESTINATION_ERRORS.accessDenied);
+  });
+
+  test('the synthesized policy is enough for a whole export: Parquet files land under the prefix', async () => {
+    const destination = await createDestination(await userWithPolicy(synthesizedPolicy()));
+    const project = await tracing.createSession({ name: 'policy-replay' });
+    const start = new Date(Date.UTC(2025, 0, 15, 12));
+    await tracing.ingestRuns({
+      post: [0, 1, 2].map((i) => ({
+        name: `step-${i}`,
+        run_type: 'llm',
+        session_id: project.id,
+        start_time: new Date(start.getTime() + i * 1000).toISOString(),
+        end_time: new Date(start.getTime() + i * 1000 + 500).toISOString(),
+        total_tokens: 10 * (i + 1),
+      })),
+    });
+    const created = await tracing.createExport({
+      bulk_export_destination_id: destination.id,
+      session_id: project.id,
+      start_time: '2025-01-15T00:00:00Z',
+      end_time: '2025-01-16T00:00:00Z',
+    });
+    let status = created.status;
+    for (const deadline = Date.now() + 60_000; !['Completed', 'Failed', 'Cancelled', 'TimedOut'].includes(status) && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = (await tracing.getExport(created.id)).status;
+    }
+    expect(status).toBe('Completed');
+    const files = await ceph.listObjects(BUCKET, `${PREFIX}/export_id=${created.id}/`);
+    expect(files).toEqual([expect.stringMatching(/\/runs\/year=2025\/month=01\/day=15\/[^/]+\.parquet$/)]);
+  });
+});

@@ -1,0 +1,120 @@
+import { Testing, TerraformVariable, type TerraformStack } from 'cdktf';
+import { Filter, renderFilter, validateFilter } from '../../lib/api/filter';
+import { BulkExport, type BulkExportProps } from '../../lib/constructs/bulk-export';
+import { Duration } from '../../lib/constructs/duration';
+import { ExportDestination } from '../../lib/constructs/export-destination';
+import { TfBulkExport } from '../../lib/constructs/generated/bulk-export';
+import { ScheduledExport, type ScheduledExportProps } from '../../lib/constructs/scheduled-export';
+import { messageOf, providerStack, violationsOf } from './support/synth';
+
+const PROJECT = '6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47';
+const DESTINATION = '0c0ffee0-0000-4000-8000-000000000001';
+
+function scheduled(props: Partial<ScheduledExportProps> = {}, stack: TerraformStack = providerStack()): TerraformStack {
+  const destination = ExportDestination.fromDestinationId(stack, 'Destination', DESTINATION);
+  new ScheduledExport(stack, 'Daily', { destination, tracingProjectId: PROJECT, start: '2025-01-01T00:00:00Z', every: Duration.hours(24), ...props });
+  return stack;
+}
+
+function oneOff(props: Partial<BulkExportProps> = {}, stack: TerraformStack = providerStack()): TerraformStack {
+  const destination = ExportDestination.fromDestinationId(stack, 'Destination', DESTINATION);
+  new BulkExport(stack, 'Backfill', { destination, tracingProjectId: PROJECT, start: '2025-01-01T00:00:00Z', end: '2025-02-01T00:00:00Z', ...props });
+  return stack;
+}
+
+describe('ScheduledExport', () => {
+  test('synthesizes a scheduled bulk export with typed fields and a built filter', () => {
+    const filter = Filter.and(Filter.eq('run_type', 'llm'), Filter.gt('total_tokens', 1000));
+    const stack = scheduled({
+      start: new Date(Date.UTC(2025, 0, 1)),
+      every: Duration.days(1),
+      fields: ['id', 'name', 'run_type', 'total_tokens'],
+      filter,
+      formatVersion: 'v2_beta',
+      cancelSpawnedOnDestroy: true,
+    });
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfBulkExport, {
+      destination_id: DESTINATION,
+      session_id: PROJECT,
+      start_time: '2025-01-01T00:00:00.000Z',
+      interval_hours: 24,
+      export_fields: ['id', 'name', 'run_type', 'total_tokens'],
+      filter: 'and(eq(run_type, "llm"), gt(total_tokens, 1000))',
+      format_version: 'v2_beta',
+      cancel_spawned_on_destroy: true,
+    });
+    expect(renderFilter(filter)).toBe('and(eq(run_type, "llm"), gt(total_tokens, 1000))');
+  });
+
+  test('a raw filter string passes through when the shared parser accepts it', () => {
+    expect(Testing.synth(scheduled({ filter: 'has(tags, "prod")' }))).toHaveResourceWithProperties(TfBulkExport, { filter: 'has(tags, "prod")' });
+  });
+
+  test.each([
+    ['0 hours', Duration.hours(0)],
+    ['169 hours', Duration.hours(169)],
+    ['8 days', Duration.days(8)],
+    ['90 minutes', Duration.minutes(90)],
+  ])('every %s is refused at synth', (_, every) => {
+    expect(violationsOf(() => scheduled({ every }))).toEqual([{ prop: 'every', message: expect.stringContaining('whole number of hours from 1 to 168') }]);
+  });
+
+  test.each([Duration.hours(1), Duration.days(7)])('every %s is accepted', (every) => {
+    expect(Testing.synth(scheduled({ every }))).toHaveResourceWithProperties(TfBulkExport, { interval_hours: every.toHours() });
+  });
+
+  test('a bad filter string shows the parser\'s own message', () => {
+    const text = 'and(eq(run_type, "llm"), gt(total_tokens,))';
+    const parser = validateFilter(text);
+    if (parser.ok) throw new Error('the filter was expected not to parse');
+    const [violation] = violationsOf(() => scheduled({ filter: text }));
+    expect(violation).toEqual({ prop: 'filter', message: expect.stringContaining(parser.error.message) });
+  });
+
+  test.each([
+    ['an empty filter', { filter: ' ' }, 'filter'],
+    ['no fields', { fields: [] }, 'fields'],
+    ['an unknown field', { fields: ['id', 'cost'] as never }, 'fields[1]'],
+    ['a field listed twice', { fields: ['id', 'name', 'id'] as never }, 'fields[2]'],
+    ['a start that is not a timestamp', { start: 'yesterday' }, 'start'],
+    ['a tracing project that is not a UUID', { tracingProjectId: 'my-project' }, 'tracingProjectId'],
+    ['an unknown format', { formatVersion: 'v3' as never }, 'formatVersion'],
+  ])('%s', (_, props, prop) => {
+    expect(violationsOf(() => scheduled(props as Partial<ScheduledExportProps>)).map((v) => v.prop)).toEqual([prop]);
+  });
+
+  test('every violation at once', () => {
+    expect(messageOf(() => scheduled({ every: Duration.hours(200), fields: [], filter: 'eq(', start: 'soon' }))).toMatch(/^Invalid ScheduledExport "test\/Daily" \(4 problems\)/);
+  });
+
+  test('tokens are left to Terraform', () => {
+    const stack = providerStack();
+    const hours = new TerraformVariable(stack, 'hours', { type: 'number' }).numberValue;
+    const start = new TerraformVariable(stack, 'start', { type: 'string' }).stringValue;
+    const project = new TerraformVariable(stack, 'project', { type: 'string' }).stringValue;
+    scheduled({ every: Duration.hours(hours), start, tracingProjectId: project }, stack);
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfBulkExport, { interval_hours: '${var.hours}', start_time: '${var.start}', session_id: '${var.project}' });
+  });
+});
+
+describe('BulkExport', () => {
+  test('synthesizes a one-off export that is waited for', () => {
+    const stack = oneOff({ waitForCompletion: true, timeout: Duration.hours(2), fields: ['id', 'name'] });
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfBulkExport, {
+      start_time: '2025-01-01T00:00:00Z',
+      end_time: '2025-02-01T00:00:00Z',
+      wait_for_completion: true,
+      timeouts: { create: '2h' },
+      export_fields: ['id', 'name'],
+    });
+  });
+
+  test.each([
+    ['an end before the start', { end: '2024-12-31T00:00:00Z' }, 'end'],
+    ['an end equal to the start', { end: new Date('2025-01-01T00:00:00Z') }, 'end'],
+    ['an invalid end Date', { end: new Date('not a date') }, 'end'],
+    ['a zero timeout', { timeout: Duration.minutes(0) }, 'timeout'],
+  ])('%s', (_, props, prop) => {
+    expect(violationsOf(() => oneOff(props)).map((v) => v.prop)).toEqual([prop]);
+  });
+});
