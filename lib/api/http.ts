@@ -2,6 +2,9 @@
  * The one HTTP transport under every API client: undici with a keep-alive pool, auth headers, a per-request
  * timeout combined with the caller's AbortSignal, bounded retries (see `retry.ts` for which failures and methods),
  * zod-parsed responses and typed errors that never carry a secret.
+ *
+ * JSON requests go through `dispatcher.dispatch` with a handler that buffers the body (`buffered-response.ts`);
+ * only streams pay for undici's `request` and its response stream.
  */
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
@@ -15,6 +18,7 @@ import {
   errorFromResponse,
   type ApiErrorInit,
 } from './errors';
+import { BufferingResponseHandler, type BufferedResponse } from './buffered-response';
 import { Deadline } from './deadline';
 import { SecretRedactor } from './redact';
 import {
@@ -139,6 +143,9 @@ interface Target {
   readonly pathWithQuery: string;
 }
 
+/** What the typed errors need of a response: its status and headers. */
+type ResponseHead = Pick<BufferedResponse, 'statusCode' | 'headers'>;
+
 /** Sends JSON requests to one base URL with auth, timeouts, retries and typed errors. */
 export class HttpTransport {
   /** The base URL every path is appended to. */
@@ -155,6 +162,9 @@ export class HttpTransport {
   private readonly random: () => number;
   private readonly now: () => number;
   private readonly redactor: SecretRedactor;
+  /** Headers of every JSON request without and with a body; the same for every request, so built once. */
+  private readonly jsonHeaders: Readonly<Record<string, string>>;
+  private readonly jsonBodyHeaders: Readonly<Record<string, string>>;
   private closed = false;
 
   constructor(opts: TransportOptions) {
@@ -172,6 +182,8 @@ export class HttpTransport {
     this.random = opts.random ?? Math.random;
     this.now = opts.now ?? Date.now;
     this.redactor = new SecretRedactor([opts.auth.kind === 'api-key' ? opts.auth.apiKey : opts.auth.token]);
+    this.jsonHeaders = this.headers(false, { accept: 'application/json' });
+    this.jsonBodyHeaders = this.headers(true, { accept: 'application/json' });
   }
 
   /** Registers a value (e.g. a deployment secret about to be sent) that must never appear in an error message. */
@@ -209,11 +221,16 @@ export class HttpTransport {
   async stream(opts: StreamOptions): Promise<StreamResponse> {
     const target = this.target(opts.method, opts.path, opts.query);
     this.throwIfAborted(opts.signal, target);
-    const deadline = new Deadline(opts.signal, opts.timeoutMs ?? this.timeoutMs);
+    const controller = new AbortController();
+    const deadline = new Deadline(opts.signal, opts.timeoutMs ?? this.timeoutMs, (reason) => controller.abort(reason));
     try {
-      const response = await this.send(target, opts.body, deadline.signal, {
-        accept: 'text/event-stream',
-        ...opts.headers,
+      const response = await this.dispatcher.request({
+        origin: this.origin,
+        path: target.pathWithQuery,
+        method: target.method,
+        headers: this.headers(opts.body !== undefined, { accept: 'text/event-stream', ...opts.headers }),
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        signal: controller.signal,
       });
       if (response.statusCode < 200 || response.statusCode >= 300) {
         throw this.errorFromResponse(target, response, await response.body.text());
@@ -241,12 +258,24 @@ export class HttpTransport {
 
   private async attempt<T>(opts: RequestOptions<T>, target: Target): Promise<T> {
     this.throwIfAborted(opts.signal, target);
-    const deadline = new Deadline(opts.signal, opts.timeoutMs ?? this.timeoutMs);
+    const handler = new BufferingResponseHandler();
+    const deadline = new Deadline(opts.signal, opts.timeoutMs ?? this.timeoutMs, (reason) => handler.abort(reason));
     try {
-      const response = await this.send(target, opts.body, deadline.signal, { accept: 'application/json' });
-      const text = await response.body.text();
-      if (response.statusCode < 200 || response.statusCode >= 300) throw this.errorFromResponse(target, response, text);
-      return opts.schema ? this.parseBody(opts.schema, target, response, text) : (undefined as T);
+      this.dispatcher.dispatch(
+        {
+          origin: this.origin,
+          path: target.pathWithQuery,
+          method: target.method,
+          headers: opts.body === undefined ? this.jsonHeaders : this.jsonBodyHeaders,
+          body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        },
+        handler,
+      );
+      const response = await handler.response;
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        throw this.errorFromResponse(target, response, response.text);
+      }
+      return opts.schema ? this.parseBody(opts.schema, target, response, response.text) : (undefined as T);
     } catch (err) {
       throw this.toApiError(err, target, deadline);
     } finally {
@@ -259,24 +288,12 @@ export class HttpTransport {
     if (signal?.aborted) throw new AbortError(this.errorInit(target, { cause: signal.reason }));
   }
 
-  private send(
-    target: Target,
-    body: unknown,
-    signal: AbortSignal,
-    extraHeaders: Readonly<Record<string, string>>,
-  ): Promise<Dispatcher.ResponseData> {
+  /** Request headers: the user agent, `extraHeaders`, the JSON content type when there is a body, then auth. */
+  private headers(hasBody: boolean, extraHeaders: Readonly<Record<string, string>>): Record<string, string> {
     const headers: Record<string, string> = { 'user-agent': this.userAgent };
     for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    Object.assign(headers, this.authHeaders());
-    return this.dispatcher.request({
-      origin: this.origin,
-      path: target.pathWithQuery,
-      method: target.method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal,
-    });
+    if (hasBody) headers['content-type'] = 'application/json';
+    return Object.assign(headers, this.authHeaders());
   }
 
   private authHeaders(): Record<string, string> {
@@ -288,7 +305,7 @@ export class HttpTransport {
     return headers;
   }
 
-  private parseBody<T>(schema: ZodType<T>, target: Target, response: Dispatcher.ResponseData, text: string): T {
+  private parseBody<T>(schema: ZodType<T>, target: Target, response: ResponseHead, text: string): T {
     const init = this.errorInit(target, { status: response.statusCode, requestId: requestIdOf(response.headers) });
     let json: unknown;
     try {
@@ -311,7 +328,7 @@ export class HttpTransport {
     );
   }
 
-  private errorFromResponse(target: Target, response: Dispatcher.ResponseData, text: string): ApiError {
+  private errorFromResponse(target: Target, response: ResponseHead, text: string): ApiError {
     return errorFromResponse({
       ...this.errorInit(target, { requestId: requestIdOf(response.headers) }),
       status: response.statusCode,

@@ -1,14 +1,14 @@
 /**
  * Organizations, their workspaces (tenant ids) and API keys. A key belongs to an organization and may act in any of
- * its workspaces; `X-Tenant-Id` picks one, else the organization's default workspace. Keys are stored as SHA-256
- * hashes only.
+ * its workspaces; `X-Tenant-Id` picks one, else the organization's default workspace. The database keeps SHA-256
+ * hashes of the keys only.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Clock } from './clock';
 import { prepared, type MigrationSet, type PlatformDatabase } from './db';
 import { HttpError } from './errors';
-import type { PlatformEnv } from './server';
+import { nodeBindingsOf, type PlatformEnv } from './server';
 
 /** Who is calling: the key's organization and the workspace the request acts in. */
 export interface Principal {
@@ -71,7 +71,8 @@ const hashKey = (key: string): string => createHash('sha256').update(key, 'utf8'
 /** The organization/workspace/key store and the request authenticator. */
 export class AuthStore {
   // Keys, organizations and workspaces are never removed or reassigned, so what was found once stays true; the
-  // caches take these lookups off every request.
+  // caches take these lookups (and the hashing of the key) off every request. Only keys that exist are cached, so
+  // the cache holds no more entries than the database holds keys.
   private readonly keyOwners = new Map<string, string>();
   private readonly defaultWorkspaces = new Map<string, string>();
 
@@ -158,7 +159,7 @@ export class AuthStore {
     if (!apiKey) {
       throw new HttpError(401, 'Missing API key: send it in the X-Api-Key header or as "Authorization: Bearer <key>"');
     }
-    const organizationId = this.organizationOfKey(hashKey(apiKey));
+    const organizationId = this.organizationOfKey(apiKey);
     if (!organizationId) throw new HttpError(401, 'Invalid API key');
     if (tenantHeader === undefined || tenantHeader === '') {
       return { organizationId, tenantId: this.defaultWorkspaceOf(organizationId) };
@@ -173,14 +174,14 @@ export class AuthStore {
     return { organizationId, tenantId };
   }
 
-  private organizationOfKey(keyHash: string): string | undefined {
-    let organizationId = this.keyOwners.get(keyHash);
+  private organizationOfKey(apiKey: string): string | undefined {
+    let organizationId = this.keyOwners.get(apiKey);
     if (organizationId === undefined) {
-      const row = prepared(this.db, 'SELECT organization_id FROM api_keys WHERE key_hash = ?').get(keyHash) as
+      const row = prepared(this.db, 'SELECT organization_id FROM api_keys WHERE key_hash = ?').get(hashKey(apiKey)) as
         | { organization_id: string }
         | undefined;
       organizationId = row?.organization_id;
-      if (organizationId !== undefined) this.keyOwners.set(keyHash, organizationId);
+      if (organizationId !== undefined) this.keyOwners.set(apiKey, organizationId);
     }
     return organizationId;
   }
@@ -222,9 +223,16 @@ export function apiKeyOf(header: (name: string) => string | undefined): string |
 
 /** Middleware that authenticates the request and sets `principal`; use it per route so unknown routes stay 404. */
 export function requireApiKey(auth: AuthStore): MiddlewareHandler<PlatformEnv> {
-  return async (c, next) => {
-    const header = (name: string) => c.req.header(name);
-    c.set('principal', auth.authenticate(apiKeyOf(header), c.req.header('x-tenant-id')));
-    await next();
+  return (c, next) => {
+    const incoming = nodeBindingsOf(c)?.incoming;
+    // Node joins repeated headers with ", " as `Headers.get` does, except `authorization`, whose repeats it drops:
+    // that one is always read the fetch way, so a request is judged the same whichever way the app is called.
+    const header = (name: string): string | undefined => {
+      if (!incoming || name === 'authorization') return c.req.header(name);
+      const value = incoming.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    c.set('principal', auth.authenticate(apiKeyOf(header), header('x-tenant-id')));
+    return next();
   };
 }

@@ -90,8 +90,9 @@ function mountControlPlane(ctx: ModuleContext) {
   app.get('/v2/deployments/:deployment_id/revisions/:revision_id', auth, (c) => {
     const v = new RequestValidator();
     const revisionId = v.uuidPath('revision_id', c.req.param('revision_id'));
-    const record = deploymentOf(c, v);
-    return c.json(store.getRevision(record.id, revisionId));
+    const deploymentId = v.uuidPath('deployment_id', c.req.param('deployment_id'));
+    v.throwIfFailed();
+    return c.json(store.getRevisionInWorkspace(tenantOf(c), deploymentId, revisionId));
   });
 
   app.get('/v2/sandboxes/templates', auth, (c) => c.json({ templates: templates.list(tenantOf(c)) }));

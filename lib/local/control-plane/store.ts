@@ -150,6 +150,16 @@ const toRevision = (row: RevisionRow): Revision => ({
 const REVISION_COLUMNS =
   'id, source, status, repo_ref, graph_config_path, image_uri, repo_commit_sha, created_at, updated_at';
 
+/**
+ * A revision and whether its deployment exists in the workspace, in one statement (each statement is a read
+ * transaction of its own, with its file locks): no row means no such deployment, a row of nulls no such revision.
+ */
+const REVISION_IN_WORKSPACE_SQL = `SELECT ${REVISION_COLUMNS.split(', ')
+  .map((column) => `r.${column}`)
+  .join(', ')}
+  FROM cp_deployments d LEFT JOIN cp_revisions r ON r.id = ? AND r.deployment_id = d.id
+  WHERE d.id = ? AND d.tenant_id = ?`;
+
 /** Deployment reads and writes for one platform. */
 export class DeploymentStore {
   constructor(
@@ -276,13 +286,14 @@ export class DeploymentStore {
     return rows.map(toRevision);
   }
 
-  /** One revision of a deployment, or a 404 naming it. */
-  getRevision(deploymentId: string, revisionId: string): Revision {
-    const row = prepared(
-      this.db,
-      `SELECT ${REVISION_COLUMNS} FROM cp_revisions WHERE id = ? AND deployment_id = ?`,
-    ).get(revisionId, deploymentId) as RevisionRow | undefined;
-    if (!row) throw revisionNotFound(deploymentId, revisionId);
+  /** One revision of a deployment of the workspace; a 404 naming the deployment, else the revision, when missing. */
+  getRevisionInWorkspace(tenantId: string, deploymentId: string, revisionId: string): Revision {
+    const row = prepared(this.db, REVISION_IN_WORKSPACE_SQL).get(revisionId, deploymentId, tenantId) as
+      | RevisionRow
+      | { id: null }
+      | undefined;
+    if (!row) throw deploymentNotFound(deploymentId);
+    if (row.id === null) throw revisionNotFound(deploymentId, revisionId);
     return toRevision(row);
   }
 
