@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installProvider } from '../lib/provider/install';
+import { installProvider } from '../lib/install/provider';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../lib/provider/main';
 import { createServerCertificate } from '../lib/provider/plugin/certificate';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { ControlPlaneClient } from '../lib/api/control-plane';
 import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from '../lib/local/control-plane/pipeline';
 import { startLocalPlatform, type LocalPlatform } from '../lib/local/platform';
-import { installProvider } from '../lib/provider/install';
+import { installProvider } from '../lib/install/provider';
 
 const PLAN_RUNS = 5;
 const WAIT_APPLIES = 20;

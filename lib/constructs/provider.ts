@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Annotations, TerraformStack, type IStackSynthesizer, type ISynthesisSession } from 'cdktf';
 import type { Construct } from 'constructs';
 import { PROVIDER_ADDRESS } from '../provider/constants';
-import { installProvider } from '../provider/install';
+import { installProvider } from '../install/provider';
 import type { Duration } from './duration';
 import { httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages } from './errors';

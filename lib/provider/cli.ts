@@ -4,7 +4,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { PROVIDER_SOURCE } from './constants';
-import { installProvider } from './install';
+import { installProvider } from '../install/provider';
 
 const USAGE = `Usage: agentplatform-provider install [--dir DIR]
 

@@ -6,7 +6,7 @@ import { messages } from '../../lib/constructs/errors';
 import { AgentPlatformProvider } from '../../lib/constructs/provider';
 import { TfProvider } from '../../lib/constructs/generated/provider';
 import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_SOURCE, PROVIDER_VERSION } from '../../lib/provider/constants';
-import { packageHash, terraformPlatform } from '../../lib/provider/install';
+import { packageHash, terraformPlatform } from '../../lib/install/provider';
 import { PROVIDER_ENV } from '../../lib/provider/provider-config';
 import { synthesized, violationsOf, warningsOf } from './support/synth';
 

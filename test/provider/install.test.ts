@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROVIDER_ADDRESS, PROVIDER_VERSION, packageRoot } from '../../lib/provider/constants';
 import { main } from '../../lib/provider/cli';
-import { installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/provider/install';
+import { installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/install/provider';
 import { createLogger, logLevelFromEnv } from '../../lib/provider/log';
 
 const dirs: string[] = [];

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROVIDER_ADDRESS, PROVIDER_VERSION } from '../../lib/provider/constants';
-import { packageHash } from '../../lib/provider/install';
+import { packageHash } from '../../lib/install/provider';
 import { DIST_ENTRY, EXAMPLE_ENTRY, TerraformDir, eventually, providerConfig, processesWithEnv } from './support/terraform';
 
 describe('terraform with the installed provider', () => {

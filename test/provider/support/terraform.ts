@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installProvider, type InstallResult } from '../../../lib/provider/install';
+import { installProvider, type InstallResult } from '../../../lib/install/provider';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The compiled provider entry point. */

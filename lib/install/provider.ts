@@ -1,12 +1,13 @@
 /**
  * Offline installation: a launcher in terraform's implied local mirror and the matching `.terraform.lock.hcl`, so
  * `terraform init` finds the provider with no registry, no CLI configuration and no Go toolchain. Used by the CLI
- * (`npx agentplatform-provider install`) and, at synth, by the constructs.
+ * (`npx agentplatform-provider install`) and, at synth, by the constructs: it lives apart from the provider's
+ * runtime, which the constructs never load, and needs only node built-ins and the provider's constants.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_VERSION, packageRoot } from './constants';
+import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_VERSION, packageRoot } from '../provider/constants';
 
 /** Options of {@link installProvider}. */
 export interface InstallOptions {
