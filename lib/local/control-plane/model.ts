@@ -35,12 +35,12 @@ export interface StoredRevisionConfig {
 export const DEFAULT_REPO_REF = 'main';
 export const DEFAULT_GRAPH_CONFIG_PATH = 'langgraph.json';
 
-/** Deployment names: a letter or digit, then letters, digits, `-` or `_`; at most 63 characters. */
-export const DEPLOYMENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-export const DEPLOYMENT_NAME_MAX_LENGTH = 63;
-
-/** Secret names are environment variable names. */
-export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The name rules are the API's own, shared with the provider and the constructs. */
+export {
+  DEPLOYMENT_NAME_MAX_LENGTH,
+  DEPLOYMENT_NAME_PATTERN,
+  SECRET_NAME_PATTERN,
+} from '../../api/schemas/control-plane-constants';
 
 /** Statuses a revision moves through on success, in order, each followed by the next. */
 export const PIPELINE_STEPS = [
