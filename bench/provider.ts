@@ -6,11 +6,11 @@
  *      applies, goal <= 1 s; and the revision GETs per wait against a fixed 5 s poll of the same revisions;
  *  (d) apply of 100 deployments with 2 s build steps at -parallelism=20 against 1, goal >= 10x.
  *
- *   npm run bench:provider
+ *   npm run bench:provider [-- --parts a,b,c,d]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlaneClient } from '../lib/api/control-plane';
 import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from '../lib/local/control-plane/pipeline';
@@ -219,11 +219,19 @@ async function parallelApply(): Promise<void> {
   console.log(`    speed-up:        ${(times[1]! / times[20]!).toFixed(1)}x (goal >= 10x)`);
 }
 
+/** `--parts a,c` runs only those parts (all four by default). */
+function parts(): Set<string> {
+  const index = process.argv.indexOf('--parts');
+  return new Set((index < 0 ? 'a,b,c,d' : process.argv[index + 1] ?? '').split(','));
+}
+
 async function main(): Promise<void> {
-  launchToHandshake();
-  await noChangePlan();
-  await waitLatency();
-  await parallelApply();
+  const chosen = parts();
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (chosen.has('a')) launchToHandshake();
+  if (chosen.has('b')) await noChangePlan();
+  if (chosen.has('c')) await waitLatency();
+  if (chosen.has('d')) await parallelApply();
 }
 
 main().catch((err: unknown) => {

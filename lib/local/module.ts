@@ -6,6 +6,7 @@ import type { AuthStore } from './auth';
 import type { Clock } from './clock';
 import type { PipelineTimings } from './control-plane/pipeline';
 import type { MigrationSet, PlatformDatabase } from './db';
+import type { FastRoutes } from './fast-routes';
 import type { SecretBox } from './secret-box';
 import type { PlatformApp } from './server';
 
@@ -17,6 +18,8 @@ export interface ModuleContext {
   readonly clock: Clock;
   /** The app to mount routes on (guard them with `requireApiKey(auth)`). */
   readonly app: PlatformApp;
+  /** Fast paths for the hottest reads, each beside the app route it shortens (see `fast-routes.ts`). */
+  readonly fastRoutes: FastRoutes;
   /** Organizations, workspaces and API keys. */
   readonly auth: AuthStore;
   /** Encryption at rest for secrets. */

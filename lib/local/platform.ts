@@ -14,6 +14,7 @@ import type { ModuleContext, MountedModule, PlatformModule } from './module';
 import { SandboxTemplateInput, SandboxTemplateStore } from './sandbox-templates';
 import { SecretBox } from './secret-box';
 import { createPlatformApp, listen } from './server';
+import { FastRoutes } from './fast-routes';
 import { createAgentServerModule, type AgentServerModuleOptions } from './agents/module';
 import { createTracingModule, type TracingSettings } from './tracing/module';
 
@@ -122,11 +123,13 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     for (const key of keys) auth.addApiKey(organizationId, key);
 
     let baseUrl: string | undefined;
-    const app = createPlatformApp({ log });
+    const app = createPlatformApp({ log: options.log });
+    const fastRoutes = new FastRoutes(options.log);
     const ctx: ModuleContext = {
       db,
       clock,
       app,
+      fastRoutes,
       auth,
       secrets: SecretBox.forDataDir(dataDir),
       dataDir,
@@ -138,7 +141,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
       },
     };
     mounted = modules.map((module) => module.mount(ctx));
-    const server = await listen(app, host, options.port ?? 0);
+    const server = await listen(app, host, options.port ?? 0, fastRoutes);
     const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
     baseUrl = `http://${urlHost}:${server.port}`;
     for (const module of mounted) module.start?.();

@@ -4,11 +4,12 @@
  * the error bodies, and the 404 for unknown routes.
  */
 import { randomUUID } from 'node:crypto';
-import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Principal } from './auth';
+import type { FastRoutes } from './fast-routes';
 import { HttpError, RequestValidationError } from './errors';
 
 /** Variables routes can read from the Hono context. */
@@ -76,9 +77,10 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
-/** Serves `app` on `host:port`; rejects when the port cannot be bound. */
-export function listen(app: PlatformApp, host: string, port: number): Promise<ListeningServer> {
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+/** Serves `app` on `host:port`, asking `fastRoutes` first; rejects when the port cannot be bound. */
+export function listen(app: PlatformApp, host: string, port: number, fastRoutes?: FastRoutes): Promise<ListeningServer> {
+  const appListener = getRequestListener(app.fetch);
+  const server = createServer(fastRoutes ? (req, res) => fastRoutes.answer(req, res) || void appListener(req, res) : appListener);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -30,6 +30,10 @@ describe('agentplatform_deployment lifecycle', () => {
     const id = first.id as string;
     expect((await lp.client.getRevision(id, first.latest_revision_id as string)).status).toBe('DEPLOYED');
     expect(first.url).toBe((await lp.client.getDeployment(id)).url);
+    // The provider keeps how long the revision took in private state (not an attribute: never in a plan).
+    const kept = JSON.parse(Buffer.from(dir.instance('agentplatform_deployment.agent').private ?? '', 'base64').toString('utf8')) as { revision_ms?: number };
+    expect(kept.revision_ms).toBeGreaterThan(0);
+    expect(first).not.toHaveProperty('revision_ms');
 
     expect((await dir.plan()).code).toBe(0);
 
@@ -43,6 +47,10 @@ describe('agentplatform_deployment lifecycle', () => {
     expect((await dir.apply()).code).toBe(0);
     const second = state();
     expect(second).toMatchObject({ id, repo_ref: 'release-2', revision_status: 'DEPLOYED' });
+    // Expecting about as long as last time, the wait saw DEPLOYED with a few polls (one or two on a quiet machine).
+    const secondPolls = lp.requests.filter((line) => line.startsWith('GET ') && line.includes(`/revisions/${second.latest_revision_id as string}`));
+    expect(secondPolls.length).toBeGreaterThanOrEqual(1);
+    expect(secondPolls.length).toBeLessThanOrEqual(3);
     expect(second.latest_revision_id).not.toBe(first.latest_revision_id);
     expect(second.repo_commit_sha).not.toBe(first.repo_commit_sha);
     const revisions = (await lp.client.listRevisions(id)).resources;

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ControlPlaneClient } from '../../lib/api/control-plane';
 import { createLogger } from '../../lib/provider/log';
-import { DEFAULT_POLL_SCHEDULE, PollInterval, WaitError, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { DEFAULT_POLL_SCHEDULE, EXPECTED_STEP_MAX_MS, PollInterval, revisionDurationMs, WaitError, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment-wait';
 import { FAST_TIMINGS, TestPlatform, until } from './support/deployment-platform';
 
 const log = createLogger(undefined);
@@ -25,6 +25,26 @@ describe('PollInterval', () => {
     expect([false, false, false, false, false].map((c) => interval.next(c))).toEqual([100, 200, 400, 500, 500]);
     expect(interval.next(true)).toBe(100);
     expect(interval.next(false)).toBe(200);
+  });
+
+  it('with an expected duration, sleeps until just past it, in steps of at most 10 s, then polls quickly', () => {
+    const schedule = { initialMs: 100, factor: 2, maxMs: 500 };
+    const short = new PollInterval(schedule, 1000);
+    expect(short.next(false, 0)).toBe(1100);
+    expect(short.next(true, 1100)).toBe(100);
+    expect(short.next(false, 1200)).toBe(200);
+    const long = new PollInterval(schedule, 60_000);
+    expect(long.next(false, 0)).toBe(EXPECTED_STEP_MAX_MS);
+    expect(long.next(true, 10_000)).toBe(EXPECTED_STEP_MAX_MS);
+    expect(long.next(false, 60_000)).toBe(3050);
+    expect(long.next(false, 63_050)).toBe(100);
+  });
+
+  it('measures a deployed revision by the platform clock, and nothing else', () => {
+    const revision = { status: 'DEPLOYED', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:01:30.250Z' };
+    expect(revisionDurationMs(revision as never)).toBe(90_250);
+    expect(revisionDurationMs({ ...revision, status: 'SKIPPED' } as never)).toBeUndefined();
+    expect(revisionDurationMs({ ...revision, updated_at: 'garbage' } as never)).toBeUndefined();
   });
 
   it('defaults to 100 ms, x1.5, at most 5 s', () => {
@@ -51,6 +71,21 @@ describe('waiting for revisions and deletions', () => {
     expect(revision).toMatchObject({ id: d.latest_revision_id, status: 'DEPLOYED' });
     // Six 20 ms steps: the quick polls after each change catch up without piling up requests.
     expect(polls(fast, d.latest_revision_id!)).toBeLessThanOrEqual(8);
+  });
+
+  it('expecting the revision to take as long as the last one, sleeps until then and sees DEPLOYED with one poll', async () => {
+    const d = await fast.client.createDeployment(github(fast.uniqueName('expected')));
+    const first = await waitForRevision({ client: fast.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+    const took = revisionDurationMs(first)!;
+    expect(took).toBeGreaterThan(0);
+    const next = await fast.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'release' } });
+    // Room for a machine busy with other tests: the revision is surely DEPLOYED by the expected end.
+    const expectedMs = took + 300;
+    const started = Date.now();
+    const second = await waitForRevision({ client: fast.client, deploymentId: d.id, revisionId: next.latest_revision_id!, timeoutMs: 10_000, signal: never, log, expectedMs });
+    expect(second.status).toBe('DEPLOYED');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(expectedMs);
+    expect(polls(fast, next.latest_revision_id!)).toBe(1);
   });
 
   it('ends with the failed status, naming the revision', async () => {
@@ -92,9 +127,12 @@ describe('waiting for revisions and deletions', () => {
     const d = await slow.client.createDeployment(github(slow.uniqueName('stop')));
     const stop = new AbortController();
     const wait = waitForRevision({ client: slow.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 600_000, signal: stop.signal, log });
-    expect(await until(async () => polls(slow, d.latest_revision_id!) > 0)).toBe(true);
+    // Two polls logged: the first one's answer has surely reached the waiter, which now sleeps before the third.
+    expect(await until(async () => polls(slow, d.latest_revision_id!) > 1)).toBe(true);
+    const stoppedAt = Date.now();
     stop.abort();
     await expect(wait).rejects.toMatchObject({ reason: 'stopped', message: expect.stringContaining('because terraform is stopping; last status') });
+    expect(Date.now() - stoppedAt).toBeLessThan(1000);
   });
 
   it('waits through server errors the transport gave up on', async () => {

@@ -20,16 +20,16 @@ import { startTestS3, type TestS3 } from './support/s3';
 import { waitFor } from './support/wait';
 
 const SUPPORT = resolve(__dirname, 'support');
-const SETTINGS = { writer: { rowGroupRows: 100, maxRowsPerFile: 200 } };
+const WRITER = { rowGroupRows: 100, maxRowsPerFile: 200 };
 
 interface PlatformProcess {
   readonly child: ChildProcess;
   readonly client: BulkExportClient;
 }
 
-function startPlatformProcess(dataDir: string): Promise<PlatformProcess> {
+function startPlatformProcess(dataDir: string, settings: object): Promise<PlatformProcess> {
   const child = spawn(process.execPath, ['-r', join(SUPPORT, 'ts-register.js'), join(SUPPORT, 'platform-process.ts')], {
-    env: { ...process.env, TRACING_DATA_DIR: dataDir, TRACING_SETTINGS: JSON.stringify(SETTINGS) },
+    env: { ...process.env, TRACING_DATA_DIR: dataDir, TRACING_SETTINGS: JSON.stringify(settings) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolveStart, rejectStart) => {
@@ -71,13 +71,16 @@ afterAll(async () => {
   await s3?.close();
 });
 
-test('SIGKILL mid-run, restart: the run resumes from its checkpoint and every row is exported exactly once', async () => {
+test.each([
+  ['encoded in the main thread', { encodeThreads: 0, writer: WRITER }],
+  ['encoded in worker threads', { encodeThreads: 2, encodeWorkerMinRows: 0, writer: WRITER }],
+])('SIGKILL mid-run, restart: the run resumes from its checkpoint and every row is exported exactly once (%s)', async (_label, settings) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kill-and-resume-'));
   const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
   const generated = ['--data-dir', dataDir, '--project', 'resume', '--count', '3000', '--payload-bytes', '200'];
   expect(generateRunsCommand([...generated, '--start', '2024-02-01T00:00:00Z', '--end', '2024-02-02T23:00:00Z'], {}, quiet, quiet)).toBe(0);
 
-  const first = await startPlatformProcess(dataDir);
+  const first = await startPlatformProcess(dataDir, settings);
   running.push(first);
   const session = (await first.client.findSessionByName('resume'))!;
   const destination = await first.client.createDestination({
@@ -112,7 +115,7 @@ test('SIGKILL mid-run, restart: the run resumes from its checkpoint and every ro
   const keysAtKill = await listKeys(s3.client, 'exports', prefix);
   expect(keysAtKill.length).toBeGreaterThan(checkpointed.length);
 
-  const second = await startPlatformProcess(dataDir);
+  const second = await startPlatformProcess(dataDir, settings);
   running.push(second);
   const done = await waitFor('the export to finish after the restart', async () => {
     const current = await second.client.getExport(exp.id);

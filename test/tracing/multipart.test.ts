@@ -7,16 +7,20 @@ import { syntheticRunBatches } from '../../lib/local/tracing/synthetic/generate'
 import { getObjectBytes, readParquetRows } from './support/parquet';
 import { BUCKET, isFinal, startScenario, type Scenario } from './support/scenario';
 
-let scenario: Scenario;
-afterAll(async () => {
+let scenario: Scenario | undefined;
+afterEach(async () => {
   await scenario?.close();
+  scenario = undefined;
 });
 
-test('a large part goes up in 5 MiB chunks and completes as one object', async () => {
+test.each([
+  ['encoded in the main thread', { encodeThreads: 0 }],
+  ['encoded in a worker, whose chunk buffers travel to the main thread and back', { encodeThreads: 1, encodeWorkerMinRows: 0 }],
+])('a large part goes up in 5 MiB chunks and completes as one object (%s)', async (_label, threads) => {
   scenario = await startScenario({
     days: 1,
     runsPerDay: 4,
-    settings: { writer: { rowGroupRows: 200, maxRowsPerFile: 100_000, multipartChunkBytes: 5 * 1024 * 1024 } },
+    settings: { ...threads, writer: { rowGroupRows: 200, maxRowsPerFile: 100_000, multipartChunkBytes: 5 * 1024 * 1024 } },
   });
   const large = syntheticRunBatches({
     tenantId: scenario.platform.tenantId,

@@ -3,10 +3,18 @@
  * The client parses every response with these, and the local platform answers exactly what they accept.
  */
 import { z } from 'zod';
+import {
+  BULK_EXPORT_STATUSES,
+  DEFAULT_FORMAT_VERSION,
+  FINAL_BULK_EXPORT_STATUSES,
+  FORMAT_VERSIONS,
+  INTERVAL_HOURS_MAX,
+  INTERVAL_HOURS_MIN,
+  type BulkExportStatusName,
+} from './bulk-export-constants';
 
-/** Statuses as the platform spells them on the wire. The spec's upper-case names denote the same states. */
-export const BULK_EXPORT_STATUSES = ['Created', 'Running', 'Completed', 'Failed', 'Cancelled', 'TimedOut'] as const;
-export type BulkExportStatus = (typeof BULK_EXPORT_STATUSES)[number];
+export { BULK_EXPORT_STATUSES, DEFAULT_FORMAT_VERSION, FINAL_BULK_EXPORT_STATUSES, FORMAT_VERSIONS, INTERVAL_HOURS_MAX, INTERVAL_HOURS_MIN };
+export type BulkExportStatus = BulkExportStatusName;
 
 const STATUS_BY_UPPER_CASE: Readonly<Record<string, BulkExportStatus>> = Object.fromEntries(
   BULK_EXPORT_STATUSES.map((status) => [status.toUpperCase(), status]),
@@ -18,18 +26,10 @@ export const BulkExportStatus = z.preprocess(
   z.enum(BULK_EXPORT_STATUSES),
 );
 
-/** Statuses after which an export or an export run never changes again. */
-export const FINAL_BULK_EXPORT_STATUSES: readonly BulkExportStatus[] = ['Completed', 'Failed', 'Cancelled', 'TimedOut'];
 export const isFinalBulkExportStatus = (status: BulkExportStatus): boolean => FINAL_BULK_EXPORT_STATUSES.includes(status);
 
-export const FORMAT_VERSIONS = ['v1', 'v2_beta'] as const;
 export const FormatVersion = z.enum(FORMAT_VERSIONS);
 export type FormatVersion = z.infer<typeof FormatVersion>;
-/** The local platform's default when `format_version` is omitted (the spec does not name one). */
-export const DEFAULT_FORMAT_VERSION: FormatVersion = 'v1';
-
-export const INTERVAL_HOURS_MIN = 1;
-export const INTERVAL_HOURS_MAX = 168;
 
 export const DESTINATION_TYPES = ['s3'] as const;
 

@@ -288,13 +288,20 @@ export class DeploymentStore {
 
   /** One revision of a deployment of the workspace; a 404 naming the deployment, else the revision, when missing. */
   getRevisionInWorkspace(tenantId: string, deploymentId: string, revisionId: string): Revision {
-    const row = prepared(this.db, REVISION_IN_WORKSPACE_SQL).get(revisionId, deploymentId, tenantId) as
-      | RevisionRow
-      | { id: null }
-      | undefined;
+    const row = this.revisionRowInWorkspace(tenantId, deploymentId, revisionId);
     if (!row) throw deploymentNotFound(deploymentId);
     if (row.id === null) throw revisionNotFound(deploymentId, revisionId);
     return toRevision(row);
+  }
+
+  /** The revision when both it and its deployment exist in the workspace; undefined otherwise (no error built). */
+  findRevisionInWorkspace(tenantId: string, deploymentId: string, revisionId: string): Revision | undefined {
+    const row = this.revisionRowInWorkspace(tenantId, deploymentId, revisionId);
+    return row && row.id !== null ? toRevision(row) : undefined;
+  }
+
+  private revisionRowInWorkspace(tenantId: string, deploymentId: string, revisionId: string): RevisionRow | { id: null } | undefined {
+    return prepared(this.db, REVISION_IN_WORKSPACE_SQL).get(revisionId, deploymentId, tenantId) as RevisionRow | { id: null } | undefined;
   }
 
   /** The API representation; `baseUrl` is the platform's own address, used when no custom URL is set. */

@@ -11,6 +11,7 @@ import type { ProviderContext } from '../context';
 import type { ExactJson } from '../cty/json';
 import type { Unknown } from '../cty/value';
 import type { Diagnostics, PathLike } from './diagnostics';
+import type { PrivateState } from './private-state';
 import type { Schema, SchemaModel } from './schema';
 
 /** A model where any value may still be unknown ({@link UNKNOWN}), as configurations are at validate and plan time. */
@@ -62,12 +63,16 @@ export interface CreateRequest<S extends Schema> extends HandlerRequest {
   readonly config: SchemaModel<S>;
   /** The planned state; values to be computed are null. */
   readonly planned: SchemaModel<S>;
+  /** The provider's private data for this instance (empty on create); what the handler sets is saved with the state. */
+  readonly private: PrivateState;
 }
 
 /** Input of `read`. */
 export interface ReadRequest<S extends Schema> extends HandlerRequest {
   /** The stored state (after an import: only what `import` returned). */
   readonly state: SchemaModel<S>;
+  /** The provider's private data for this instance; what the handler sets is saved with the state. */
+  readonly private: PrivateState;
 }
 
 /** Input of `update`. */
@@ -78,6 +83,8 @@ export interface UpdateRequest<S extends Schema> extends HandlerRequest {
   readonly planned: SchemaModel<S>;
   /** The state before the update. */
   readonly prior: SchemaModel<S>;
+  /** The provider's private data for this instance; what the handler sets is saved with the state. */
+  readonly private: PrivateState;
 }
 
 /** Input of `delete`. */

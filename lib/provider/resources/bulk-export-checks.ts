@@ -2,20 +2,27 @@
  * Plan-time checks of `agentplatform_bulk_export`, made with the very code the platform validates with: the filter
  * parser, the exportable fields table and the ISO 8601 instant parser of `lib/api`. Those modules load zod, so they
  * are required inside the checks, never at the top: a provider launch that checks no export does not pay for them.
- * The few constants of the API are repeated here for the same reason; a test keeps them equal to `lib/api`'s.
+ * The API's constants come from its zod-free module, for the same reason.
  */
+import {
+  DEFAULT_FORMAT_VERSION,
+  FINAL_BULK_EXPORT_STATUSES,
+  FORMAT_VERSIONS,
+  INTERVAL_HOURS_MAX,
+  INTERVAL_HOURS_MIN,
+} from '../../api/schemas/bulk-export-constants';
 
-/** `format_version` values (`FORMAT_VERSIONS` of the API schemas). */
-export const EXPORT_FORMAT_VERSIONS = ['v1', 'v2_beta'] as const;
+/** `format_version` values. */
+export const EXPORT_FORMAT_VERSIONS = FORMAT_VERSIONS;
 
-/** The platform's `format_version` when none is sent (`DEFAULT_FORMAT_VERSION`). */
-export const DEFAULT_EXPORT_FORMAT_VERSION = 'v1';
+/** The platform's `format_version` when none is sent. */
+export const DEFAULT_EXPORT_FORMAT_VERSION = DEFAULT_FORMAT_VERSION;
 
-/** Bounds of `interval_hours` (`INTERVAL_HOURS_MIN`, `INTERVAL_HOURS_MAX`). */
-export const INTERVAL_HOURS = { min: 1, max: 168 } as const;
+/** Bounds of `interval_hours`. */
+export const INTERVAL_HOURS = { min: INTERVAL_HOURS_MIN, max: INTERVAL_HOURS_MAX } as const;
 
-/** Statuses after which an export never changes (`FINAL_BULK_EXPORT_STATUSES`). */
-export const FINAL_EXPORT_STATUSES: readonly string[] = ['Completed', 'Failed', 'Cancelled', 'TimedOut'];
+/** Statuses after which an export never changes. */
+export const FINAL_EXPORT_STATUSES: readonly string[] = FINAL_BULK_EXPORT_STATUSES;
 
 /** The filter parser's message (position and caret under the offending text), or undefined when it parses. */
 export function filterProblem(text: string): string | undefined {

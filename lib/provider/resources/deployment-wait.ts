@@ -2,9 +2,12 @@
  * Waiting for the control plane: a revision until it is deployed, a deleted deployment until it is gone.
  *
  * Polls adapt to what they see: quick right after a status change (the next one may follow soon, and the last one,
- * DEPLOYED, is what the user waits for), then further and further apart while nothing changes, up to a cap. Every
- * wait ends on its time limit or on StopProvider (Ctrl-C), and says which status it last saw. Rate limiting, server
- * errors and network failures that outlast the transport's own retries only delay the next poll.
+ * DEPLOYED, is what the user waits for), then further and further apart while nothing changes, up to a cap. When the
+ * wait knows how long the deployment's previous revision took (see {@link revisionDurationMs}), it first sleeps
+ * until about then, in steps of at most {@link EXPECTED_STEP_MAX_MS}, and only then polls quickly: builds of one
+ * deployment take about the same time each time, so the wait sees DEPLOYED soon after it happens with a poll or two.
+ * Every wait ends on its time limit or on StopProvider (Ctrl-C), and says which status it last saw. Rate limiting,
+ * server errors and network failures that outlast the transport's own retries only delay the next poll.
  */
 import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
 import type { Revision } from '../../api/schemas/control-plane';
@@ -28,16 +31,36 @@ export const DEFAULT_POLL_SCHEDULE: PollSchedule = { initialMs: 100, factor: 1.5
 /** Statuses that end a wait for deployment successfully: SKIPPED means a newer revision superseded this one. */
 const SUCCESS_STATUSES: readonly RevisionStatusName[] = ['DEPLOYED', 'SKIPPED'];
 
+/** Before the expected end of a revision, the longest sleep between polls (a build may be quicker than last time). */
+export const EXPECTED_STEP_MAX_MS = 10_000;
+
+/** Polls aim this much past the expected end (a build varies a little from one revision to the next)... */
+const EXPECTED_MARGIN = 1.05;
+/** ...and this much more, for the platform's and this machine's timers. */
+const EXPECTED_SLACK_MS = 50;
+
 /** The delays of one wait. */
 export class PollInterval {
   private current: number;
 
-  constructor(private readonly schedule: PollSchedule = DEFAULT_POLL_SCHEDULE) {
+  /**
+   * @param schedule how the delay grows once the expected end (if any) has passed.
+   * @param expectedMs how long the awaited thing is expected to take from the wait's start, when known.
+   */
+  constructor(
+    private readonly schedule: PollSchedule = DEFAULT_POLL_SCHEDULE,
+    private readonly expectedMs?: number,
+  ) {
     this.current = schedule.initialMs;
   }
 
-  /** The delay before the next poll; `changed` says whether the last poll saw a new status. */
-  next(changed: boolean): number {
+  /**
+   * The delay before the next poll; `changed` says whether the last poll saw a new status, `elapsedMs` how long the
+   * wait has lasted so far. Before the expected end the delay reaches for it; after, it grows from the initial delay.
+   */
+  next(changed: boolean, elapsedMs = 0): number {
+    const aim = this.expectedMs === undefined ? 0 : this.expectedMs * EXPECTED_MARGIN + EXPECTED_SLACK_MS - elapsedMs;
+    if (aim >= this.schedule.initialMs) return Math.min(Math.ceil(aim), EXPECTED_STEP_MAX_MS);
     if (changed) this.current = this.schedule.initialMs;
     const delay = this.current;
     this.current = Math.min(this.current * this.schedule.factor, this.schedule.maxMs);
@@ -76,6 +99,8 @@ export interface WaitOptions {
   readonly log: Logger;
   /** Poll delays. @default DEFAULT_POLL_SCHEDULE */
   readonly schedule?: PollSchedule;
+  /** How long the awaited change is expected to take, when known: the first polls wait until about then. */
+  readonly expectedMs?: number;
 }
 
 /** One poll's outcome: the status seen, and the result when the wait is over. */
@@ -115,6 +140,16 @@ export async function waitForRevision(
   });
 }
 
+/**
+ * How long a deployed revision took, from its creation to DEPLOYED, by the platform's own clock; undefined when the
+ * revision is not DEPLOYED or its times do not make sense. The next wait of the deployment expects about as long.
+ */
+export function revisionDurationMs(revision: Revision): number | undefined {
+  if (revision.status !== 'DEPLOYED') return undefined;
+  const took = Date.parse(revision.updated_at) - Date.parse(revision.created_at);
+  return Number.isFinite(took) && took >= 0 ? took : undefined;
+}
+
 /** Waits until the deployment is gone (GET answers 404). */
 export async function waitForDeletion(options: WaitOptions & { readonly deploymentId: string }): Promise<void> {
   const { client, deploymentId } = options;
@@ -138,8 +173,9 @@ async function poll<T>(
 ): Promise<T> {
   // Loaded with the client already (the caller holds one), so this costs nothing at start-up.
   const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
-  const interval = new PollInterval(options.schedule);
-  const deadline = Date.now() + options.timeoutMs;
+  const interval = new PollInterval(options.schedule, options.expectedMs);
+  const started = Date.now();
+  const deadline = started + options.timeoutMs;
   const limit = AbortSignal.any([options.signal, AbortSignal.timeout(Math.max(0, options.timeoutMs))]);
   let lastStatus: string | undefined;
   const ended = (): WaitError => {
@@ -149,7 +185,7 @@ async function poll<T>(
       : new WaitError('timed-out', `timed out after ${formatDuration(options.timeoutMs)} waiting for ${awaited()}; ${last}`, lastStatus, subject());
   };
   // The first poll waits too: the revision (or the deletion) was asked for a moment ago and has not moved yet.
-  let delay = interval.next(false);
+  let delay = interval.next(false, 0);
   for (;;) {
     await sleep(delay, limit);
     if (limit.aborted) throw ended();
@@ -166,7 +202,7 @@ async function poll<T>(
       if (!isTransient(err)) throw err;
       options.log.warn(`waiting for ${awaited()}: ${(err as Error).message}; trying again`);
     }
-    delay = interval.next(changed);
+    delay = interval.next(changed, Date.now() - started);
   }
 }
 

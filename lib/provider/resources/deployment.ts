@@ -36,7 +36,7 @@ import {
 } from '../framework';
 import { createBody, localSettings, patchOf, toModel } from './deployment-body';
 import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
-import { WaitError, waitForDeletion, waitForRevision } from './deployment-wait';
+import { revisionDurationMs, WaitError, waitForDeletion, waitForRevision } from './deployment-wait';
 
 // ---- model ----
 
@@ -134,7 +134,11 @@ export const deploymentSchema = defineSchema({
       optional: true,
       computed: true,
       default: true,
-      description: 'Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply.',
+      description:
+        'Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. ' +
+        'The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the ' +
+        'provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time, so an apply ' +
+        'returns soon after `DEPLOYED` with a poll or two.',
     }),
     timeouts,
     latest_revision_id: attr.string({ computed: true, useStateForUnknown: true, description: 'The newest revision.' }),
@@ -214,7 +218,7 @@ function plan({ prior, planned }: PlanRequest<Schema>): void {
 
 // ---- create ----
 
-async function create({ config, planned, ctx, signal, diagnostics }: CreateRequest<Schema>): Promise<DeploymentModel> {
+async function create({ config, planned, ctx, signal, diagnostics, private: kept }: CreateRequest<Schema>): Promise<DeploymentModel> {
   const client = ctx.controlPlane();
   let deployment: Deployment;
   try {
@@ -226,7 +230,7 @@ async function create({ config, planned, ctx, signal, diagnostics }: CreateReque
     throw apiFailure(diagnostics, err, `create deployment "${planned.name}"`);
   }
   ctx.log.info(`created deployment ${deployment.id} (${deployment.name}), revision ${deployment.latest_revision_id}`);
-  return settle({ ctx, signal, diagnostics }, deployment, planned, 'create', client);
+  return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'create', client);
 }
 
 async function existingDeploymentId(client: ControlPlaneClient, name: string, err: unknown, signal: AbortSignal): Promise<string | undefined> {
@@ -257,7 +261,7 @@ async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<Deploy
 
 // ---- update ----
 
-async function update({ config, planned, prior, ctx, signal, diagnostics }: UpdateRequest<Schema>): Promise<DeploymentModel> {
+async function update({ config, planned, prior, ctx, signal, diagnostics, private: kept }: UpdateRequest<Schema>): Promise<DeploymentModel> {
   const patch = patchOf(prior, planned, config.secrets);
   if (!patch) return { ...prior, ...localSettings(planned) };
   const client = ctx.controlPlane();
@@ -272,7 +276,7 @@ async function update({ config, planned, prior, ctx, signal, diagnostics }: Upda
     return { ...toModel(deployment, prior.revision_status, planned), ...kept };
   }
   ctx.log.info(`deployment ${deployment.id} has a new revision ${deployment.latest_revision_id}`);
-  return settle({ ctx, signal, diagnostics }, deployment, planned, 'update', client);
+  return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'update', client);
 }
 
 // ---- delete ----
@@ -311,9 +315,15 @@ async function importDeployment({ id, ctx, signal }: ImportRequest): Promise<Par
 
 // ---- waiting ----
 
+/**
+ * Private state key: how long the deployment's last awaited revision took from creation to DEPLOYED, in ms. The next
+ * wait expects about as long, so it needs only a poll or two (see `deployment-wait.ts`).
+ */
+const REVISION_MS_KEY = 'revision_ms';
+
 /** Waits (or not) for the latest revision after a create or an update, and returns the state; never throws, so the id is kept. */
 async function settle(
-  req: Pick<CreateRequest<Schema>, 'ctx' | 'signal' | 'diagnostics'>,
+  req: Pick<CreateRequest<Schema>, 'ctx' | 'signal' | 'diagnostics' | 'private'>,
   deployment: Deployment,
   planned: DeploymentModel,
   operation: 'create' | 'update',
@@ -325,7 +335,18 @@ async function settle(
   try {
     if (planned.wait_for_deployed === false) return { ...model, revision_status: await latestRevisionStatus(client, deployment, req.signal) };
     const timeoutMsAllowed = timeoutMs(planned.timeouts, operation, timeouts);
-    const revision = await waitForRevision({ client, deploymentId: deployment.id, revisionId, timeoutMs: timeoutMsAllowed, signal: req.signal, log: req.ctx.log });
+    const expected = req.private.get(REVISION_MS_KEY);
+    const revision = await waitForRevision({
+      client,
+      deploymentId: deployment.id,
+      revisionId,
+      timeoutMs: timeoutMsAllowed,
+      signal: req.signal,
+      log: req.ctx.log,
+      expectedMs: typeof expected === 'number' && expected >= 0 ? expected : undefined,
+    });
+    const took = revisionDurationMs(revision);
+    if (took !== undefined) req.private.set(REVISION_MS_KEY, took);
     return { ...model, latest_revision_id: revision.id, revision_status: revision.status, repo_commit_sha: revision.source_revision_config.repo_commit_sha ?? null };
   } catch (err) {
     if (err instanceof WaitError) {

@@ -10,6 +10,7 @@ import type { CtyValue } from '../cty/value';
 import { Diagnostics, errorToDiagnostic, formatPath, pathToProto, toPath, type AttributePath } from '../framework/diagnostics';
 import { fromModel, reconcileNumbers, toModel } from '../framework/model';
 import { defaultPlan, nullWriteOnly } from '../framework/plan';
+import { PrivateState } from '../framework/private-state';
 import type { ConfigModel, DataSourceDefinition, JsonState, ResourceDefinition } from '../framework/resource';
 import { objectType, type Schema, type SchemaModel } from '../framework/schema';
 import { validateAttributes } from '../framework/validate';
@@ -106,8 +107,9 @@ export async function readResource(state: RpcState, request: Request, diagnostic
   const keep = { new_state: request.current_state, private: request.private };
   if (current === null) return keep;
   try {
-    const next = await def.read({ ...handlerBase(state, diagnostics), state: model(def.schema, current) });
-    return { new_state: encodeDynamic(next === null ? null : modelToState(def.schema, next, current), type), private: request.private };
+    const kept = PrivateState.decode(request.private as Uint8Array | undefined);
+    const next = await def.read({ ...handlerBase(state, diagnostics), state: model(def.schema, current), private: kept });
+    return { new_state: encodeDynamic(next === null ? null : modelToState(def.schema, next, current), type), private: kept.encode() };
   } catch (err) {
     diagnostics.add(errorToDiagnostic(err, `Failed to read ${def.typeName}`));
     return keep;
@@ -157,7 +159,8 @@ export async function applyResourceChange(state: RpcState, request: Request, dia
   const planned = decodeDynamic(request.planned_state, type);
   const config = decodeDynamic(request.config, type);
   const base = handlerBase(state, diagnostics);
-  const answer = (value: CtyValue): ProtoMessage => ({ new_state: encodeDynamic(value, type), private: request.planned_private });
+  const kept = PrivateState.decode(request.planned_private as Uint8Array | undefined);
+  const answer = (value: CtyValue): ProtoMessage => ({ new_state: encodeDynamic(value, type), private: kept.encode() });
   if (planned === null) {
     try {
       await def.delete({ ...base, state: model(def.schema, prior) });
@@ -167,7 +170,7 @@ export async function applyResourceChange(state: RpcState, request: Request, dia
       return answer(prior);
     }
   }
-  const input = { ...base, config: model(def.schema, config), planned: model(def.schema, planned) };
+  const input = { ...base, config: model(def.schema, config), planned: model(def.schema, planned), private: kept };
   if (prior === null) {
     try {
       return answer(modelToState(def.schema, await def.create(input), planned));

@@ -102,9 +102,11 @@ export class DeploymentDir {
   }
 
   /** The attributes of the only instance of resource `address` (`agentplatform_deployment.agent`). */
-  instance(address: string): { attributes: Record<string, unknown>; status?: string } {
+  instance(address: string): { attributes: Record<string, unknown>; status?: string; private?: string } {
     const [type, name] = address.split('.');
-    const state = JSON.parse(this.stateText()) as { resources: { type: string; name: string; mode: string; instances: { attributes: Record<string, unknown>; status?: string }[] }[] };
+    const state = JSON.parse(this.stateText()) as {
+      resources: { type: string; name: string; mode: string; instances: { attributes: Record<string, unknown>; status?: string; private?: string }[] }[];
+    };
     const resource = state.resources.find((r) => r.type === type && r.name === name && r.mode === 'managed');
     if (!resource) throw new Error(`${address} is not in the state`);
     return resource.instances[0]!;

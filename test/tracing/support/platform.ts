@@ -10,6 +10,7 @@ import { AUTH_MIGRATIONS, AuthStore } from '../../../lib/local/auth';
 import { systemClock, type Clock } from '../../../lib/local/clock';
 import { DEFAULT_PIPELINE_TIMINGS } from '../../../lib/local/control-plane/pipeline';
 import { migrate, openDatabase } from '../../../lib/local/db';
+import { FastRoutes } from '../../../lib/local/fast-routes';
 import type { MountedModule } from '../../../lib/local/module';
 import { SecretBox } from '../../../lib/local/secret-box';
 import { createPlatformApp, listen } from '../../../lib/local/server';
@@ -62,6 +63,7 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
     db,
     clock,
     app,
+    fastRoutes: new FastRoutes(),
     auth,
     secrets,
     dataDir,

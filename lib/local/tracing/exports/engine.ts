@@ -8,19 +8,21 @@
  * delay is over, time out exports past their workflow timeout, and complete exports whose runs all completed. It is
  * synchronous and runs after every change; timers only wake it.
  */
+import { availableParallelism } from 'node:os';
 import { isFinalBulkExportStatus, type BulkExportStatus } from '../../../api/schemas/bulk-export';
 import type { Clock, TimerHandle } from '../../clock';
 import { HttpError } from '../../errors';
 import type { DestinationStore } from '../destinations/store';
 import type { RunStore } from '../store/runs';
 import { formatInstant, toMicros } from '../store/time';
+import { EncodeScheduler, type EncodeThreadSettings } from './encode-pool';
 import { DESTINATION_DELETED_MESSAGE, INTERRUPTION_MESSAGE, decideFailure, type AbortCause } from './failures';
 import { childRange, runRangesOf } from './plan';
 import { executeRunAttempt, type ExportWriterLimits } from './run-executor';
 import type { ExportRow, ExportStore, RunRow } from './store';
 
 /** Limits and delays of the engine; the defaults are the platform's documented values. */
-export interface ExportEngineSettings {
+export interface ExportEngineSettings extends EncodeThreadSettings {
   /** Retries per export run after its first attempt. */
   readonly maxRetries: number;
   /** Fixed delay before each retry (no backoff). */
@@ -49,11 +51,13 @@ export const DEFAULT_EXPORT_ENGINE_SETTINGS: ExportEngineSettings = {
   maxConcurrentRunsPerExport: 45,
   maxConcurrentExportsPerWorkspace: 15,
   scheduleDelayMs: 10 * 60_000,
+  encodeThreads: availableParallelism(),
+  encodeWorkerMinRows: 10_000,
   writer: {
     rowGroupRows: 2_000,
     maxRowsPerFile: 250_000,
     maxFileBytes: 256 * 1024 * 1024,
-    multipartChunkBytes: 8 * 1024 * 1024,
+    multipartChunkBytes: 5 * 1024 * 1024,
     s3: {},
   },
 };
@@ -71,15 +75,18 @@ export class ExportEngine {
   private running = false;
   private pumping = false;
   private pumpAgain = false;
+  private readonly encoders: EncodeScheduler;
 
   constructor(
     private readonly store: ExportStore,
-    private readonly runs: RunStore,
+    runs: RunStore,
     private readonly destinations: DestinationStore,
     private readonly clock: Clock,
     private readonly settings: ExportEngineSettings,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.encoders = new EncodeScheduler(settings, runs);
+  }
 
   /** Requeues attempts a previous process left unfinished, then starts working. */
   start(): void {
@@ -100,6 +107,7 @@ export class ExportEngine {
     const attempts = [...this.attempts.values()];
     for (const attempt of attempts) attempt.controller.abort({ kind: 'shutdown' } satisfies AbortCause);
     await Promise.allSettled(attempts.map((attempt) => attempt.done));
+    await this.encoders.close();
   }
 
   /** Cancels a non-final export (PATCH status Cancelled); 409 when it already finished. */
@@ -226,7 +234,7 @@ export class ExportEngine {
           exportRow,
           run: this.store.runRow(run.id)!,
           destination,
-          runs: this.runs,
+          encoders: this.encoders,
           store: this.store,
           limits: this.settings.writer,
           signal: controller.signal,

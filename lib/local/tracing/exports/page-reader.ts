@@ -6,13 +6,16 @@
 import { compileFilter, parseFilter, referencedFields, type RunPredicate } from '../../../api/filter';
 import { EXPORTABLE_FIELD_NAMES, getExportableField, type ExportableFieldName } from '../../../api/schemas/trace';
 import type { ExportColumn } from '../parquet/columns';
-import type { ParquetPartUpload } from '../parquet/part-upload';
-import type { RunCursor, RunStore } from '../store/runs';
+import type { ParquetPartEncoder } from '../parquet/part-encoder';
+import { cursorPositions, type RunCursor, type RunPageQuery } from '../store/runs';
 import { formatMicros } from '../store/time';
+
+/** Reads one page of runs (the trace store's `readPage`, or a worker's own connection). */
+export type ReadPage = (query: RunPageQuery) => unknown[][];
 
 /** What to read. */
 export interface PageReaderOptions {
-  readonly runs: RunStore;
+  readonly readPage: ReadPage;
   readonly tenantId: string;
   readonly sessionId: string;
   /** The run's range, epoch microseconds, [from, to). */
@@ -24,11 +27,11 @@ export interface PageReaderOptions {
   readonly filter: string | null;
 }
 
-/** One step: where the cursor now stands, how many rows went into the file, and the upload it may have started. */
+/** One step: where the cursor now stands, how many rows went into the file, and a full chunk it may have made. */
 export interface PageStep {
   readonly cursor: RunCursor;
   readonly rows: number;
-  readonly upload: Promise<void> | undefined;
+  readonly chunk: Uint8Array | undefined;
 }
 
 const TIMESTAMP_FIELDS = new Set(EXPORTABLE_FIELD_NAMES.filter((name) => getExportableField(name)?.type === 'timestamp'));
@@ -40,6 +43,7 @@ export class RunPageReader {
   /** For each exported column: its position in a read row, or its constant value. */
   private readonly sources: ({ position: number } | { constant: string })[];
   private readonly predicate: RunPredicate | undefined;
+  private readonly cursorAt: { readonly startTime: number; readonly id: number };
 
   constructor(private readonly options: PageReaderOptions) {
     this.constants = new Map([
@@ -52,30 +56,27 @@ export class RunPageReader {
     this.columnsRead = [...new Set(needed)].filter(
       (name): name is ExportableFieldName => EXPORTABLE_FIELD_NAMES.includes(name as ExportableFieldName) && !this.constants.has(name),
     );
+    this.cursorAt = cursorPositions(this.columnsRead);
     this.sources = options.columns.map((column) =>
       this.constants.has(column.name) ? { constant: this.constants.get(column.name)! } : { position: this.columnsRead.indexOf(column.name) },
     );
   }
 
   /**
-   * Reads up to `limit` rows after `cursor` and encodes the matching ones as one row group of `upload`.
-   * Synchronous, so the page is garbage by the time the caller awaits the upload. Undefined when no rows are left.
+   * Reads up to `limit` rows after `cursor` and encodes the matching ones as one row group of `encoder`.
+   * Synchronous, so the page is garbage by the time the caller sends a chunk. Undefined when no rows are left.
    */
-  readAndEncode(cursor: RunCursor | null, limit: number, upload: ParquetPartUpload): PageStep | undefined {
-    const { runs, sessionId, fromMicros, toMicros, columns } = this.options;
-    const page = runs.readPage({ sessionId, fromMicros, toMicros, after: cursor, limit, columns: this.columnsRead });
+  readAndEncode(cursor: RunCursor | null, limit: number, encoder: ParquetPartEncoder): PageStep | undefined {
+    const { readPage, sessionId, fromMicros, toMicros, columns } = this.options;
+    const page = readPage({ sessionId, fromMicros, toMicros, after: cursor, limit, columns: this.columnsRead });
     if (page.length === 0) return undefined;
     const last = page[page.length - 1];
-    const next = { startTime: last[last.length - 2] as number, id: last[last.length - 1] as string };
+    const next = { startTime: last[this.cursorAt.startTime] as number, id: last[this.cursorAt.id] as string };
     const predicate = this.predicate;
     const rows = predicate ? page.filter((row) => predicate(this.filterRecord(row))) : page;
-    if (rows.length === 0) return { cursor: next, rows: 0, upload: undefined };
-    const values = columns.map((column, i) => {
-      const source = this.sources[i];
-      if ('constant' in source) return new Array<unknown>(rows.length).fill(column.convert(source.constant));
-      return rows.map((row) => column.convert(row[source.position]));
-    });
-    return { cursor: next, rows: rows.length, upload: upload.writeRowGroup(values) };
+    if (rows.length === 0) return { cursor: next, rows: 0, chunk: undefined };
+    const values = columns.map((column, i) => convertColumn(rows, this.sources[i], column.convert));
+    return { cursor: next, rows: rows.length, chunk: encoder.writeRowGroup(values) };
   }
 
   /** A filter's view of a row: field names, timestamps as ISO text (exact to the microsecond). */
@@ -87,4 +88,18 @@ export class RunPageReader {
     });
     return record;
   }
+}
+
+/** One column's writer values: a plain loop per column, so each conversion's call site sees one function. */
+function convertColumn(
+  rows: readonly (readonly unknown[])[],
+  source: { position: number } | { constant: string },
+  convert: (stored: unknown) => unknown,
+): unknown[] {
+  const count = rows.length;
+  if ('constant' in source) return new Array<unknown>(count).fill(convert(source.constant));
+  const position = source.position;
+  const values: unknown[] = [];
+  for (let i = 0; i < count; i++) values.push(convert(rows[i][position]));
+  return values;
 }

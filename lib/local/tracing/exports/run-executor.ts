@@ -1,6 +1,7 @@
 /**
- * One attempt of one export run: read the run's day of the project in cursor order (start_time, id), one bounded
- * page at a time, apply the filter, encode Parquet row groups and stream them to the bucket as part files.
+ * One attempt of one export run: its day of the project is read in cursor order (start_time, id) and encoded into
+ * Parquet part files (run-encoder.ts, in the main thread or an encode worker: encode-pool.ts), and this side
+ * streams the bytes to the bucket and commits the checkpoints, always in the main thread.
  *
  * Exactly-once across crashes: a part is first made visible in the bucket, then its checkpoint (cursor after its
  * last row, rows, file list) is committed. Part names come from the part index, so after a crash between the two
@@ -10,23 +11,15 @@ import { EXPORTABLE_FIELD_NAMES, type ExportableFieldName } from '../../../api/s
 import type { BulkExportRunMetadata } from '../../../api/schemas/bulk-export';
 import type { ResolvedDestination } from '../destinations/store';
 import { createDestinationClient, exportPartKey, type S3ClientLimits } from '../destinations/s3';
-import { exportColumns } from '../parquet/columns';
 import { ParquetPartUpload } from '../parquet/part-upload';
-import { formatCursor, parseCursor, type RunCursor, type RunStore } from '../store/runs';
+import { formatCursor, parseCursor } from '../store/runs';
 import { toMicros, utcDayStart, MICROS_PER_MS } from '../store/time';
-import { RunPageReader } from './page-reader';
+import type { EncodeScheduler } from './encode-pool';
+import type { EncodeLimits } from './run-encoder';
 import type { ExportRow, ExportStore, RunRow } from './store';
 
-/** Sizes that bound an attempt's memory and its files. */
-export interface ExportWriterLimits {
-  /** Rows per Parquet row group (also the page size read from SQLite). */
-  readonly rowGroupRows: number;
-  /** Rows per part file at most. */
-  readonly maxRowsPerFile: number;
-  /** A part file is closed once it holds this many bytes (checked after each row group). */
-  readonly maxFileBytes: number;
-  /** Bytes buffered per multipart chunk (at least 5 MiB). */
-  readonly multipartChunkBytes: number;
+/** Sizes that bound an attempt's memory and its files, and the network limits of its uploads. */
+export interface ExportWriterLimits extends EncodeLimits {
   /** Network limits of the S3 client. */
   readonly s3: S3ClientLimits;
 }
@@ -36,10 +29,11 @@ export interface RunAttempt {
   readonly exportRow: ExportRow;
   readonly run: RunRow;
   readonly destination: ResolvedDestination;
-  readonly runs: RunStore;
+  /** Where the attempt is encoded (main thread or worker). */
+  readonly encoders: EncodeScheduler;
   readonly store: ExportStore;
   readonly limits: ExportWriterLimits;
-  /** Aborts S3 requests in flight (run timeout, workflow timeout, shutdown). */
+  /** Aborts S3 requests in flight and the encoding (run timeout, workflow timeout, shutdown). */
   readonly signal: AbortSignal;
   /** False once the run or its export stopped being Running (cancel): the attempt stops at its next checkpoint. */
   readonly shouldContinue: () => boolean;
@@ -50,24 +44,31 @@ export type AttemptOutcome = 'completed' | 'stopped';
 
 /** Runs one attempt from the run's last checkpoint; resolves when the day is exported or the run must stop. */
 export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOutcome> {
-  const { exportRow, run, destination, runs, store, limits, signal } = attempt;
-  const exported = (exportRow.export_fields ? JSON.parse(exportRow.export_fields) : EXPORTABLE_FIELD_NAMES) as ExportableFieldName[];
-  const columns = exportColumns(exported, exportRow.format_version);
+  const { exportRow, run, destination, store, limits, signal } = attempt;
   const fromMicros = toMicros(run.start_time);
-  const toMicrosExclusive = toMicros(run.end_time);
   const dayStartMs = utcDayStart(fromMicros) / MICROS_PER_MS;
   const config = destination.destination.config;
   const metadata = JSON.parse(run.metadata) as BulkExportRunMetadata;
-  let cursor: RunCursor | null = metadata.latest_cursor ? parseCursor(metadata.latest_cursor) : null;
-  const reader = new RunPageReader({
-    runs,
-    tenantId: exportRow.tenant_id,
-    sessionId: exportRow.session_id,
-    fromMicros,
-    toMicros: toMicrosExclusive,
-    columns,
-    filter: exportRow.filter,
-  });
+  if (!attempt.shouldContinue()) return 'stopped';
+  const source = await attempt.encoders.open(
+    {
+      tenantId: exportRow.tenant_id,
+      sessionId: exportRow.session_id,
+      fromMicros,
+      toMicros: toMicros(run.end_time),
+      cursor: metadata.latest_cursor ? parseCursor(metadata.latest_cursor) : null,
+      fields: (exportRow.export_fields ? JSON.parse(exportRow.export_fields) : EXPORTABLE_FIELD_NAMES) as ExportableFieldName[],
+      formatVersion: exportRow.format_version,
+      filter: exportRow.filter,
+      limits: {
+        rowGroupRows: limits.rowGroupRows,
+        maxRowsPerFile: limits.maxRowsPerFile,
+        maxFileBytes: limits.maxFileBytes,
+        multipartChunkBytes: limits.multipartChunkBytes,
+      },
+    },
+    signal,
+  );
   const client = createDestinationClient(config, destination.credentials, limits.s3);
   try {
     for (;;) {
@@ -80,50 +81,34 @@ export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOut
         dayStartMs,
         partIndex: metadata.exported_files.length,
       });
-      const upload = new ParquetPartUpload({
-        client,
-        bucket: config.bucket_name,
-        key,
-        columns,
-        signal,
-        chunkBytes: limits.multipartChunkBytes,
-      });
-      let rowsInFile = 0;
-      let exhausted = false;
+      const upload = new ParquetPartUpload({ client, bucket: config.bucket_name, key, signal });
       try {
-        while (rowsInFile < limits.maxRowsPerFile && upload.bytesWritten < limits.maxFileBytes) {
-          signal.throwIfAborted();
-          const step = reader.readAndEncode(cursor, Math.min(limits.rowGroupRows, limits.maxRowsPerFile - rowsInFile), upload);
-          if (step === undefined) {
-            exhausted = true;
-            break;
+        let event = await source.next();
+        while (event.kind === 'chunk') {
+          await upload.sendChunk(event.bytes);
+          event = await source.next();
+        }
+        if (event.kind === 'end') {
+          // rows the filter dropped after the last file still move the cursor
+          if (event.cursor && metadata.latest_cursor !== formatCursor(event.cursor)) {
+            metadata.latest_cursor = formatCursor(event.cursor);
+            store.checkpoint(run.id, metadata);
           }
-          cursor = step.cursor;
-          rowsInFile += step.rows;
-          if (step.upload) await step.upload;
+          return 'completed';
         }
-        if (rowsInFile > 0) {
-          await upload.finish();
-          metadata.exported_files.push(key);
-          metadata.rows_written += rowsInFile;
-          metadata.latest_cursor = cursor && formatCursor(cursor);
-          store.checkpoint(run.id, metadata);
-        } else {
-          await upload.abort();
-        }
+        await upload.finish(event.bytes, event.size);
+        // the part is visible in the bucket: only now is its checkpoint committed
+        metadata.exported_files.push(key);
+        metadata.rows_written += event.rows;
+        metadata.latest_cursor = formatCursor(event.cursor);
+        store.checkpoint(run.id, metadata);
       } catch (err) {
         await upload.abort();
         throw err;
       }
-      if (exhausted) {
-        if (cursor && metadata.latest_cursor !== formatCursor(cursor)) {
-          metadata.latest_cursor = formatCursor(cursor);
-          store.checkpoint(run.id, metadata);
-        }
-        return 'completed';
-      }
     }
   } finally {
+    source.close();
     client.destroy();
   }
 }

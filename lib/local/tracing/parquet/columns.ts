@@ -10,7 +10,7 @@
 import { EXPORTABLE_FIELDS, type ExportableFieldName, type TraceFieldType } from '../../../api/schemas/trace';
 import type { FormatVersion } from '../../../api/schemas/bulk-export';
 import type * as HyparquetWriter from 'hyparquet-writer';
-import { formatMicros } from '../store/time';
+import { formatMicros, MICROS_PER_DAY, timeOfDay } from '../store/time';
 
 type ParquetWriterInit = ConstructorParameters<typeof HyparquetWriter.ParquetWriter>[0];
 /** A Parquet schema element, as hyparquet-writer takes it. */
@@ -35,10 +35,48 @@ const identity = (value: unknown): unknown => value;
 // Buffer.from allocates small strings from a shared pool: much cheaper than the writer's own TextEncoder per value
 const utf8 = (value: unknown): unknown => (value === null ? null : Buffer.from(value as string, 'utf8'));
 const timestampString = (value: unknown): unknown => (value === null ? null : formatMicros(value as number));
-const timestampText = (value: unknown): unknown => (value === null ? null : Buffer.from(formatMicros(value as number), 'latin1'));
+const timestampText = (value: unknown): unknown => (value === null ? null : timestampBytes(value as number));
 const bigint = (value: unknown): unknown => (value === null ? null : BigInt(value as number));
 const bool = (value: unknown): unknown => (value === null ? null : value === 1);
 const parsed = (value: unknown): unknown => (value === null ? null : JSON.parse(value as string));
+
+let bytesDay = Number.NaN;
+let bytesDayPrefix: Uint8Array | undefined;
+const parts = new Int32Array(4);
+
+/**
+ * The bytes of `formatMicros(micros)` (ASCII), written digit by digit: no string is built for a value written as
+ * bytes. The date part is cached per day, as `formatMicros` does; a year outside 0000–9999 takes the string path.
+ */
+function timestampBytes(micros: number): Uint8Array {
+  const day = Math.floor(micros / MICROS_PER_DAY);
+  if (day !== bytesDay) {
+    const iso = new Date(day * 86_400_000).toISOString();
+    bytesDay = day;
+    bytesDayPrefix = iso.length === 24 ? Buffer.from(iso.slice(0, 11), 'latin1') : undefined;
+  }
+  const prefix = bytesDayPrefix;
+  if (prefix === undefined) return Buffer.from(formatMicros(micros), 'latin1');
+  const out = Buffer.allocUnsafe(27);
+  for (let i = 0; i < 11; i++) out[i] = prefix[i];
+  const [hours, minutes, seconds] = timeOfDay(micros, day, parts);
+  let fraction = parts[3]!;
+  out[11] = 48 + Math.floor(hours / 10);
+  out[12] = 48 + (hours % 10);
+  out[13] = 58; // ':'
+  out[14] = 48 + Math.floor(minutes / 10);
+  out[15] = 48 + (minutes % 10);
+  out[16] = 58;
+  out[17] = 48 + Math.floor(seconds / 10);
+  out[18] = 48 + (seconds % 10);
+  out[19] = 46; // '.'
+  for (let i = 25; i >= 20; i--) {
+    out[i] = 48 + (fraction % 10);
+    fraction = Math.floor(fraction / 10);
+  }
+  out[26] = 90; // 'Z'
+  return out;
+}
 
 const OPTIONAL = 'OPTIONAL' as const;
 

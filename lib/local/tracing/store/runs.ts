@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { EXPORTABLE_FIELD_NAMES, type ExportableFieldName, type TraceRun } from '../../../api/schemas/trace';
 import type { RunCreate, RunPatch, RunsBatchResult } from '../../../api/schemas/tracing';
-import type { PlatformDatabase } from '../../db';
+import { prepared, type PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
 import type { SessionStore } from './sessions';
 import { formatDottedTimestamp, formatMicros, toMicros } from './time';
@@ -64,8 +64,16 @@ export interface RunPageQuery {
   readonly toMicros: number;
   readonly after: RunCursor | null;
   readonly limit: number;
-  /** Columns to return, in this order; `start_time` and `id` are always available to the cursor. */
+  /** Columns to return, in this order; `start_time` and `id` follow unless requested (see {@link cursorPositions}). */
   readonly columns: readonly ExportableFieldName[];
+}
+
+/** Where a page row of these columns holds the cursor's start_time and id: their own columns, else appended. */
+export function cursorPositions(columns: readonly string[]): { readonly startTime: number; readonly id: number } {
+  const startTime = columns.indexOf('start_time');
+  const id = columns.indexOf('id');
+  const appended = columns.length + (startTime < 0 ? 1 : 0);
+  return { startTime: startTime < 0 ? columns.length : startTime, id: id < 0 ? appended : id };
 }
 
 const INSERT_COLUMNS = EXPORTABLE_FIELD_NAMES.join(', ');
@@ -140,31 +148,14 @@ export class RunStore {
     return row.n;
   }
 
-  /**
-   * Up to `limit` runs in cursor order, each as an array of the requested columns followed by the cursor's
-   * start_time and id. Pages are read with keyset pagination and returned before any await, so the connection is
-   * never held across I/O and memory stays bounded by the page size.
-   */
+  /** Up to `limit` runs in cursor order (see {@link readRunPage}). */
   readPage(query: RunPageQuery): unknown[][] {
-    const select = [...query.columns, 'start_time', 'id'].join(', ');
-    const range = 'session_id = ? AND start_time >= ? AND start_time < ?';
-    const statement = this.db
-      .prepare(
-        query.after
-          ? `SELECT ${select} FROM trace_runs WHERE ${range} AND (start_time, id) > (?, ?) ORDER BY start_time, id LIMIT ?`
-          : `SELECT ${select} FROM trace_runs WHERE ${range} ORDER BY start_time, id LIMIT ?`,
-      )
-      .raw(true);
-    // the cursor's start time is the index's lower bound: SQLite does not seek on the row value comparison alone,
-    // and scanning from the start of the range on every page would make a run quadratic in its rows
-    const lowerBound = query.after ? Math.max(query.fromMicros, query.after.startTime) : query.fromMicros;
-    const params: unknown[] = [query.sessionId, lowerBound, query.toMicros];
-    if (query.after) params.push(query.after.startTime, query.after.id);
-    params.push(query.limit);
-    // iterate() measured faster than all() for these wide rows
-    const rows: unknown[][] = [];
-    for (const row of statement.iterate(...params)) rows.push(row as unknown[]);
-    return rows;
+    return readRunPage(this.db, query);
+  }
+
+  /** The database file, for other connections (encode workers); undefined for an in-memory database. */
+  databaseFile(): string | undefined {
+    return this.db.memory ? undefined : this.db.name;
   }
 
   private patch(tenantId: string, input: RunPatch): number {
@@ -246,6 +237,35 @@ export class RunStore {
     }
     return this.sessions.getOrCreateByName(tenantId, input.session_name ?? 'default').id;
   }
+}
+
+/**
+ * Up to `limit` runs in cursor order, each as an array of the requested columns followed by the cursor's
+ * start_time and id when they are not among them ({@link cursorPositions}), read through `db` (the platform's
+ * connection or an encode worker's read-only one). Pages are read with keyset pagination and returned before any
+ * await, so the connection is never held across I/O and memory stays bounded by the page size.
+ */
+export function readRunPage(db: PlatformDatabase, query: RunPageQuery): unknown[][] {
+  // each value costs, so the cursor's columns are not read twice
+  const cursorColumns = ['start_time', 'id'].filter((name) => !query.columns.includes(name as ExportableFieldName));
+  const select = [...query.columns, ...cursorColumns].join(', ');
+  const range = 'session_id = ? AND start_time >= ? AND start_time < ?';
+  const statement = prepared(
+    db,
+    query.after
+      ? `SELECT ${select} FROM trace_runs WHERE ${range} AND (start_time, id) > (?, ?) ORDER BY start_time, id LIMIT ?`
+      : `SELECT ${select} FROM trace_runs WHERE ${range} ORDER BY start_time, id LIMIT ?`,
+  ).raw(true);
+  // the cursor's start time is the index's lower bound: SQLite does not seek on the row value comparison alone,
+  // and scanning from the start of the range on every page would make a run quadratic in its rows
+  const lowerBound = query.after ? Math.max(query.fromMicros, query.after.startTime) : query.fromMicros;
+  const params: unknown[] = [query.sessionId, lowerBound, query.toMicros];
+  if (query.after) params.push(query.after.startTime, query.after.id);
+  params.push(query.limit);
+  // iterate() measured faster than all() for these wide rows
+  const rows: unknown[][] = [];
+  for (const row of statement.iterate(...params)) rows.push(row as unknown[]);
+  return rows;
 }
 
 const parseJson = (text: string | null): never => (text === null ? null : JSON.parse(text)) as never;

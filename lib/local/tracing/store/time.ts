@@ -27,14 +27,28 @@ export function formatMicros(micros: number): string {
     cachedDay = day;
     cachedDayPrefix = new Date(day * 86_400_000).toISOString().slice(0, 11);
   }
+  const [hours, minutes, seconds, micro] = timeOfDay(micros, day, TIME_PARTS);
+  return `${cachedDayPrefix}${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${String(micro).padStart(6, '0')}Z`;
+}
+
+const TIME_PARTS = new Int32Array(4);
+
+/**
+ * Splits the time of day of `micros` (which falls on UTC day number `day`) into hours, minutes, seconds and
+ * microseconds, written into `parts` (reused by hot loops, so nothing is allocated) and returned.
+ */
+export function timeOfDay(micros: number, day: number, parts: Int32Array): Int32Array {
   let rest = micros - day * MICROS_PER_DAY;
   const hours = Math.floor(rest / 3_600_000_000);
   rest -= hours * 3_600_000_000;
   const minutes = Math.floor(rest / 60_000_000);
   rest -= minutes * 60_000_000;
   const seconds = Math.floor(rest / 1_000_000);
-  const fraction = String(rest - seconds * 1_000_000).padStart(6, '0');
-  return `${cachedDayPrefix}${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${fraction}Z`;
+  parts[0] = hours;
+  parts[1] = minutes;
+  parts[2] = seconds;
+  parts[3] = rest - seconds * 1_000_000;
+  return parts;
 }
 
 /** The compact form used in dotted orders: `20240501T100000123456Z`. */

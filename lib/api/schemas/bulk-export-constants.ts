@@ -1,0 +1,26 @@
+/**
+ * The plain values of the bulk export API's rules (statuses, format versions, interval bounds), without zod, so that
+ * code on a start-up path (the terraform provider is launched several times per command) can use them without
+ * loading the schema library. `bulk-export.ts` builds its schemas on these and re-exports them.
+ */
+
+/** Statuses as the platform spells them on the wire. The spec's upper-case names denote the same states. */
+export const BULK_EXPORT_STATUSES = ['Created', 'Running', 'Completed', 'Failed', 'Cancelled', 'TimedOut'] as const;
+
+/** One of {@link BULK_EXPORT_STATUSES}. */
+export type BulkExportStatusName = (typeof BULK_EXPORT_STATUSES)[number];
+
+/** Statuses after which an export or an export run never changes again. */
+export const FINAL_BULK_EXPORT_STATUSES: readonly BulkExportStatusName[] = ['Completed', 'Failed', 'Cancelled', 'TimedOut'];
+
+/** `format_version` values. */
+export const FORMAT_VERSIONS = ['v1', 'v2_beta'] as const;
+
+/** The local platform's default when `format_version` is omitted (the spec does not name one). */
+export const DEFAULT_FORMAT_VERSION: (typeof FORMAT_VERSIONS)[number] = 'v1';
+
+/** Smallest `interval_hours` of a scheduled export. */
+export const INTERVAL_HOURS_MIN = 1;
+
+/** Largest `interval_hours` of a scheduled export (a week). */
+export const INTERVAL_HOURS_MAX = 168;

@@ -1,0 +1,91 @@
+/**
+ * An encode worker (a `node:worker_threads` thread): reads export runs through its own read-only connection to the
+ * platform database and encodes them with {@link RunEncoder}, posting each event to the main thread, which uploads
+ * the bytes and commits the checkpoints. It reads committed data only and writes nothing, so the main thread stays
+ * the database's only writer.
+ *
+ * Protocol (see encode-pool.ts): the main thread posts `{type: 'job', job}`; the worker answers with `{type:
+ * 'event', event}` messages (chunk bytes transferred, not copied) up to `{kind: 'end'}`, or one `{type: 'error'}`.
+ * Buffers come back with `{type: 'recycle'}` once uploaded, so a busy worker keeps reusing the same two.
+ * It posts at most one event with bytes that the main thread has not taken yet (`{type: 'credit'}` takes one), so it
+ * encodes one chunk ahead of the upload and no further; the `end` event needs no credit, so the worker is free for
+ * the next job while the main thread still uploads the last file.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { readRunPage } from '../store/runs';
+import { RunEncoder, type EncodedEvent, type EncodeJob } from './run-encoder';
+
+/** What the main thread starts a worker with. */
+export interface EncodeWorkerData {
+  /** The platform database file. */
+  readonly dbFile: string;
+}
+
+/** Messages to a worker. */
+export type ToEncodeWorker =
+  | { readonly type: 'job'; readonly job: EncodeJob }
+  /** The main thread took the last event: the worker may post one more. */
+  | { readonly type: 'credit' }
+  /** A buffer the main thread is done with, back for reuse (transferred). */
+  | { readonly type: 'recycle'; readonly buffer: ArrayBuffer };
+
+/** Messages from a worker. */
+export type FromEncodeWorker =
+  | { readonly type: 'event'; readonly event: EncodedEvent }
+  | { readonly type: 'error'; readonly name: string; readonly message: string };
+
+/** Events posted ahead of the main thread's uploads. */
+const EVENTS_AHEAD = 1;
+/** Spare buffers kept for reuse (besides the one being filled; another one is out being uploaded). */
+const SPARE_BUFFERS = 1;
+
+function serve(): void {
+  const port = parentPort!;
+  const { dbFile } = workerData as EncodeWorkerData;
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  let credits = 0;
+  let wake: (() => void) | undefined;
+  const spare: ArrayBuffer[] = [];
+  const supply = (bytes: number): ArrayBuffer => {
+    const index = spare.findIndex((buffer) => buffer.byteLength >= bytes);
+    return index >= 0 ? spare.splice(index, 1)[0] : new ArrayBuffer(bytes);
+  };
+
+  const post = (message: FromEncodeWorker): void => {
+    const bytes = message.type === 'event' && message.event.kind !== 'end' ? message.event.bytes : undefined;
+    port.postMessage(message, bytes ? [bytes.buffer as ArrayBuffer] : []);
+  };
+
+  const run = async (job: EncodeJob): Promise<void> => {
+    credits = EVENTS_AHEAD;
+    try {
+      const encoder = new RunEncoder(job, (query) => readRunPage(db, query), supply);
+      for (;;) {
+        const event = encoder.next();
+        if (event.kind === 'end') return post({ type: 'event', event });
+        while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
+        credits -= 1;
+        post({ type: 'event', event });
+      }
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      post({ type: 'error', name: error.name, message: error.message });
+    }
+  };
+
+  port.on('message', (message: ToEncodeWorker) => {
+    if (message.type === 'job') {
+      void run(message.job);
+    } else if (message.type === 'credit') {
+      credits += 1;
+      wake?.();
+      wake = undefined;
+    } else if (spare.length < SPARE_BUFFERS) {
+      spare.push(message.buffer);
+    }
+  });
+}
+
+serve();
