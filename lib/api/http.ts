@@ -306,13 +306,14 @@ export class HttpTransport {
   }
 
   private parseBody<T>(schema: ZodType<T>, target: Target, response: ResponseHead, text: string): T {
-    const init = this.errorInit(target, { status: response.statusCode, requestId: requestIdOf(response.headers) });
+    // Built only on failure: a successful parse, the common case, allocates nothing more.
+    const init = () => this.errorInit(target, { status: response.statusCode, requestId: requestIdOf(response.headers) });
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);
     } catch (cause) {
       throw new ResponseParseError(`${response.statusCode}: response is not valid JSON`, {
-        ...init,
+        ...init(),
         body: text,
         cause,
         issuePath: '',
@@ -324,7 +325,7 @@ export class HttpTransport {
     const issuePath = issue?.path.map(String).join('.') ?? '';
     throw new ResponseParseError(
       `${response.statusCode}: response does not match the expected schema at ${issuePath || '(root)'}: ${issue?.message}`,
-      { ...init, body: json, cause: result.error, issuePath },
+      { ...init(), body: json, cause: result.error, issuePath },
     );
   }
 

