@@ -9,7 +9,7 @@ import {
   type ExportableFieldName,
   type ExportableFieldTypeOf,
   type TraceFieldType,
-} from '../schemas/trace';
+} from '../schemas/trace-fields';
 
 /** Value types of the derived fields, beyond the column types. */
 export type DerivedFieldType = 'duration' | 'metadata_key' | 'metadata_value' | 'feedback_key' | 'feedback_score';

@@ -19,7 +19,7 @@ import {
   type LiteralKind,
 } from './fields';
 import { describeToken, tokenize, type Token } from './lexer';
-import { parseIsoInstant } from '../schemas/trace';
+import { parseIsoInstant } from '../schemas/trace-fields';
 
 /** A literal value of the language. */
 export type FilterScalar = string | number | boolean;

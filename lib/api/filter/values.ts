@@ -4,7 +4,7 @@
  * 0/1, and JSON or list columns may still be JSON text. Each reader returns undefined for a missing or unusable
  * value, which makes every comparison with it false.
  */
-import { parseIsoInstant } from '../schemas/trace';
+import { parseIsoInstant } from '../schemas/trace-fields';
 
 let lastInstantText = '';
 let lastInstant = Number.NaN;

@@ -4,7 +4,7 @@
  * and workspace) are not read from SQLite at all.
  */
 import { compileFilter, parseFilter, referencedFields, type RunPredicate } from '../../../api/filter';
-import { EXPORTABLE_FIELD_NAMES, getExportableField, type ExportableFieldName } from '../../../api/schemas/trace';
+import { EXPORTABLE_FIELD_NAMES, getExportableField, type ExportableFieldName } from '../../../api/schemas/trace-fields';
 import type { ExportColumn } from '../parquet/columns';
 import type { ParquetPartEncoder } from '../parquet/part-encoder';
 import { cursorPositions, type RunCursor, type RunPageQuery } from '../store/runs';

@@ -5,7 +5,7 @@
  * ahead encoding may run; the same code runs in the main thread and in encode workers.
  */
 import type { FormatVersion } from '../../../api/schemas/bulk-export';
-import type { ExportableFieldName } from '../../../api/schemas/trace';
+import type { ExportableFieldName } from '../../../api/schemas/trace-fields';
 import { exportColumns } from '../parquet/columns';
 import { ParquetPartEncoder, type ChunkHandOff } from '../parquet/part-encoder';
 import type { RunCursor } from '../store/runs';

@@ -7,7 +7,7 @@
  *   JSON logical type, lists are Parquet LISTs of strings.
  * Each column converts a value as SQLite stores it into what the writer takes.
  */
-import { EXPORTABLE_FIELDS, type ExportableFieldName, type TraceFieldType } from '../../../api/schemas/trace';
+import { EXPORTABLE_FIELDS, type ExportableFieldName, type TraceFieldType } from '../../../api/schemas/trace-fields';
 import type { FormatVersion } from '../../../api/schemas/bulk-export';
 import type * as HyparquetWriter from 'hyparquet-writer';
 import { formatMicros, MICROS_PER_DAY, timeOfDay } from '../store/time';

@@ -4,7 +4,8 @@
  * Hierarchy fields a caller leaves out (trace id, ancestors, dotted order, is_root, status) are derived here.
  */
 import { randomUUID } from 'node:crypto';
-import { EXPORTABLE_FIELD_NAMES, type ExportableFieldName, type TraceRun } from '../../../api/schemas/trace';
+import type { TraceRun } from '../../../api/schemas/trace';
+import { EXPORTABLE_FIELD_NAMES, type ExportableFieldName } from '../../../api/schemas/trace-fields';
 import type { RunCreate, RunPatch, RunsBatchResult } from '../../../api/schemas/tracing';
 import { prepared, type PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';

@@ -2,7 +2,7 @@
  * Run timestamps are kept as integer microseconds since the epoch (two runs a few microseconds apart must keep their
  * order) and shown as ISO 8601 with six fractional digits.
  */
-import { parseIsoInstant } from '../../../api/schemas/trace';
+import { parseIsoInstant } from '../../../api/schemas/trace-fields';
 
 export const MICROS_PER_MS = 1000;
 export const MICROS_PER_DAY = 86_400_000_000;
