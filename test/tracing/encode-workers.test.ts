@@ -1,7 +1,7 @@
 /**
  * Encoding export runs in worker threads: a worker yields exactly the events (and bytes) the main thread yields for
  * the same run, small runs stay in the main thread, a worker's errors keep their name, an abort stops a worker at
- * once, and the pool never runs more workers than allowed.
+ * once, the pool never runs more workers than allowed, and a worker keeps its buffers through cut-off uploads.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -193,4 +193,25 @@ test('the pool runs at most encodeThreads workers; waiting and running attempts 
   second.close();
   const after = await drain(await pool.open(job(), new AbortController().signal));
   expect(files(after).map((file) => file.rows)).toEqual([1_000, 500]);
+}, 60_000);
+
+test('a buffer whose upload was cut off is written off: the worker, reused, makes another and keeps encoding', async () => {
+  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0 });
+  // twice, an attempt stops after its worker's last event, holding the last file's bytes: both of the worker's
+  // buffers are lost to it (without the write-off it would wait for them for ever)
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const source = await pool.open(job({ fields: ['id', 'name', 'inputs'] }), new AbortController().signal);
+    let event = await source.next();
+    let parts = 0;
+    while (parts < 2) {
+      if (event.kind === 'part') parts += 1;
+      if (parts < 2) event = await source.next();
+    }
+    // the worker posted `end` right after the last part, and is back in the pool
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    source.close();
+  }
+  const events = await drain(await pool.open(job(), new AbortController().signal));
+  expect(files(events).map((file) => file.rows)).toEqual([1_000, 500]);
+  expect(events.filter((event) => event.kind === 'chunk').length).toBeGreaterThan(0);
 }, 60_000);

@@ -5,7 +5,7 @@
  *
  * Workers are kept in a pool of at most `encodeThreads` threads, each with its own read-only connection; an attempt
  * that needs one while all are busy waits (still Running). A worker encodes at most one chunk ahead of its upload
- * and gets each uploaded buffer back, so two chunk buffers per worker circulate, whatever the size of the export.
+ * and gets each uploaded buffer back, so its two chunk buffers circulate, whatever the size of the export.
  * Idle workers are kept for a while for the next attempts, then stopped.
  */
 import { existsSync } from 'node:fs';
@@ -176,6 +176,8 @@ class WorkerSource implements EncodedSource {
   private failure: unknown;
   private handedOut = false;
   private released = false;
+  /** Released back to the pool (after its `end` event): the worker lives on, with the buffers it owns. */
+  private reusable = false;
   private lastBuffer: ArrayBuffer | undefined;
 
   constructor(
@@ -207,8 +209,12 @@ class WorkerSource implements EncodedSource {
   }
 
   close(): void {
-    // the buffer of an event whose upload did not complete is not recycled: a cut-off request may still hold it
+    // the buffer of an event whose upload did not complete is not recycled (a cut-off request may still hold it) but
+    // written off, so the worker, back in the pool, makes another one
+    const lost = (this.lastBuffer ? 1 : 0) + this.queue.filter((event) => event.kind !== 'end').length;
+    this.lastBuffer = undefined;
     this.queue.length = 0;
+    if (this.reusable) for (let i = 0; i < lost; i++) this.worker.postMessage({ type: 'forfeit' } satisfies ToEncodeWorker);
     // a worker stopped halfway may still be encoding: it is not reused
     this.detach(false);
   }
@@ -217,13 +223,16 @@ class WorkerSource implements EncodedSource {
   private recycle(): void {
     const buffer = this.lastBuffer;
     this.lastBuffer = undefined;
-    if (buffer && buffer.byteLength > 0) this.worker.postMessage({ type: 'recycle', buffer } satisfies ToEncodeWorker, [buffer]);
+    if (buffer === undefined) return;
+    if (buffer.byteLength > 0) this.worker.postMessage({ type: 'recycle', buffer } satisfies ToEncodeWorker, [buffer]);
+    else this.worker.postMessage({ type: 'forfeit' } satisfies ToEncodeWorker);
   }
 
   /** Gives the worker back to the pool, once. */
   private detach(reusable: boolean): void {
     if (this.released) return;
     this.released = true;
+    this.reusable = reusable;
     this.worker.off('message', this.onMessage);
     this.worker.off('error', this.onError);
     this.worker.off('exit', this.onExit);
@@ -306,7 +315,7 @@ export class EncodeScheduler {
     const useWorker =
       this.pool !== undefined &&
       !this.tooLargeForWorkers.has(key) &&
-      this.runs.count(job.sessionId, job.fromMicros, job.toMicros) >= this.settings.encodeWorkerMinRows;
+      this.runs.count(job.sessionId, job.fromMicros, job.toMicros, this.settings.encodeWorkerMinRows) >= this.settings.encodeWorkerMinRows;
     if (!useWorker) return new InThreadSource(job, this.runs, signal);
     const pool = this.pool!;
     const worker = await pool.acquire(signal);

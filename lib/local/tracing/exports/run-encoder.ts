@@ -82,6 +82,12 @@ export class RunEncoder {
     });
   }
 
+  /** Whether the next step may take a buffer from the supply: it starts a part file, or continues one given away. */
+  get needsBuffer(): boolean {
+    if (this.part === undefined) return !this.exhausted;
+    return this.part.needsBuffer;
+  }
+
   /** Encodes up to the next full chunk, the end of the current part file, or the end of the run. */
   next(): EncodedEvent {
     const { limits } = this.job;
@@ -101,10 +107,12 @@ export class RunEncoder {
       }
       this.part = undefined;
       // a part that got no rows (the filter dropped them all) is no file
-      if (part.rows > 0) {
-        const bytes = part.finish();
-        return { kind: 'part', bytes, rows: part.rows, size: part.bytesWritten, cursor: this.cursor! };
+      if (part.rows === 0) {
+        part.discard();
+        continue;
       }
+      const bytes = part.finish();
+      return { kind: 'part', bytes, rows: part.rows, size: part.bytesWritten, cursor: this.cursor! };
     }
   }
 }

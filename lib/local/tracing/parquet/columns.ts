@@ -154,8 +154,9 @@ function column(name: ExportableFieldName, type: TraceFieldType, version: Format
     };
   }
   const { element, convert } = primitive(name, type, version);
-  // dictionaries and statistics compare values: they need strings, not byte buffers
-  const needsStrings = element.converted_type === 'UTF8' && (options.encoding === undefined || options.statistics);
+  // a dictionary keys its values: strings, not byte buffers (statistics compare bytes as well as strings, in the same
+  // unsigned byte order)
+  const needsStrings = element.converted_type === 'UTF8' && options.encoding === undefined;
   if (needsStrings) return { name, schema: [element], convert: type === 'timestamp' ? timestampString : identity, options };
   return { name, schema: [element], convert, options };
 }

@@ -27,16 +27,28 @@ type ColumnSource = Parameters<InstanceType<typeof HyparquetWriter.ParquetWriter
 /**
  * How handed-out bytes relate to the encoder's buffer: `view` hands out views of one buffer that is reused (valid
  * until the next call of the encoder); a {@link BufferSupply} hands out the buffer itself (so it can be transferred
- * to another thread) and continues in a buffer taken from the supply.
+ * to another thread) and continues, at its next write, in a buffer taken from the supply.
  */
 export type ChunkHandOff = 'view' | BufferSupply;
 
-/** Where an encoder that gives its buffers away gets the next one (recycled ones first). */
-export type BufferSupply = (bytes: number) => ArrayBuffer;
+/** Where an encoder that gives its buffers away gets the next one, and where it returns one it did not hand out. */
+export interface BufferSupply {
+  /** A buffer of at least `bytes` bytes. */
+  take(bytes: number): ArrayBuffer;
+  /** A buffer taken but not handed out (a part file that got no rows). */
+  give(buffer: ArrayBuffer): void;
+}
 
 /** The size of an encoder's buffer for a chunk size: a full chunk plus room for one more row group. */
 export const encoderBufferBytes = (chunkBytes: number): number =>
   Math.max(MIN_MULTIPART_CHUNK_BYTES, chunkBytes) + ROW_GROUP_HEADROOM_BYTES;
+
+/**
+ * The first buffer of an encoder whose chunks are views: most files encoded in the main thread are small, and the
+ * buffer doubles when one is not. Allocating a full chunk buffer for each of them and freeing it again also made
+ * the C allocator keep buffers of that size in its arenas (see encode-worker.ts).
+ */
+const VIEW_INITIAL_BYTES = 256 * 1024;
 
 /** One Parquet file being encoded. */
 export class ParquetPartEncoder {
@@ -45,6 +57,8 @@ export class ParquetPartEncoder {
   private readonly chunkBytes: number;
   private rowCount = 0;
   private viewOut = false;
+  /** The buffer was handed out: the next write takes another one from the supply. */
+  private given = false;
 
   /**
    * @param columns the columns, in file order
@@ -59,7 +73,7 @@ export class ParquetPartEncoder {
     const { ByteWriter, ParquetWriter } = hyparquetWriter();
     this.chunkBytes = Math.max(MIN_MULTIPART_CHUNK_BYTES, chunkBytes);
     this.writer = new ByteWriter(0);
-    this.useBuffer(handOff === 'view' ? new ArrayBuffer(encoderBufferBytes(chunkBytes)) : handOff(encoderBufferBytes(chunkBytes)));
+    this.useBuffer(handOff === 'view' ? new ArrayBuffer(VIEW_INITIAL_BYTES) : handOff.take(encoderBufferBytes(chunkBytes)));
     this.parquet = new ParquetWriter({
       writer: this.writer,
       schema: fileSchema(columns),
@@ -79,14 +93,19 @@ export class ParquetPartEncoder {
     return this.rowCount;
   }
 
+  /** Whether the next write takes a buffer from the supply (the last one was handed out). */
+  get needsBuffer(): boolean {
+    return this.given && this.handOff !== 'view';
+  }
+
   /**
    * Encodes one row group (`values[i]` holds the converted values of column i). Returns a full chunk once the
    * buffer holds at least one, else undefined.
    */
   writeRowGroup(values: readonly unknown[][]): Uint8Array | undefined {
-    this.reclaim();
     const rowCount = values[0]?.length ?? 0;
     if (rowCount === 0) return undefined;
+    this.reclaim();
     const columnData = this.columns.map(
       (column, i): ColumnSource => ({ name: column.name, data: values[i] as ColumnSource['data'], ...column.options }),
     );
@@ -100,18 +119,23 @@ export class ParquetPartEncoder {
   finish(): Uint8Array {
     this.reclaim();
     void this.parquet.finish();
-    return this.takeBuffered(true);
+    return this.takeBuffered();
   }
 
-  private takeBuffered(last = false): Uint8Array {
-    const length = this.writer.index;
-    if (this.handOff === 'view' || last) {
-      this.viewOut = true;
-      return new Uint8Array(this.writer.buffer, 0, length);
-    }
-    const given = new Uint8Array(this.writer.buffer, 0, length);
-    this.useBuffer(this.handOff(encoderBufferBytes(this.chunkBytes)));
-    return given;
+  /**
+   * Gives back the buffer of a file that is dropped unfinished (it got no rows), so a supply that counts its buffers
+   * keeps it.
+   */
+  discard(): void {
+    if (this.handOff !== 'view' && !this.given) this.handOff.give(this.writer.buffer);
+    this.given = true;
+  }
+
+  private takeBuffered(): Uint8Array {
+    const bytes = new Uint8Array(this.writer.buffer, 0, this.writer.index);
+    if (this.handOff === 'view') this.viewOut = true;
+    else this.given = true;
+    return bytes;
   }
 
   private useBuffer(buffer: ArrayBuffer): void {
@@ -120,10 +144,17 @@ export class ParquetPartEncoder {
     this.writer.index = 0;
   }
 
-  /** A view handed out earlier is no longer used once the encoder is called again: its bytes can be overwritten. */
+  /**
+   * Before a write: a view handed out earlier is no longer used once the encoder is called again, so its bytes can
+   * be overwritten; a buffer given away is replaced by one from the supply.
+   */
   private reclaim(): void {
-    if (!this.viewOut) return;
-    this.viewOut = false;
-    this.writer.index = 0;
+    if (this.viewOut) {
+      this.viewOut = false;
+      this.writer.index = 0;
+    } else if (this.given && this.handOff !== 'view') {
+      this.given = false;
+      this.useBuffer(this.handOff.take(encoderBufferBytes(this.chunkBytes)));
+    }
   }
 }

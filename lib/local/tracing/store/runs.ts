@@ -141,11 +141,14 @@ export class RunStore {
     return row && toTraceRun(row);
   }
 
-  /** How many runs of a project start in [fromMicros, toMicros). */
-  count(sessionId: string, fromMicros: number, toMicros: number): number {
+  /**
+   * How many runs of a project start in [fromMicros, toMicros), counted up to `atMost` (a day of a large project
+   * holds many; the caller only needs to know whether there are enough).
+   */
+  count(sessionId: string, fromMicros: number, toMicros: number, atMost = Number.MAX_SAFE_INTEGER): number {
     const row = this.db
-      .prepare('SELECT count(*) AS n FROM trace_runs WHERE session_id = ? AND start_time >= ? AND start_time < ?')
-      .get(sessionId, fromMicros, toMicros) as { n: number };
+      .prepare('SELECT count(*) AS n FROM (SELECT 1 FROM trace_runs WHERE session_id = ? AND start_time >= ? AND start_time < ? LIMIT ?)')
+      .get(sessionId, fromMicros, toMicros, atMost) as { n: number };
     return row.n;
   }
 
