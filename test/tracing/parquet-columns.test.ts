@@ -1,6 +1,7 @@
 /**
  * v1 timestamp columns are written as bytes digit by digit (no string per value): they must be exactly the ISO text
- * the rest of the platform shows for the same instant.
+ * the rest of the platform shows for the same instant. Text columns are encoded a page at a time: each value's bytes
+ * must be exactly its own UTF-8, whatever the mix of ASCII, other scripts, emoji and nulls.
  */
 import { exportColumns } from '../../lib/local/tracing/parquet/columns';
 import { formatMicros } from '../../lib/local/tracing/store/time';
@@ -29,4 +30,29 @@ test('v1 timestamp bytes are the ISO text of formatMicros, for any instant', () 
   const mismatches = instants.filter((micros) => Buffer.from(endTime.convert(micros) as Uint8Array).toString('latin1') !== formatMicros(micros));
   expect(mismatches).toEqual([]);
   expect(endTime.convert(null)).toBeNull();
+});
+
+test('a page of text is converted at once into each value\'s own UTF-8 bytes (ASCII or not, nulls kept)', () => {
+  const [dottedOrder, extra] = exportColumns(['dotted_order', 'extra'], 'v1');
+  const texts = ['plain ascii', '', 'é', 'naïve café', '日本語のテキスト', 'emoji 🚀 and \u{1F600}', 'a\u0000b', 'x'.repeat(5_000)];
+  const pages: (string | null)[][] = [
+    texts,
+    ['only', 'ascii', 'values', ''],
+    [null, null],
+    [null, ...texts, null, 'tail'],
+    texts.slice(3, 6),
+  ];
+  for (const page of pages) {
+    for (const column of [dottedOrder, extra]) {
+      const rows = page.map((value) => ['other', value]);
+      const converted = column.convertAll(rows, 1);
+      expect(converted).toHaveLength(page.length);
+      converted.forEach((bytes, i) => {
+        if (page[i] === null) expect(bytes).toBeNull();
+        else expect(Buffer.from(bytes as Uint8Array).equals(Buffer.from(page[i]!, 'utf8'))).toBe(true);
+      });
+      // and value by value, the same
+      expect(page.map((value) => (value === null ? null : Buffer.from(column.convert(value) as Uint8Array).toString('utf8')))).toEqual(page);
+    }
+  }
 });

@@ -63,12 +63,21 @@ load(workerData.entry);
  */
 const WORKER_OLD_GENERATION_MB = 1024;
 
+/**
+ * The young generation of a worker's heap: two semi-spaces of 32 MB (V8 takes a third of this figure per
+ * semi-space, rounded up to a power of two), twice the default. A page of rows and its converted values are alive
+ * while their row group is encoded, and each scavenge copies what is alive: with twice the room there are half as
+ * many scavenges. Measured with bench/export: about 8% less CPU per row, for 32 MB more per worker, which the
+ * worker then uses from its first run on, so its memory does not grow with the export.
+ */
+const WORKER_YOUNG_GENERATION_MB = 96;
+
 function spawnEncodeWorker(dbFile: string): Worker {
   const data: EncodeWorkerData = { dbFile };
   const options = {
     // the worker loads no AWS SDK; should that change, the SDK's warning about the Node version stays off there too
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   };
   const compiled = join(__dirname, 'encode-worker.js');
   if (__filename.endsWith('.js') && existsSync(compiled)) return new Worker(compiled, { ...options, workerData: data });

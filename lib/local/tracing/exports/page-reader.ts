@@ -75,7 +75,10 @@ export class RunPageReader {
     const predicate = this.predicate;
     const rows = predicate ? page.filter((row) => predicate(this.filterRecord(row))) : page;
     if (rows.length === 0) return { cursor: next, rows: 0, chunk: undefined };
-    const values = columns.map((column, i) => convertColumn(rows, this.sources[i], column.convert));
+    const values = columns.map((column, i) => {
+      const source = this.sources[i];
+      return 'constant' in source ? new Array<unknown>(rows.length).fill(column.convert(source.constant)) : column.convertAll(rows, source.position);
+    });
     return { cursor: next, rows: rows.length, chunk: encoder.writeRowGroup(values) };
   }
 
@@ -88,18 +91,4 @@ export class RunPageReader {
     });
     return record;
   }
-}
-
-/** One column's writer values: a plain loop per column, so each conversion's call site sees one function. */
-function convertColumn(
-  rows: readonly (readonly unknown[])[],
-  source: { position: number } | { constant: string },
-  convert: (stored: unknown) => unknown,
-): unknown[] {
-  const count = rows.length;
-  if ('constant' in source) return new Array<unknown>(count).fill(convert(source.constant));
-  const position = source.position;
-  const values: unknown[] = [];
-  for (let i = 0; i < count; i++) values.push(convert(rows[i][position]));
-  return values;
 }
