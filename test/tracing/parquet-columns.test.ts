@@ -30,6 +30,15 @@ test('v1 timestamp bytes are the ISO text of formatMicros, for any instant', () 
   const mismatches = instants.filter((micros) => Buffer.from(endTime.convert(micros) as Uint8Array).toString('latin1') !== formatMicros(micros));
   expect(mismatches).toEqual([]);
   expect(endTime.convert(null)).toBeNull();
+  // a page at a time: the same bytes, nulls kept
+  const page = [null, ...instants.slice(0, 2_000), null];
+  const converted = endTime.convertAll(
+    page.map((micros) => [micros]),
+    0,
+  );
+  expect(converted.map((bytes) => (bytes === null ? null : Buffer.from(bytes as Uint8Array).toString('latin1')))).toEqual(
+    page.map((micros) => (micros === null ? null : formatMicros(micros))),
+  );
 });
 
 test('a page of text is converted at once into each value\'s own UTF-8 bytes (ASCII or not, nulls kept)', () => {

@@ -10,7 +10,8 @@
 import { EXPORTABLE_FIELDS, type ExportableFieldName, type TraceFieldType } from '../../../api/schemas/trace-fields';
 import type { FormatVersion } from '../../../api/schemas/bulk-export';
 import type * as HyparquetWriter from 'hyparquet-writer';
-import { formatMicros, MICROS_PER_DAY, timeOfDay } from '../store/time';
+import { formatMicros } from '../store/time';
+import { timestampBytes, timestampColumn, utf8Column } from './text-bytes';
 
 type ParquetWriterInit = ConstructorParameters<typeof HyparquetWriter.ParquetWriter>[0];
 /** A Parquet schema element, as hyparquet-writer takes it. */
@@ -49,76 +50,11 @@ function valueByValue(convert: (stored: unknown) => unknown): ColumnConverter {
   };
 }
 
-/**
- * The UTF-8 bytes of a column of strings: all of them encoded at once, and a view per value. Encoding value by
- * value cost two calls into C++ per value (its byte length, then the write); this makes one for the page. ASCII text
- * (ids, most names) needs no per-value byte length at all.
- */
-function utf8Column(rows: readonly (readonly unknown[])[], position: number): unknown[] {
-  const count = rows.length;
-  const strings: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const value = rows[i][position];
-    if (value !== null) strings.push(value as string);
-  }
-  const values: unknown[] = new Array<unknown>(count).fill(null);
-  if (strings.length === 0) return values;
-  const joined = strings.join('');
-  const bytes = Buffer.from(joined, 'utf8');
-  const ascii = bytes.length === joined.length;
-  let offset = 0;
-  for (let i = 0; i < count; i++) {
-    const value = rows[i][position];
-    if (value === null) continue;
-    const end = offset + (ascii ? (value as string).length : Buffer.byteLength(value as string, 'utf8'));
-    values[i] = bytes.subarray(offset, end);
-    offset = end;
-  }
-  return values;
-}
 const timestampString = (value: unknown): unknown => (value === null ? null : formatMicros(value as number));
 const timestampText = (value: unknown): unknown => (value === null ? null : timestampBytes(value as number));
 const bigint = (value: unknown): unknown => (value === null ? null : BigInt(value as number));
 const bool = (value: unknown): unknown => (value === null ? null : value === 1);
 const parsed = (value: unknown): unknown => (value === null ? null : JSON.parse(value as string));
-
-let bytesDay = Number.NaN;
-let bytesDayPrefix: Uint8Array | undefined;
-const parts = new Int32Array(4);
-
-/**
- * The bytes of `formatMicros(micros)` (ASCII), written digit by digit: no string is built for a value written as
- * bytes. The date part is cached per day, as `formatMicros` does; a year outside 0000–9999 takes the string path.
- */
-function timestampBytes(micros: number): Uint8Array {
-  const day = Math.floor(micros / MICROS_PER_DAY);
-  if (day !== bytesDay) {
-    const iso = new Date(day * 86_400_000).toISOString();
-    bytesDay = day;
-    bytesDayPrefix = iso.length === 24 ? Buffer.from(iso.slice(0, 11), 'latin1') : undefined;
-  }
-  const prefix = bytesDayPrefix;
-  if (prefix === undefined) return Buffer.from(formatMicros(micros), 'latin1');
-  const out = Buffer.allocUnsafe(27);
-  for (let i = 0; i < 11; i++) out[i] = prefix[i];
-  const [hours, minutes, seconds] = timeOfDay(micros, day, parts);
-  let fraction = parts[3]!;
-  out[11] = 48 + Math.floor(hours / 10);
-  out[12] = 48 + (hours % 10);
-  out[13] = 58; // ':'
-  out[14] = 48 + Math.floor(minutes / 10);
-  out[15] = 48 + (minutes % 10);
-  out[16] = 58;
-  out[17] = 48 + Math.floor(seconds / 10);
-  out[18] = 48 + (seconds % 10);
-  out[19] = 46; // '.'
-  for (let i = 25; i >= 20; i--) {
-    out[i] = 48 + (fraction % 10);
-    fraction = Math.floor(fraction / 10);
-  }
-  out[26] = 90; // 'Z'
-  return out;
-}
 
 const OPTIONAL = 'OPTIONAL' as const;
 
@@ -199,7 +135,17 @@ function column(name: ExportableFieldName, type: TraceFieldType, version: Format
     const asString = type === 'timestamp' ? timestampString : identity;
     return { name, schema: [element], convert: asString, convertAll: valueByValue(asString), options };
   }
-  return { name, schema: [element], convert, convertAll: convert === utf8 ? utf8Column : valueByValue(convert), options };
+  return { name, schema: [element], convert, convertAll: columnConverter(convert, options), options };
+}
+
+/**
+ * Text and timestamps as bytes are converted a page at a time; the start time, whose min and max the writer keeps
+ * for the file's footer, value by value (views into a page's buffer would keep each page's buffer alive).
+ */
+function columnConverter(convert: (stored: unknown) => unknown, options: ColumnWriteOptions): ColumnConverter {
+  if (convert === utf8) return utf8Column;
+  if (convert === timestampText && !options.statistics) return timestampColumn;
+  return valueByValue(convert);
 }
 
 const TYPE_OF = new Map<string, TraceFieldType>(EXPORTABLE_FIELDS.map((field) => [field.name, field.type]));

@@ -1,0 +1,103 @@
+/**
+ * Values that go into the Parquet file as UTF-8 bytes, converted without a string or a buffer per value where it
+ * can be helped: text columns of a page are encoded at once, and v1 timestamps are written digit by digit into one
+ * buffer per page. Each value is a view of its own bytes, which the writer copies into the page.
+ */
+import { formatMicros, MICROS_PER_DAY, timeOfDay } from '../store/time';
+
+/** The rows of a page, as read: each an array of stored values. */
+type PageRows = readonly (readonly unknown[])[];
+
+/**
+ * The UTF-8 bytes of a column of strings: all of them encoded at once, and a view per value. Encoding value by
+ * value cost two calls into C++ per value (its byte length, then the write); this makes one for the page. ASCII text
+ * (ids, most names) needs no per-value byte length at all.
+ */
+export function utf8Column(rows: PageRows, position: number): unknown[] {
+  const count = rows.length;
+  const strings: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const value = rows[i][position];
+    if (value !== null) strings.push(value as string);
+  }
+  const values: unknown[] = new Array<unknown>(count).fill(null);
+  if (strings.length === 0) return values;
+  const joined = strings.join('');
+  const bytes = Buffer.from(joined, 'utf8');
+  const ascii = bytes.length === joined.length;
+  let offset = 0;
+  for (let i = 0; i < count; i++) {
+    const value = rows[i][position];
+    if (value === null) continue;
+    const end = offset + (ascii ? (value as string).length : Buffer.byteLength(value as string, 'utf8'));
+    values[i] = bytes.subarray(offset, end);
+    offset = end;
+  }
+  return values;
+}
+
+/** Bytes of a timestamp of a year 0000–9999: `YYYY-MM-DDTHH:MM:SS.ffffffZ`. */
+const TIMESTAMP_BYTES = 27;
+
+let bytesDay = Number.NaN;
+let bytesDayPrefix: Uint8Array | undefined;
+const parts = new Int32Array(4);
+
+/**
+ * Writes the bytes of `formatMicros(micros)` (ASCII) at `offset` of `out`, digit by digit: no string is built. The
+ * date part is cached per day, as `formatMicros` does. Returns false, writing nothing, for a year outside
+ * 0000–9999 (a longer text), which takes the string path.
+ */
+function writeTimestamp(micros: number, out: Uint8Array, offset: number): boolean {
+  const day = Math.floor(micros / MICROS_PER_DAY);
+  if (day !== bytesDay) {
+    const iso = new Date(day * 86_400_000).toISOString();
+    bytesDay = day;
+    bytesDayPrefix = iso.length === 24 ? Buffer.from(iso.slice(0, 11), 'latin1') : undefined;
+  }
+  const prefix = bytesDayPrefix;
+  if (prefix === undefined) return false;
+  for (let i = 0; i < 11; i++) out[offset + i] = prefix[i];
+  const [hours, minutes, seconds] = timeOfDay(micros, day, parts);
+  let fraction = parts[3]!;
+  out[offset + 11] = 48 + Math.floor(hours / 10);
+  out[offset + 12] = 48 + (hours % 10);
+  out[offset + 13] = 58; // ':'
+  out[offset + 14] = 48 + Math.floor(minutes / 10);
+  out[offset + 15] = 48 + (minutes % 10);
+  out[offset + 16] = 58;
+  out[offset + 17] = 48 + Math.floor(seconds / 10);
+  out[offset + 18] = 48 + (seconds % 10);
+  out[offset + 19] = 46; // '.'
+  for (let i = 25; i >= 20; i--) {
+    out[offset + i] = 48 + (fraction % 10);
+    fraction = Math.floor(fraction / 10);
+  }
+  out[offset + 26] = 90; // 'Z'
+  return true;
+}
+
+/** The bytes of `formatMicros(micros)`, in a buffer of their own. */
+export function timestampBytes(micros: number): Uint8Array {
+  const out = Buffer.allocUnsafe(TIMESTAMP_BYTES);
+  return writeTimestamp(micros, out, 0) ? out : Buffer.from(formatMicros(micros), 'latin1');
+}
+
+/** The bytes of a column of timestamps (epoch microseconds or null): one buffer for the page, a view per value. */
+export function timestampColumn(rows: PageRows, position: number): unknown[] {
+  const count = rows.length;
+  const values: unknown[] = new Array<unknown>(count).fill(null);
+  const out = Buffer.allocUnsafe(count * TIMESTAMP_BYTES);
+  let offset = 0;
+  for (let i = 0; i < count; i++) {
+    const micros = rows[i][position];
+    if (micros === null) continue;
+    if (writeTimestamp(micros as number, out, offset)) {
+      values[i] = out.subarray(offset, offset + TIMESTAMP_BYTES);
+      offset += TIMESTAMP_BYTES;
+    } else {
+      values[i] = Buffer.from(formatMicros(micros as number), 'latin1');
+    }
+  }
+  return values;
+}
