@@ -10,7 +10,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -187,6 +187,8 @@ async function main(): Promise<void> {
       const dataDir = mkdtempSync(join(tmpdir(), 'bench-export-'));
       try {
         generate(dataDir, size, payloadBytes);
+        // the figures depend on what else the machine's cores are doing
+        console.log(`  load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
         for (const variant of Object.keys(VARIANTS)) {
           const r = measureInChildProcess({ dataDir, endpoint: s3.endpoint, variant, rowGroupRows });
           console.log(
