@@ -3,7 +3,8 @@
  * platform's export engine into an S3-compatible server (s3rver, in its own process so it shares neither this
  * process's CPU time nor its memory). For each size, two exports: all fields, and every field but inputs/outputs.
  * Each export runs in a fresh process, so its peak RSS is its own. Prints rows/s, rows per CPU second of the
- * exporting process (independent of other load on the machine), files, bytes and peak RSS.
+ * exporting process (independent of other load on the machine), files, bytes and peak RSS, and at the end how much
+ * the peak RSS grows from the smallest size to the largest.
  *
  * Usage: npm run build && node dist/bench/export.js [--sizes 100000,1000000] [--payload-bytes 1024] [--row-group-rows 2000]
  * Goals: >= 30k rows/s with all fields, >= 100k rows/s without inputs/outputs, peak RSS <= 400 MB and flat.
@@ -182,6 +183,7 @@ async function main(): Promise<void> {
   const s3Dir = mkdtempSync(join(tmpdir(), 'bench-s3-'));
   const s3 = await startS3Server(s3Dir);
   console.log(`bench/export: S3 server s3rver (separate process) at ${s3.endpoint}; Node ${process.version}; row groups of ${rowGroupRows} rows`);
+  const peakRss = new Map<string, number[]>(Object.keys(VARIANTS).map((variant) => [variant, []]));
   try {
     for (const size of sizes) {
       const dataDir = mkdtempSync(join(tmpdir(), 'bench-export-'));
@@ -191,6 +193,7 @@ async function main(): Promise<void> {
         console.log(`  load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
         for (const variant of Object.keys(VARIANTS)) {
           const r = measureInChildProcess({ dataDir, endpoint: s3.endpoint, variant, rowGroupRows });
+          peakRss.get(variant)!.push(r.peakRssMb);
           console.log(
             `  ${variant.padEnd(24)} ${r.rows.toLocaleString('en-US').padStart(10)} rows in ${r.seconds.toFixed(2).padStart(6)} s = ` +
               `${Math.round(r.rows / r.seconds).toLocaleString('en-US').padStart(7)} rows/s ` +
@@ -201,6 +204,14 @@ async function main(): Promise<void> {
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }
+    }
+    // the memory goal is a flat peak: how much it grows from the smallest size to the largest
+    if (sizes.length > 1) {
+      const growth = [...peakRss].map(([variant, mb]) => {
+        const [first, last] = [mb[0], mb[mb.length - 1]];
+        return `${variant} ${first.toFixed(0)} → ${last.toFixed(0)} MB (${last >= first ? '+' : ''}${((100 * (last - first)) / first).toFixed(0)}%)`;
+      });
+      console.log(`\npeak RSS from ${sizes[0].toLocaleString('en-US')} to ${sizes[sizes.length - 1].toLocaleString('en-US')} rows: ${growth.join('; ')}`);
     }
   } finally {
     s3.child.kill();
