@@ -13,6 +13,7 @@ import { systemClock } from '../../lib/local/clock';
 import { migrate, openDatabase, type PlatformDatabase } from '../../lib/local/db';
 import { EncodeScheduler, type EncodedSource, type EncodeThreadSettings } from '../../lib/local/tracing/exports/encode-pool';
 import type { EncodedEvent, EncodeJob } from '../../lib/local/tracing/exports/run-encoder';
+import { encoderBufferBytes } from '../../lib/local/tracing/parquet/part-encoder';
 import { TRACING_MIGRATIONS } from '../../lib/local/tracing/store/migrations';
 import { RunStore } from '../../lib/local/tracing/store/runs';
 import { SessionStore } from '../../lib/local/tracing/store/sessions';
@@ -214,4 +215,33 @@ test('a buffer whose upload was cut off is written off: the worker, reused, make
   const events = await drain(await pool.open(job(), new AbortController().signal));
   expect(files(events).map((file) => file.rows)).toEqual([1_000, 500]);
   expect(events.filter((event) => event.kind === 'chunk').length).toBeGreaterThan(0);
+}, 60_000);
+
+test('a row group larger than a chunk buffer grows it; the grown buffer is handed out, and the worker goes on', async () => {
+  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0 });
+  // 1,000 runs of about 40 KB of inputs and outputs, in one row group of about 12 MB (compressed), more
+  // than a buffer's room for a chunk plus a row group
+  // (in a project of their own, so the other tests' counts stay as they are)
+  const project = new SessionStore(db, systemClock).getOrCreateByName(TENANT, 'large-rows').id;
+  generateSyntheticRuns(runs, {
+    tenantId: TENANT,
+    sessionId: project,
+    count: 1_000,
+    startMicros: DAY + 1,
+    endMicros: DAY + MICROS_PER_DAY - 1,
+    payloadBytes: 40_000,
+    seed: 4,
+  });
+  const large = job({ sessionId: project, limits: { ...job().limits, rowGroupRows: 1_000, maxRowsPerFile: 1_000 } });
+  const [inMain, inWorker] = await Promise.all([
+    scheduler(MAIN_THREAD).open(large, new AbortController().signal),
+    pool.open(large, new AbortController().signal),
+  ]);
+  const [mainEvents, workerEvents] = await Promise.all([drain(inMain), drain(inWorker)]);
+  expect(workerEvents.map(summary)).toEqual(mainEvents.map(summary));
+  expect(Math.max(...workerEvents.map((event) => (event.kind === 'end' ? 0 : event.bytes.length)))).toBeGreaterThan(
+    encoderBufferBytes(large.limits.multipartChunkBytes),
+  );
+  const next = await drain(await pool.open(job(), new AbortController().signal));
+  expect(files(next).map((file) => file.rows)).toEqual([1_000, 500]);
 }, 60_000);

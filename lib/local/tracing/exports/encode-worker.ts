@@ -55,10 +55,14 @@ const WORKER_BUFFERS = 2;
  */
 const WORKER_CACHE_KIB = 2048;
 
-/** The chunk buffers of a worker: a fixed number, made on first use and then reused. */
+/**
+ * The chunk buffers of a worker: a fixed number, made on first use and then reused. A buffer that grew far beyond
+ * the usual size (a row group of very large runs) is not kept: a smaller one is made when needed.
+ */
 class BufferRing implements BufferSupply {
   private readonly home: ArrayBuffer[] = [];
   private owned = 0;
+  private usualBytes = 0;
   private wake: (() => void) | undefined;
 
   /** Resolves once a buffer can be taken. */
@@ -67,6 +71,7 @@ class BufferRing implements BufferSupply {
   }
 
   take(bytes: number): ArrayBuffer {
+    this.usualBytes = bytes;
     const index = this.home.findIndex((buffer) => buffer.byteLength >= bytes);
     if (index >= 0) return this.home.splice(index, 1)[0];
     // a smaller buffer (from a job with smaller chunks) is replaced
@@ -79,7 +84,8 @@ class BufferRing implements BufferSupply {
   }
 
   give(buffer: ArrayBuffer): void {
-    this.home.push(buffer);
+    if (this.usualBytes > 0 && buffer.byteLength > 2 * this.usualBytes) this.owned -= 1;
+    else this.home.push(buffer);
     this.signal();
   }
 
