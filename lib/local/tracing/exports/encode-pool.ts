@@ -67,7 +67,7 @@ const WORKER_OLD_GENERATION_MB = 1024;
  * The young generation of a worker's heap: two semi-spaces of 32 MB (V8 takes a third of this figure per
  * semi-space, rounded up to a power of two), twice the default. A page of rows and its converted values are alive
  * while their row group is encoded, and each scavenge copies what is alive: with twice the room there are half as
- * many scavenges. Measured with bench/export: about 8% less CPU per row, for 32 MB more per worker, which the
+ * many scavenges. Measured with bench/export: about 10% less CPU per row, for 32 MB more per worker, which the
  * worker then uses from its first run on, so its memory does not grow with the export.
  */
 const WORKER_YOUNG_GENERATION_MB = 96;

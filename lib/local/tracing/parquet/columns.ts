@@ -58,7 +58,10 @@ const parsed = (value: unknown): unknown => (value === null ? null : JSON.parse(
 
 const OPTIONAL = 'OPTIONAL' as const;
 
-/** Columns whose values repeat a lot; every other column skips the dictionary attempt (it cannot pay off). */
+/**
+ * Columns whose values often repeat: the writer tries a dictionary and keeps it when it pays off. Every other column
+ * but the ones below is written plain (a dictionary cannot pay off there, and trying costs).
+ */
 const DICTIONARY_FIELDS = new Set<ExportableFieldName>(['name', 'is_root', 'trace_tier', 'tags', 'error']);
 /**
  * Columns that always take a dictionary: the same on every row of an export, or one of a few values and never null.
