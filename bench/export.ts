@@ -1,12 +1,12 @@
 /**
- * bench/export: synthetic runs (about 1 KB of inputs/outputs each) over 7 days, exported as Parquet by the local
+ * bench/export: synthetic runs (about 1 KB of inputs/outputs each) over 7 days (`--days`), exported as Parquet by the local
  * platform's export engine into an S3-compatible server (s3rver, in its own process so it shares neither this
  * process's CPU time nor its memory). For each size, two exports: all fields, and every field but inputs/outputs.
  * Each export runs in a fresh process, so its peak RSS is its own. Prints rows/s, rows per CPU second of the
  * exporting process (independent of other load on the machine), files, bytes and peak RSS, and at the end how much
  * the peak RSS grows from the smallest size to the largest.
  *
- * Usage: npm run build && node dist/bench/export.js [--sizes 100000,1000000] [--payload-bytes 1024] [--row-group-rows 2000]
+ * Usage: npm run build && node dist/bench/export.js [--sizes 100000,1000000] [--days 7] [--payload-bytes 1024] [--row-group-rows 2000]
  * Goals: >= 30k rows/s with all fields, >= 100k rows/s without inputs/outputs, peak RSS <= 400 MB and flat.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -30,7 +30,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const BUCKET = 'bench';
 const TENANT = '00000000-0000-4000-8000-000000000001';
 const RANGE_START = '2024-05-01T00:00:00Z';
-const RANGE_END = '2024-05-08T00:00:00Z';
+const DAY_MS = 86_400_000;
+/** The end of a range of `days` UTC days from RANGE_START. */
+const rangeEnd = (days: number): string => new Date(Date.parse(RANGE_START) + days * DAY_MS).toISOString();
 const MB = 1024 * 1024;
 const VARIANTS: Record<string, string[] | null> = {
   'all fields': null,
@@ -55,6 +57,7 @@ interface MeasureJob {
   readonly endpoint: string;
   readonly variant: string;
   readonly rowGroupRows: number;
+  readonly days: number;
 }
 
 /** Starts s3rver in a child process (the compiled in-process S3 module) and waits for its port. */
@@ -92,9 +95,9 @@ async function bucketBytes(client: S3Client, prefix: string): Promise<{ files: n
 }
 
 /** Generates the runs with the `generate-runs` command in its own process. */
-function generate(dataDir: string, size: number, payloadBytes: number): void {
+function generate(dataDir: string, size: number, days: number, payloadBytes: number): void {
   const cli = require.resolve('../lib/local/tracing/generate-cli');
-  const end = new Date(Date.parse(RANGE_END) - 10_000).toISOString();
+  const end = new Date(Date.parse(rangeEnd(days)) - 10_000).toISOString();
   const args = ['--data-dir', dataDir, '--tenant-id', TENANT, '--project', 'bench', '--count', String(size)];
   args.push('--start', RANGE_START, '--end', end, '--payload-bytes', String(payloadBytes));
   const result = spawnSync(process.execPath, [...process.execArgv, cli, ...args], { encoding: 'utf8' });
@@ -119,13 +122,13 @@ async function measure(job: MeasureJob): Promise<void> {
     destinationId: destination.id,
     sessionId: stores.sessions.findByName(TENANT, 'bench')!.id,
     startTime: RANGE_START,
-    endTime: RANGE_END,
+    endTime: rangeEnd(job.days),
     filter: null,
     exportFields: VARIANTS[job.variant],
     intervalHours: null,
     formatVersion: 'v1',
     sourceExportId: null,
-    runRanges: runRangesOf({ start: toMicros(RANGE_START), end: toMicros(RANGE_END) }),
+    runRanges: runRangesOf({ start: toMicros(RANGE_START), end: toMicros(rangeEnd(job.days)) }),
   });
   const startRss = process.memoryUsage.rss();
   let peakRss = startRss;
@@ -172,6 +175,7 @@ async function main(): Promise<void> {
     options: {
       sizes: { type: 'string' },
       'payload-bytes': { type: 'string' },
+      days: { type: 'string' },
       'row-group-rows': { type: 'string' },
       measure: { type: 'string' },
     },
@@ -179,20 +183,22 @@ async function main(): Promise<void> {
   if (values.measure) return measure(JSON.parse(values.measure) as MeasureJob);
   const sizes = (values.sizes ?? '100000,1000000').split(',').map(Number);
   const payloadBytes = Number(values['payload-bytes'] ?? 1024);
+  const days = Number(values.days ?? 7);
+  if (!Number.isInteger(days) || days < 1) throw new Error(`--days must be a whole number of days, at least 1 (got ${values.days})`);
   const rowGroupRows = Number(values['row-group-rows'] ?? DEFAULT_EXPORT_ENGINE_SETTINGS.writer.rowGroupRows);
   const s3Dir = mkdtempSync(join(tmpdir(), 'bench-s3-'));
   const s3 = await startS3Server(s3Dir);
-  console.log(`bench/export: S3 server s3rver (separate process) at ${s3.endpoint}; Node ${process.version}; row groups of ${rowGroupRows} rows`);
+  console.log(`bench/export: S3 server s3rver (separate process) at ${s3.endpoint}; Node ${process.version}; row groups of ${rowGroupRows} rows; runs over ${days} day${days === 1 ? '' : 's'}`);
   const peakRss = new Map<string, number[]>(Object.keys(VARIANTS).map((variant) => [variant, []]));
   try {
     for (const size of sizes) {
       const dataDir = mkdtempSync(join(tmpdir(), 'bench-export-'));
       try {
-        generate(dataDir, size, payloadBytes);
+        generate(dataDir, size, days, payloadBytes);
         // the figures depend on what else the machine's cores are doing
         console.log(`  load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
         for (const variant of Object.keys(VARIANTS)) {
-          const r = measureInChildProcess({ dataDir, endpoint: s3.endpoint, variant, rowGroupRows });
+          const r = measureInChildProcess({ dataDir, endpoint: s3.endpoint, variant, rowGroupRows, days });
           peakRss.get(variant)!.push(r.peakRssMb);
           console.log(
             `  ${variant.padEnd(24)} ${r.rows.toLocaleString('en-US').padStart(10)} rows in ${r.seconds.toFixed(2).padStart(6)} s = ` +

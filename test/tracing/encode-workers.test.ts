@@ -66,6 +66,7 @@ function job(overrides: Partial<EncodeJob> = {}): EncodeJob {
     fromMicros: DAY,
     toMicros: DAY + MICROS_PER_DAY,
     cursor: null,
+    until: null,
     fields: [...EXPORTABLE_FIELD_NAMES],
     formatVersion: 'v1',
     filter: null,
@@ -88,8 +89,8 @@ async function drain(source: EncodedSource): Promise<EncodedEvent[]> {
   }
 }
 
-const WORKERS: EncodeThreadSettings = { encodeThreads: 2, encodeWorkerMinRows: 0 };
-const MAIN_THREAD: EncodeThreadSettings = { encodeThreads: 0, encodeWorkerMinRows: 0 };
+const WORKERS: EncodeThreadSettings = { encodeThreads: 2, encodeWorkerMinRows: 0, segmentMinRows: 50_000 };
+const MAIN_THREAD: EncodeThreadSettings = { encodeThreads: 0, encodeWorkerMinRows: 0, segmentMinRows: 50_000 };
 
 /** An event with a digest in place of its bytes (comparing megabytes value by value is slow). */
 const summary = (event: EncodedEvent): unknown =>
@@ -146,15 +147,15 @@ test.each([
 }, 60_000);
 
 test('small runs stay in the main thread; so does everything with encodeThreads 0', async () => {
-  const small = await scheduler({ encodeThreads: 2, encodeWorkerMinRows: ROWS + 1 }).open(job(), new AbortController().signal);
+  const small = await scheduler({ encodeThreads: 2, encodeWorkerMinRows: ROWS + 1, segmentMinRows: 50_000 }).open(job(), new AbortController().signal);
   const none = await scheduler(MAIN_THREAD).open(job(), new AbortController().signal);
-  const large = await scheduler({ encodeThreads: 2, encodeWorkerMinRows: ROWS }).open(job(), new AbortController().signal);
+  const large = await scheduler({ encodeThreads: 2, encodeWorkerMinRows: ROWS, segmentMinRows: 50_000 }).open(job(), new AbortController().signal);
   expect([small.thread, none.thread, large.thread]).toEqual(['main', 'main', 'worker']);
   for (const source of [small, none, large]) source.close();
 });
 
 test("a worker's processing error keeps its name and message, and the next attempt gets a working worker", async () => {
-  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0 });
+  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0, segmentMinRows: 50_000 });
   const { id } = db.prepare('SELECT id FROM trace_runs WHERE total_tokens IS NOT NULL LIMIT 1').get() as { id: string };
   db.prepare('UPDATE trace_runs SET total_tokens = 1.5 WHERE id = ?').run(id);
   try {
@@ -169,7 +170,7 @@ test("a worker's processing error keeps its name and message, and the next attem
 }, 60_000);
 
 test('the pool runs at most encodeThreads workers; waiting and running attempts stop at once when aborted', async () => {
-  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0 });
+  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0, segmentMinRows: 50_000 });
   const first = await pool.open(job(), new AbortController().signal);
   // the only worker is taken: the next attempts wait, and an abort while waiting rejects with the abort's reason
   const waiting = new AbortController();
@@ -197,7 +198,7 @@ test('the pool runs at most encodeThreads workers; waiting and running attempts 
 }, 60_000);
 
 test('a buffer whose upload was cut off is written off: the worker, reused, makes another and keeps encoding', async () => {
-  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0 });
+  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0, segmentMinRows: 50_000 });
   // twice, an attempt stops after its worker's last event, holding the last file's bytes: both of the worker's
   // buffers are lost to it (without the write-off it would wait for them for ever)
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -218,7 +219,7 @@ test('a buffer whose upload was cut off is written off: the worker, reused, make
 }, 60_000);
 
 test('a row group larger than a chunk buffer grows it; the grown buffer is handed out, and the worker goes on', async () => {
-  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0 });
+  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0, segmentMinRows: 50_000 });
   // 1,000 runs of about 40 KB of inputs and outputs, in one row group of about 12 MB (compressed), more
   // than a buffer's room for a chunk plus a row group
   // (in a project of their own, so the other tests' counts stay as they are)

@@ -74,6 +74,7 @@ afterAll(async () => {
 test.each([
   ['encoded in the main thread', { encodeThreads: 0, writer: WRITER }],
   ['encoded in worker threads', { encodeThreads: 2, encodeWorkerMinRows: 0, writer: WRITER }],
+  ['each day cut into two segments, encoded and uploaded side by side', { encodeThreads: 2, encodeWorkerMinRows: 0, segmentMinRows: 300, writer: WRITER }],
 ])('SIGKILL mid-run, restart: the run resumes from its checkpoint and every row is exported exactly once (%s)', async (_label, settings) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kill-and-resume-'));
   const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
@@ -106,6 +107,11 @@ test.each([
   proxy.setMode('pass');
 
   const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+  // a run cut into segments had its cut stored before its first file
+  const cuts = (db.prepare('SELECT segments FROM bulk_export_runs').pluck().all() as (string | null)[]).map((stored) =>
+    stored === null ? 1 : (JSON.parse(stored) as unknown[]).length,
+  );
+  expect(cuts).toEqual(cuts.map(() => ('segmentMinRows' in settings ? 2 : 1)));
   const checkpointed = (db.prepare('SELECT metadata FROM bulk_export_runs').all() as { metadata: string }[]).flatMap(
     (row) => (JSON.parse(row.metadata) as { exported_files: string[] }).exported_files,
   );

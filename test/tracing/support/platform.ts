@@ -2,7 +2,7 @@
  * A local platform serving the tracing module over real HTTP on loopback, with its own data dir, clock and tracing
  * settings, plus a client for its default workspace and direct access to the tracing stores (to seed runs fast).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BulkExportClient } from '../../../lib/api/bulk-export';
@@ -20,7 +20,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** Options of {@link startTracingPlatform}. */
 export interface TracingPlatformOptions {
-  /** @default a new temporary directory, deleted by `close()` */
+  /** @default a new temporary directory */
   readonly dataDir?: string;
   /** @default systemClock */
   readonly clock?: Clock;
@@ -102,8 +102,6 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
         await Promise.all(clients.map((client) => client.close()));
         await server.close();
         db.close();
-        // a directory the caller gave is the caller's (a restart test reopens it)
-        if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
       })()),
   };
 }

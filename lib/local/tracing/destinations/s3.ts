@@ -74,6 +74,8 @@ export function destinationKeyPrefix(config: DestinationConfig): string {
 /** `prefix/…/name`, skipping an empty prefix. */
 export const joinKey = (...parts: string[]): string => parts.map(trimSlashes).filter((part) => part !== '').join('/');
 
+const pad5 = (n: number): string => String(n).padStart(5, '0');
+
 /** The key of a Parquet part of an export run: Hive-style partitions of export, tenant, project and UTC day. */
 export function exportPartKey(args: {
   readonly config: DestinationConfig;
@@ -82,6 +84,9 @@ export function exportPartKey(args: {
   readonly sessionId: string;
   /** The run's UTC day, epoch milliseconds of its midnight. */
   readonly dayStartMs: number;
+  /** The file's segment, for a run cut into segments (exports/segments.ts). */
+  readonly segmentIndex?: number;
+  /** The file's index in its run, or in its segment. */
   readonly partIndex: number;
 }): string {
   const day = new Date(args.dayStartMs);
@@ -95,7 +100,7 @@ export function exportPartKey(args: {
     `year=${day.getUTCFullYear()}`,
     `month=${pad(day.getUTCMonth() + 1)}`,
     `day=${pad(day.getUTCDate())}`,
-    // the index fixes the name, so re-writing a part after a crash replaces it instead of adding a duplicate
-    `part-${String(args.partIndex).padStart(5, '0')}.parquet`,
+    // the indexes fix the name, so re-writing a part after a crash replaces it instead of adding a duplicate
+    `part-${args.segmentIndex === undefined ? '' : `${pad5(args.segmentIndex)}-`}${pad5(args.partIndex)}.parquet`,
   );
 }

@@ -11,9 +11,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { RunStore } from '../store/runs';
+import type { RunCursor, RunStore } from '../store/runs';
 import type { EncodeWorkerData, FromEncodeWorker, ToEncodeWorker } from './encode-worker';
 import { RunEncoder, type EncodedEvent, type EncodeJob } from './run-encoder';
+import { segmentEnds } from './segments';
 
 /** Settings of encoding in threads. */
 export interface EncodeThreadSettings {
@@ -21,6 +22,11 @@ export interface EncodeThreadSettings {
   readonly encodeThreads: number;
   /** A run whose day holds fewer rows than this is encoded in the main thread (a worker would not pay off). */
   readonly encodeWorkerMinRows: number;
+  /**
+   * A run is cut into segments, one per encode thread, each encoded by its own worker, when each would hold at
+   * least this many rows (segments.ts).
+   */
+  readonly segmentMinRows: number;
 }
 
 /** The encoded output of one attempt. */
@@ -333,6 +339,20 @@ export class EncodeScheduler {
       this.tooLargeForWorkers.add(key);
     };
     return new WorkerSource(worker, job, signal, (reusable) => pool.release(worker, reusable), rememberTooLarge);
+  }
+
+  /**
+   * Where to cut a run that has not started into segments (the last run of each segment but the last); empty when
+   * it stays in one piece: too few rows, or no workers.
+   */
+  segmentEnds(sessionId: string, fromMicros: number, toMicros: number): RunCursor[] {
+    if (this.pool === undefined) return [];
+    const threads = Math.floor(this.settings.encodeThreads);
+    const minRows = Math.max(1, this.settings.segmentMinRows, this.settings.encodeWorkerMinRows);
+    if (threads < 2) return [];
+    const rows = this.runs.count(sessionId, fromMicros, toMicros);
+    const offsets = segmentEnds(rows, threads, minRows);
+    return offsets.length === 0 ? [] : this.runs.cursorsAt(sessionId, fromMicros, toMicros, offsets);
   }
 
   /** Stops the idle workers; call after every attempt has ended. */

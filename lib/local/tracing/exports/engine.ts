@@ -53,6 +53,7 @@ export const DEFAULT_EXPORT_ENGINE_SETTINGS: ExportEngineSettings = {
   scheduleDelayMs: 10 * 60_000,
   encodeThreads: availableParallelism(),
   encodeWorkerMinRows: 10_000,
+  segmentMinRows: 100_000,
   writer: {
     rowGroupRows: 2_000,
     maxRowsPerFile: 250_000,

@@ -21,6 +21,8 @@ export interface PageReaderOptions {
   /** The run's range, epoch microseconds, [from, to). */
   readonly fromMicros: number;
   readonly toMicros: number;
+  /** The last run to read (inclusive: the end of a segment); none: up to the end of the range. */
+  readonly until: RunCursor | null;
   /** The exported columns, in file order. */
   readonly columns: readonly ExportColumn[];
   /** The export's filter expression, if any. */
@@ -67,8 +69,8 @@ export class RunPageReader {
    * Synchronous, so the page is garbage by the time the caller sends a chunk. Undefined when no rows are left.
    */
   readAndEncode(cursor: RunCursor | null, limit: number, encoder: ParquetPartEncoder): PageStep | undefined {
-    const { readPage, sessionId, fromMicros, toMicros, columns } = this.options;
-    const page = readPage({ sessionId, fromMicros, toMicros, after: cursor, limit, columns: this.columnsRead });
+    const { readPage, sessionId, fromMicros, toMicros, until, columns } = this.options;
+    const page = readPage({ sessionId, fromMicros, toMicros, after: cursor, until, limit, columns: this.columnsRead });
     if (page.length === 0) return undefined;
     const last = page[page.length - 1];
     const next = { startTime: last[this.cursorAt.startTime] as number, id: last[this.cursorAt.id] as string };

@@ -30,8 +30,10 @@ export interface EncodeJob {
   /** The run's range, epoch microseconds, [from, to). */
   readonly fromMicros: number;
   readonly toMicros: number;
-  /** Where the run's last checkpoint left off (null: from the start of the range). */
+  /** Where the segment's last checkpoint left off (null: from the start of the range). */
   readonly cursor: RunCursor | null;
+  /** The segment's last run (inclusive); null: up to the end of the range. */
+  readonly until: RunCursor | null;
   /** The exported fields, in column order. */
   readonly fields: readonly ExportableFieldName[];
   readonly formatVersion: FormatVersion;
@@ -77,6 +79,7 @@ export class RunEncoder {
       sessionId: job.sessionId,
       fromMicros: job.fromMicros,
       toMicros: job.toMicros,
+      until: job.until,
       columns: this.columns,
       filter: job.filter,
     });

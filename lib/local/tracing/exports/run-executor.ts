@@ -1,7 +1,8 @@
 /**
  * One attempt of one export run: its day of the project is read in cursor order (start_time, id) and encoded into
  * Parquet part files (run-encoder.ts, in the main thread or an encode worker: encode-pool.ts), and this side
- * streams the bytes to the bucket and commits the checkpoints, always in the main thread.
+ * streams the bytes to the bucket and commits the checkpoints, always in the main thread. A large run is cut into
+ * segments at its first attempt, exported side by side (segments.ts).
  *
  * Exactly-once across crashes: a part is first made visible in the bucket, then its checkpoint (cursor after its
  * last row, rows, file list) is committed. Part names come from the part index, so after a crash between the two
@@ -15,6 +16,7 @@ import { ParquetPartUpload } from '../parquet/part-upload';
 import { formatCursor, parseCursor } from '../store/runs';
 import { toMicros, utcDayStart, MICROS_PER_MS } from '../store/time';
 import type { EncodeScheduler } from './encode-pool';
+import { cutSegments, runMetadata, wholeRunSegment, type RunSegment, type RunSegments } from './segments';
 import type { EncodeLimits } from './run-encoder';
 import type { ExportRow, ExportStore, RunRow } from './store';
 
@@ -42,21 +44,73 @@ export interface RunAttempt {
 /** How an attempt ended without an error. */
 export type AttemptOutcome = 'completed' | 'stopped';
 
-/** Runs one attempt from the run's last checkpoint; resolves when the day is exported or the run must stop. */
+/** Runs one attempt from the run's last checkpoints; resolves when the day is exported or the run must stop. */
 export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOutcome> {
-  const { exportRow, run, destination, store, limits, signal } = attempt;
+  if (!attempt.shouldContinue()) return 'stopped';
+  const plan = segmentsOf(attempt);
+  const client = createDestinationClient(attempt.destination.destination.config, attempt.destination.credentials, attempt.limits.s3);
+  // a segment that fails stops the others, so the attempt ends (and its workers are free) before it is retried
+  const siblings = new AbortController();
+  const stopSiblings = (): void => siblings.abort(attempt.signal.reason);
+  attempt.signal.addEventListener('abort', stopSiblings, { once: true });
+  let firstError: { error: unknown } | undefined;
+  try {
+    const outcomes = await Promise.all(
+      plan.segments.map(async (segment, index) => {
+        if (segment.done) return 'completed';
+        try {
+          return await exportSegment({ ...attempt, signal: siblings.signal }, plan, index, client);
+        } catch (error) {
+          firstError ??= { error };
+          siblings.abort(new Error('Another segment of the run failed'));
+          return 'stopped';
+        }
+      }),
+    );
+    if (firstError) throw firstError.error;
+    return outcomes.every((outcome) => outcome === 'completed') ? 'completed' : 'stopped';
+  } finally {
+    attempt.signal.removeEventListener('abort', stopSiblings);
+    client.destroy();
+  }
+}
+
+/** The run's segments: as stored, or cut now when the run has not started, or the run in one piece. */
+function segmentsOf(attempt: RunAttempt): RunSegments {
+  const { run, exportRow, store } = attempt;
+  if (run.segments !== null) return { segments: JSON.parse(run.segments) as RunSegment[], cut: true };
+  const metadata = JSON.parse(run.metadata) as BulkExportRunMetadata;
+  const started = metadata.latest_cursor !== null || metadata.exported_files.length > 0;
+  const ends = started ? [] : attempt.encoders.segmentEnds(exportRow.session_id, toMicros(run.start_time), toMicros(run.end_time));
+  if (ends.length === 0) return { segments: [wholeRunSegment(metadata)], cut: false };
+  const segments = cutSegments(ends);
+  // the cut is stored before any file is written: a resumed attempt must see the same segments and file names
+  store.checkpoint(run.id, runMetadata(segments), segments);
+  return { segments, cut: true };
+}
+
+/** Exports one segment from its checkpoint (for a run in one piece: the whole run). */
+async function exportSegment(
+  attempt: RunAttempt,
+  plan: RunSegments,
+  index: number,
+  client: ReturnType<typeof createDestinationClient>,
+): Promise<AttemptOutcome> {
+  const { exportRow, run, store, limits, signal } = attempt;
+  const segment = plan.segments[index];
   const fromMicros = toMicros(run.start_time);
   const dayStartMs = utcDayStart(fromMicros) / MICROS_PER_MS;
-  const config = destination.destination.config;
-  const metadata = JSON.parse(run.metadata) as BulkExportRunMetadata;
-  if (!attempt.shouldContinue()) return 'stopped';
+  const config = attempt.destination.destination.config;
+  const commit = (): void => store.checkpoint(run.id, runMetadata(plan.segments), plan.cut ? plan.segments : undefined);
+  const resumeAt = segment.cursor ?? segment.after;
   const source = await attempt.encoders.open(
     {
       tenantId: exportRow.tenant_id,
       sessionId: exportRow.session_id,
       fromMicros,
       toMicros: toMicros(run.end_time),
-      cursor: metadata.latest_cursor ? parseCursor(metadata.latest_cursor) : null,
+      cursor: resumeAt === null ? null : parseCursor(resumeAt),
+      until: segment.until === null ? null : parseCursor(segment.until),
       fields: (exportRow.export_fields ? JSON.parse(exportRow.export_fields) : EXPORTABLE_FIELD_NAMES) as ExportableFieldName[],
       formatVersion: exportRow.format_version,
       filter: exportRow.filter,
@@ -69,7 +123,6 @@ export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOut
     },
     signal,
   );
-  const client = createDestinationClient(config, destination.credentials, limits.s3);
   try {
     for (;;) {
       if (!attempt.shouldContinue()) return 'stopped';
@@ -79,7 +132,8 @@ export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOut
         tenantId: exportRow.tenant_id,
         sessionId: exportRow.session_id,
         dayStartMs,
-        partIndex: metadata.exported_files.length,
+        segmentIndex: plan.cut ? index : undefined,
+        partIndex: segment.files.length,
       });
       const upload = new ParquetPartUpload({ client, bucket: config.bucket_name, key, signal });
       try {
@@ -90,18 +144,20 @@ export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOut
         }
         if (event.kind === 'end') {
           // rows the filter dropped after the last file still move the cursor
-          if (event.cursor && metadata.latest_cursor !== formatCursor(event.cursor)) {
-            metadata.latest_cursor = formatCursor(event.cursor);
-            store.checkpoint(run.id, metadata);
-          }
+          const cursor = event.cursor ? formatCursor(event.cursor) : segment.cursor;
+          const changed = cursor !== segment.cursor;
+          segment.cursor = cursor;
+          segment.done = true;
+          // a run in one piece is completed by the engine; a segment's end must be stored for the next attempt
+          if (changed || plan.cut) commit();
           return 'completed';
         }
         await upload.finish(event.bytes, event.size);
         // the part is visible in the bucket: only now is its checkpoint committed
-        metadata.exported_files.push(key);
-        metadata.rows_written += event.rows;
-        metadata.latest_cursor = formatCursor(event.cursor);
-        store.checkpoint(run.id, metadata);
+        segment.files.push(key);
+        segment.rows += event.rows;
+        segment.cursor = formatCursor(event.cursor);
+        commit();
       } catch (err) {
         await upload.abort();
         throw err;
@@ -109,6 +165,5 @@ export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOut
     }
   } finally {
     source.close();
-    client.destroy();
   }
 }

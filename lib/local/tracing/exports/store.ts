@@ -12,6 +12,7 @@ import {
 } from '../../../api/schemas/bulk-export';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
+import type { RunSegment } from './segments';
 
 /** A stored export. */
 export interface ExportRow {
@@ -46,6 +47,8 @@ export interface RunRow {
   start_time: string;
   end_time: string;
   metadata: string;
+  /** A run cut into segments: their bounds and progress (JSON of `RunSegment[]`); null for a run in one piece. */
+  segments: string | null;
   next_attempt_at_ms: number | null;
   attempt_started_at_ms: number | null;
   created_at: string;
@@ -262,11 +265,14 @@ export class ExportStore {
       .run(nowMs, this.timestamp(), runId);
   }
 
-  /** Persists progress after a file is safely in the bucket. */
-  checkpoint(runId: string, metadata: BulkExportRunMetadata): void {
+  /**
+   * Persists progress after a file is safely in the bucket: the API's metadata, and for a run cut into segments
+   * (segments.ts) the segments' own progress, in one statement.
+   */
+  checkpoint(runId: string, metadata: BulkExportRunMetadata, segments?: readonly RunSegment[]): void {
     this.db
-      .prepare('UPDATE bulk_export_runs SET metadata = ?, updated_at = ? WHERE id = ?')
-      .run(JSON.stringify(metadata), this.timestamp(), runId);
+      .prepare('UPDATE bulk_export_runs SET metadata = ?, segments = coalesce(?, segments), updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(metadata), segments ? JSON.stringify(segments) : null, this.timestamp(), runId);
   }
 
   /** Ends the current attempt with a final status. */

@@ -107,5 +107,10 @@ export const TRACING_MIGRATIONS: MigrationSet = {
         );
         CREATE INDEX bulk_export_runs_by_status ON bulk_export_runs (status);`,
     },
+    {
+      // the cut of a large run into segments and each segment's progress (exports/segments.ts); NULL: one piece
+      id: '003-export-run-segments',
+      up: `ALTER TABLE bulk_export_runs ADD COLUMN segments TEXT;`,
+    },
   ],
 };

@@ -58,12 +58,14 @@ export function parseCursor(text: string): RunCursor {
   return { startTime: Number(text.slice(0, split)), id: text.slice(split + 1) };
 }
 
-/** One page request of a project's runs in [fromMicros, toMicros), strictly after `after`. */
+/** One page request of a project's runs in [fromMicros, toMicros), strictly after `after` and up to `until`. */
 export interface RunPageQuery {
   readonly sessionId: string;
   readonly fromMicros: number;
   readonly toMicros: number;
   readonly after: RunCursor | null;
+  /** The last run of the page's segment (inclusive); none: up to the end of the range. */
+  readonly until?: RunCursor | null;
   readonly limit: number;
   /** Columns to return, in this order; `start_time` and `id` follow unless requested (see {@link cursorPositions}). */
   readonly columns: readonly ExportableFieldName[];
@@ -150,6 +152,23 @@ export class RunStore {
       .prepare('SELECT count(*) AS n FROM (SELECT 1 FROM trace_runs WHERE session_id = ? AND start_time >= ? AND start_time < ? LIMIT ?)')
       .get(sessionId, fromMicros, toMicros, atMost) as { n: number };
     return row.n;
+  }
+
+  /**
+   * The cursors of the runs at the given offsets (0-based, ascending) of a project's runs in [fromMicros, toMicros)
+   * in cursor order: where an export run's day is cut into segments. The walk stays in the index.
+   */
+  cursorsAt(sessionId: string, fromMicros: number, toMicros: number, offsets: readonly number[]): RunCursor[] {
+    const statement = this.db
+      .prepare(
+        `SELECT start_time AS startTime, id FROM trace_runs WHERE session_id = ? AND start_time >= ? AND start_time < ?
+           ORDER BY start_time, id LIMIT 1 OFFSET ?`,
+      );
+    return offsets.map((offset) => {
+      const cursor = statement.get(sessionId, fromMicros, toMicros, offset) as RunCursor | undefined;
+      if (!cursor) throw new Error(`No run at offset ${offset} of the range`);
+      return cursor;
+    });
   }
 
   /** Up to `limit` runs in cursor order (see {@link readRunPage}). */
@@ -253,18 +272,22 @@ export function readRunPage(db: PlatformDatabase, query: RunPageQuery): unknown[
   // each value costs, so the cursor's columns are not read twice
   const cursorColumns = ['start_time', 'id'].filter((name) => !query.columns.includes(name as ExportableFieldName));
   const select = [...query.columns, ...cursorColumns].join(', ');
-  const range = 'session_id = ? AND start_time >= ? AND start_time < ?';
+  const { after, until } = query;
+  const conditions = ['session_id = ? AND start_time >= ? AND start_time < ?'];
+  if (after) conditions.push('(start_time, id) > (?, ?)');
+  if (until) conditions.push('(start_time, id) <= (?, ?)');
   const statement = prepared(
     db,
-    query.after
-      ? `SELECT ${select} FROM trace_runs WHERE ${range} AND (start_time, id) > (?, ?) ORDER BY start_time, id LIMIT ?`
-      : `SELECT ${select} FROM trace_runs WHERE ${range} ORDER BY start_time, id LIMIT ?`,
+    `SELECT ${select} FROM trace_runs WHERE ${conditions.join(' AND ')} ORDER BY start_time, id LIMIT ?`,
   ).raw(true);
-  // the cursor's start time is the index's lower bound: SQLite does not seek on the row value comparison alone,
-  // and scanning from the start of the range on every page would make a run quadratic in its rows
-  const lowerBound = query.after ? Math.max(query.fromMicros, query.after.startTime) : query.fromMicros;
-  const params: unknown[] = [query.sessionId, lowerBound, query.toMicros];
-  if (query.after) params.push(query.after.startTime, query.after.id);
+  // the cursors' start times bound the index range (start times are whole microseconds): SQLite does not seek on a
+  // row value comparison alone, and scanning from the start of the range on every page would make a run quadratic
+  // in its rows
+  const lowerBound = after ? Math.max(query.fromMicros, after.startTime) : query.fromMicros;
+  const upperBound = until ? Math.min(query.toMicros, until.startTime + 1) : query.toMicros;
+  const params: unknown[] = [query.sessionId, lowerBound, upperBound];
+  if (after) params.push(after.startTime, after.id);
+  if (until) params.push(until.startTime, until.id);
   params.push(query.limit);
   // iterate() measured faster than all() for these wide rows
   const rows: unknown[][] = [];
