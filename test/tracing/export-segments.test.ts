@@ -8,6 +8,7 @@ import type { BulkExport, BulkExportRun } from '../../lib/api/schemas/bulk-expor
 import { cutSegments, runMetadata, segmentEnds, type RunSegment } from '../../lib/local/tracing/exports/segments';
 import { toMicros } from '../../lib/local/tracing/store/time';
 import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
+import { startFaultProxy } from './support/fault-proxy';
 import { getObjectBytes, listKeys, readParquetRows } from './support/parquet';
 import { startTracingPlatform, type TracingPlatform } from './support/platform';
 import { startTestS3, type TestS3 } from './support/s3';
@@ -142,6 +143,68 @@ test('a cut among runs of the same start time splits them by id, without losing 
   const ids = await idsInFiles(runs[0].metadata.exported_files);
   expect(ids).toHaveLength(count);
   expect(ids).toEqual(sourceIds(runs[0].start_time, runs[0].end_time));
+}, 60_000);
+
+test('a segment that fails fails the attempt; the retry resumes each segment from its own checkpoint', async () => {
+  const proxy = await startFaultProxy(s3.server.endpoint);
+  const retrying = await startTracingPlatform({
+    settings: {
+      encodeThreads: 2,
+      encodeWorkerMinRows: 0,
+      segmentMinRows: SEGMENT_MIN_ROWS,
+      retryDelayMs: 500,
+      writer: { rowGroupRows: 100, maxRowsPerFile: 250, s3: { maxAttempts: 1 } },
+    },
+  });
+  try {
+    const session = await retrying.client.createSession({ name: 'retrying' });
+    generateSyntheticRuns(retrying.stores.runs, {
+      tenantId: retrying.tenantId,
+      sessionId: session.id,
+      count: 800,
+      startMicros: toMicros('2024-06-01T00:00:00Z'),
+      endMicros: toMicros('2024-06-01T23:59:00Z'),
+      payloadBytes: 100,
+    });
+    const destination = await retrying.client.createDestination({
+      display_name: 'through a proxy',
+      config: { bucket_name: BUCKET, prefix: 'retry', endpoint_url: proxy.endpoint },
+      credentials: s3.credentials,
+    });
+    // the second file of the second segment fails; the first segment and the first file of the second go through
+    proxy.setMode('fail', 'part-00001-00001.parquet');
+    const created = await retrying.client.createExport({
+      bulk_export_destination_id: destination.id,
+      session_id: session.id,
+      start_time: '2024-06-01T00:00:00Z',
+      end_time: '2024-06-02T00:00:00Z',
+    });
+    const [failed] = await waitFor('the first attempt to fail', async () => {
+      const runs = await retrying.client.listExportRuns(created.id);
+      return runs[0].errors.retry_0 ? runs : undefined;
+    });
+    expect(failed).toMatchObject({ status: 'Running', retry_number: 1 });
+    const cut = JSON.parse(retrying.stores.exports.runRow(failed.id)!.segments!) as RunSegment[];
+    expect(cut[1].files).toEqual([expect.stringMatching(/part-00001-00000\.parquet$/)]);
+    proxy.setMode('pass');
+    const exp = await waitFor('the retry to complete the export', async () => {
+      const current = await retrying.client.getExport(created.id);
+      return ['Completed', 'Failed', 'Cancelled', 'TimedOut'].includes(current.status) ? current : undefined;
+    });
+    expect(exp.status).toBe('Completed');
+    const [run] = await retrying.client.listExportRuns(exp.id);
+    const after = JSON.parse(retrying.stores.exports.runRow(run.id)!.segments!) as RunSegment[];
+    // the retry kept the cut and each segment's committed files, and added the rest after them
+    expect(after.map((segment) => [segment.after, segment.until])).toEqual(cut.map((segment) => [segment.after, segment.until]));
+    expect(after[1].files.slice(0, 1)).toEqual(cut[1].files);
+    expect(run.metadata.exported_files).toEqual(await listKeys(s3.client, BUCKET, `retry/export_id=${exp.id}/`));
+    const db = (retrying.stores.runs as unknown as { db: import('better-sqlite3').Database }).db;
+    const expected = db.prepare('SELECT id FROM trace_runs WHERE session_id = ? ORDER BY start_time, id').pluck().all(session.id);
+    expect(await idsInFiles(run.metadata.exported_files)).toEqual(expected);
+  } finally {
+    await retrying.close();
+    await proxy.close();
+  }
 }, 60_000);
 
 test('where a run is cut: one segment per thread while each holds the minimum', () => {

@@ -53,6 +53,7 @@ export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOut
   const siblings = new AbortController();
   const stopSiblings = (): void => siblings.abort(attempt.signal.reason);
   attempt.signal.addEventListener('abort', stopSiblings, { once: true });
+  if (attempt.signal.aborted) stopSiblings();
   let firstError: { error: unknown } | undefined;
   try {
     const outcomes = await Promise.all(
