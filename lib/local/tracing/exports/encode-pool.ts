@@ -345,7 +345,7 @@ export class EncodeScheduler {
    * Where to cut a run that has not started into segments (the last run of each segment but the last); empty when
    * it stays in one piece: too few rows, or no workers.
    */
-  segmentEnds(sessionId: string, fromMicros: number, toMicros: number): RunCursor[] {
+  segmentCuts(sessionId: string, fromMicros: number, toMicros: number): RunCursor[] {
     if (this.pool === undefined) return [];
     const threads = Math.floor(this.settings.encodeThreads);
     const minRows = Math.max(1, this.settings.segmentMinRows, this.settings.encodeWorkerMinRows);

@@ -82,7 +82,7 @@ function segmentsOf(attempt: RunAttempt): RunSegments {
   if (run.segments !== null) return { segments: JSON.parse(run.segments) as RunSegment[], cut: true };
   const metadata = JSON.parse(run.metadata) as BulkExportRunMetadata;
   const started = metadata.latest_cursor !== null || metadata.exported_files.length > 0;
-  const ends = started ? [] : attempt.encoders.segmentEnds(exportRow.session_id, toMicros(run.start_time), toMicros(run.end_time));
+  const ends = started ? [] : attempt.encoders.segmentCuts(exportRow.session_id, toMicros(run.start_time), toMicros(run.end_time));
   if (ends.length === 0) return { segments: [wholeRunSegment(metadata)], cut: false };
   const segments = cutSegments(ends);
   // the cut is stored before any file is written: a resumed attempt must see the same segments and file names
