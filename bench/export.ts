@@ -6,7 +6,10 @@
  * exporting process (independent of other load on the machine), files, bytes and peak RSS, and at the end how much
  * the peak RSS grows from the smallest size to the largest.
  *
- * Usage: npm run build && node dist/bench/export.js [--sizes 100000,1000000] [--days 7] [--payload-bytes 1024] [--row-group-rows 2000]
+ * Each export is measured `--repeat` times (the variants taking turns), and the median is printed with the range: the
+ * machine's speed varies from run to run.
+ *
+ * Usage: npm run build && node dist/bench/export.js [--sizes 100000,1000000] [--days 7] [--repeat 3] [--payload-bytes 1024] [--row-group-rows 2000]
  * Goals: >= 30k rows/s with all fields, >= 100k rows/s without inputs/outputs, peak RSS <= 400 MB and flat.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -14,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { EXPORTABLE_FIELD_NAMES } from '../lib/api/schemas/trace';
 import { systemClock } from '../lib/local/clock';
 import { migrate, openDatabase } from '../lib/local/db';
@@ -79,20 +82,36 @@ function s3Client(endpoint: string): S3Client {
   return new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
 }
 
-async function bucketBytes(client: S3Client, prefix: string): Promise<{ files: number; bytes: number }> {
+/** Counts the files and bytes under `prefix`, then deletes them, so repeated exports do not fill the disk. */
+async function takeBucketBytes(client: S3Client, prefix: string): Promise<{ files: number; bytes: number }> {
   let files = 0;
   let bytes = 0;
   let token: string | undefined;
+  const keys: string[] = [];
   do {
     const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
     for (const object of page.Contents ?? []) {
       files += 1;
       bytes += object.Size ?? 0;
+      keys.push(object.Key!);
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
+  for (let i = 0; i < keys.length; i += 1000) {
+    const batch = keys.slice(i, i + 1000).map((Key) => ({ Key }));
+    await client.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: batch, Quiet: true } }));
+  }
   return { files, bytes };
 }
+
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+const figure = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** Generates the runs with the `generate-runs` command in its own process. */
 function generate(dataDir: string, size: number, days: number, payloadBytes: number): void {
@@ -149,7 +168,7 @@ async function measure(job: MeasureJob): Promise<void> {
   const rows = stores.exports.runsOf(row.id).reduce((sum, run) => sum + (JSON.parse(run.metadata) as { rows_written: number }).rows_written, 0);
   db.close();
   const client = s3Client(job.endpoint);
-  const { files, bytes } = await bucketBytes(client, `export_id=${row.id}/`);
+  const { files, bytes } = await takeBucketBytes(client, `export_id=${row.id}/`);
   client.destroy();
   const result: ExportResult = {
     rows,
@@ -176,6 +195,7 @@ async function main(): Promise<void> {
       sizes: { type: 'string' },
       'payload-bytes': { type: 'string' },
       days: { type: 'string' },
+      repeat: { type: 'string' },
       'row-group-rows': { type: 'string' },
       measure: { type: 'string' },
     },
@@ -185,10 +205,12 @@ async function main(): Promise<void> {
   const payloadBytes = Number(values['payload-bytes'] ?? 1024);
   const days = Number(values.days ?? 7);
   if (!Number.isInteger(days) || days < 1) throw new Error(`--days must be a whole number of days, at least 1 (got ${values.days})`);
+  const repeat = Number(values.repeat ?? 3);
+  if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat must be a whole number, at least 1 (got ${values.repeat})`);
   const rowGroupRows = Number(values['row-group-rows'] ?? DEFAULT_EXPORT_ENGINE_SETTINGS.writer.rowGroupRows);
   const s3Dir = mkdtempSync(join(tmpdir(), 'bench-s3-'));
   const s3 = await startS3Server(s3Dir);
-  console.log(`bench/export: S3 server s3rver (separate process) at ${s3.endpoint}; Node ${process.version}; row groups of ${rowGroupRows} rows; runs over ${days} day${days === 1 ? '' : 's'}`);
+  console.log(`bench/export: S3 server s3rver (separate process) at ${s3.endpoint}; Node ${process.version}; row groups of ${rowGroupRows} rows; runs over ${days} day${days === 1 ? '' : 's'}; median of ${repeat} export${repeat === 1 ? '' : 's'} each`);
   const peakRss = new Map<string, number[]>(Object.keys(VARIANTS).map((variant) => [variant, []]));
   try {
     for (const size of sizes) {
@@ -197,14 +219,23 @@ async function main(): Promise<void> {
         generate(dataDir, size, days, payloadBytes);
         // the figures depend on what else the machine's cores are doing
         console.log(`  load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
-        for (const variant of Object.keys(VARIANTS)) {
-          const r = measureInChildProcess({ dataDir, endpoint: s3.endpoint, variant, rowGroupRows, days });
-          peakRss.get(variant)!.push(r.peakRssMb);
+        // the variants take turns, so a slower spell of the machine does not fall on one of them only
+        const results = new Map<string, ExportResult[]>(Object.keys(VARIANTS).map((variant) => [variant, []]));
+        for (let i = 0; i < repeat; i++) {
+          for (const variant of Object.keys(VARIANTS)) {
+            results.get(variant)!.push(measureInChildProcess({ dataDir, endpoint: s3.endpoint, variant, rowGroupRows, days }));
+          }
+        }
+        for (const [variant, runs] of results) {
+          const rowsPerSecond = runs.map((r) => r.rows / r.seconds);
+          const peak = Math.max(...runs.map((r) => r.peakRssMb));
+          const [r] = runs;
+          peakRss.get(variant)!.push(peak);
+          const range = repeat > 1 ? ` (${figure(Math.min(...rowsPerSecond))}–${figure(Math.max(...rowsPerSecond))})` : '';
           console.log(
-            `  ${variant.padEnd(24)} ${r.rows.toLocaleString('en-US').padStart(10)} rows in ${r.seconds.toFixed(2).padStart(6)} s = ` +
-              `${Math.round(r.rows / r.seconds).toLocaleString('en-US').padStart(7)} rows/s ` +
-              `(${Math.round(r.rows / r.cpuSeconds).toLocaleString('en-US')} rows per CPU second), ${r.files} files, ` +
-              `${(r.bytes / MB).toFixed(1)} MB, peak RSS ${r.peakRssMb.toFixed(0)} MB (${r.startRssMb.toFixed(0)} MB at start)`,
+            `  ${variant.padEnd(24)} ${r.rows.toLocaleString('en-US').padStart(10)} rows: ${figure(median(rowsPerSecond)).padStart(7)} rows/s${range}, ` +
+              `${figure(median(runs.map((run) => run.rows / run.cpuSeconds)))} rows per CPU second, ${r.files} files, ` +
+              `${(r.bytes / MB).toFixed(1)} MB, peak RSS ${peak.toFixed(0)} MB (${r.startRssMb.toFixed(0)} MB at start)`,
           );
         }
       } finally {
