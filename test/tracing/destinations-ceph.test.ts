@@ -155,7 +155,7 @@ describe('credential rotation (PATCH {credentials})', () => {
 
   test('credentials are stored encrypted', async () => {
     const created = await platform.client.createDestination(destination(keys(writer), { prefix: 'sealed' }));
-    const db = (platform.stores.destinations as unknown as { db: import('better-sqlite3').Database }).db;
+    const db = platform.db;
     const row = db.prepare('SELECT * FROM bulk_export_destinations WHERE id = ?').get(created.id);
     expect(JSON.stringify(row)).not.toContain(writer.secretAccessKey);
     expect(JSON.stringify(row)).not.toContain(writer.accessKeyId);

@@ -11,7 +11,7 @@ import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generat
 import { getObjectBytes, listKeys, readParquetMetadata, readParquetRows } from './support/parquet';
 import { startTracingPlatform, type TracingPlatform } from './support/platform';
 import { startTestS3, type TestS3 } from './support/s3';
-import { waitFor } from './support/wait';
+import { waitForFinalExport } from './support/wait';
 
 const BUCKET = 'exports';
 const START = '2024-03-01T00:00:00Z';
@@ -24,7 +24,7 @@ let destinationId: string;
 
 /** The stored rows of the project in [start, end), in cursor order. */
 function sourceRows(from: string, to: string): StoredRun[] {
-  const db = (platform.stores.runs as unknown as { db: import('better-sqlite3').Database }).db;
+  const db = platform.db;
   return db
     .prepare('SELECT * FROM trace_runs WHERE session_id = ? AND start_time >= ? AND start_time < ? ORDER BY start_time, id')
     .all(sessionId, toMicros(from), toMicros(to)) as StoredRun[];
@@ -38,12 +38,7 @@ async function exportedRows(exp: BulkExport): Promise<{ keys: string[]; rows: Re
   return { keys, rows };
 }
 
-async function finished(id: string): Promise<BulkExport> {
-  return waitFor(`export ${id} to finish`, async () => {
-    const exp = await platform.client.getExport(id);
-    return ['Completed', 'Failed', 'Cancelled', 'TimedOut'].includes(exp.status) ? exp : undefined;
-  });
-}
+const finished = (id: string): Promise<BulkExport> => waitForFinalExport(platform.client, id);
 
 beforeAll(async () => {
   s3 = await startTestS3([BUCKET]);

@@ -67,7 +67,7 @@ describe('failure table', () => {
 
   test('Terminal processing error (a row that cannot be serialized) is retried up to the maximum, then fails the export', async () => {
     scenario = await startScenario({ days: 1, settings: { maxRetries: 3 } });
-    const db = (scenario.platform.stores.runs as unknown as { db: import('better-sqlite3').Database }).db;
+    const db = scenario.platform.db;
     db.prepare('UPDATE trace_runs SET total_tokens = 1.5 WHERE id = (SELECT id FROM trace_runs WHERE total_tokens IS NOT NULL LIMIT 1)').run();
     const exp = await scenario.createExport(1);
     for (let retry = 1; retry <= 3; retry++) {
@@ -82,7 +82,7 @@ describe('failure table', () => {
 
   test('Terminal processing error fixed between retries: the run completes', async () => {
     scenario = await startScenario({ days: 1 });
-    const db = (scenario.platform.stores.runs as unknown as { db: import('better-sqlite3').Database }).db;
+    const db = scenario.platform.db;
     const { id } = db.prepare('SELECT id FROM trace_runs WHERE total_tokens IS NOT NULL LIMIT 1').get() as { id: string };
     db.prepare('UPDATE trace_runs SET total_tokens = 1.5 WHERE id = ?').run(id);
     const exp = await scenario.createExport(1);

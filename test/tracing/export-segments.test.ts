@@ -12,7 +12,7 @@ import { startFaultProxy } from './support/fault-proxy';
 import { getObjectBytes, listKeys, readParquetRows } from './support/parquet';
 import { startTracingPlatform, type TracingPlatform } from './support/platform';
 import { startTestS3, type TestS3 } from './support/s3';
-import { waitFor } from './support/wait';
+import { waitFor, waitForFinalExport } from './support/wait';
 
 const BUCKET = 'exports';
 const SEGMENT_MIN_ROWS = 300;
@@ -24,7 +24,7 @@ let destinationId: string;
 
 /** The ids of the project's runs in [from, to), in cursor order. */
 function sourceIds(from: string, to: string, where = 'TRUE'): string[] {
-  const db = (platform.stores.runs as unknown as { db: import('better-sqlite3').Database }).db;
+  const db = platform.db;
   return db
     .prepare(`SELECT id FROM trace_runs WHERE session_id = ? AND start_time >= ? AND start_time < ? AND ${where} ORDER BY start_time, id`)
     .pluck()
@@ -39,10 +39,7 @@ async function exportRange(start: string, end: string, filter?: string): Promise
     end_time: end,
     ...(filter ? { filter } : {}),
   });
-  const exp = await waitFor(`export ${created.id} to finish`, async () => {
-    const current = await platform.client.getExport(created.id);
-    return ['Completed', 'Failed', 'Cancelled', 'TimedOut'].includes(current.status) ? current : undefined;
-  });
+  const exp = await waitForFinalExport(platform.client, created.id);
   return { exp, runs: await platform.client.listExportRuns(exp.id) };
 }
 
@@ -187,10 +184,7 @@ test('a segment that fails fails the attempt; the retry resumes each segment fro
     const cut = JSON.parse(retrying.stores.exports.runRow(failed.id)!.segments!) as RunSegment[];
     expect(cut[1].files).toEqual([expect.stringMatching(/part-00001-00000\.parquet$/)]);
     proxy.setMode('pass');
-    const exp = await waitFor('the retry to complete the export', async () => {
-      const current = await retrying.client.getExport(created.id);
-      return ['Completed', 'Failed', 'Cancelled', 'TimedOut'].includes(current.status) ? current : undefined;
-    });
+    const exp = await waitForFinalExport(retrying.client, created.id);
     expect(exp.status).toBe('Completed');
     const [run] = await retrying.client.listExportRuns(exp.id);
     const after = JSON.parse(retrying.stores.exports.runRow(run.id)!.segments!) as RunSegment[];
@@ -198,7 +192,7 @@ test('a segment that fails fails the attempt; the retry resumes each segment fro
     expect(after.map((segment) => [segment.after, segment.until])).toEqual(cut.map((segment) => [segment.after, segment.until]));
     expect(after[1].files.slice(0, 1)).toEqual(cut[1].files);
     expect(run.metadata.exported_files).toEqual(await listKeys(s3.client, BUCKET, `retry/export_id=${exp.id}/`));
-    const db = (retrying.stores.runs as unknown as { db: import('better-sqlite3').Database }).db;
+    const db = retrying.db;
     const expected = db.prepare('SELECT id FROM trace_runs WHERE session_id = ? ORDER BY start_time, id').pluck().all(session.id);
     expect(await idsInFiles(run.metadata.exported_files)).toEqual(expected);
   } finally {

@@ -17,7 +17,7 @@ import { generateRunsCommand } from '../../lib/local/tracing/generate-cli';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
 import { getObjectBytes, listKeys, readParquetRows } from './support/parquet';
 import { startTestS3, type TestS3 } from './support/s3';
-import { waitFor } from './support/wait';
+import { waitFor, waitForFinalExport } from './support/wait';
 
 const SUPPORT = resolve(__dirname, 'support');
 const WRITER = { rowGroupRows: 100, maxRowsPerFile: 200 };
@@ -123,10 +123,7 @@ test.each([
 
   const second = await startPlatformProcess(dataDir, settings);
   running.push(second);
-  const done = await waitFor('the export to finish after the restart', async () => {
-    const current = await second.client.getExport(exp.id);
-    return ['Completed', 'Failed', 'Cancelled', 'TimedOut'].includes(current.status) ? current : undefined;
-  });
+  const done = await waitForFinalExport(second.client, exp.id);
   expect(done.status).toBe('Completed');
   const runs = await second.client.listExportRuns(exp.id);
   expect(runs.some((run) => run.errors.retry_0 === INTERRUPTION_MESSAGE && run.retry_number === 1)).toBe(true);

@@ -9,7 +9,7 @@ import { BulkExportClient } from '../../../lib/api/bulk-export';
 import { AUTH_MIGRATIONS, AuthStore } from '../../../lib/local/auth';
 import { systemClock, type Clock } from '../../../lib/local/clock';
 import { DEFAULT_PIPELINE_TIMINGS } from '../../../lib/local/control-plane/pipeline';
-import { migrate, openDatabase } from '../../../lib/local/db';
+import { migrate, openDatabase, type PlatformDatabase } from '../../../lib/local/db';
 import { FastRoutes } from '../../../lib/local/fast-routes';
 import type { MountedModule } from '../../../lib/local/module';
 import { SecretBox } from '../../../lib/local/secret-box';
@@ -40,6 +40,8 @@ export interface TracingPlatform {
   readonly organizationId: string;
   readonly auth: AuthStore;
   readonly stores: TracingStores;
+  /** The platform's database, for tests that read or change stored rows directly. */
+  readonly db: PlatformDatabase;
   readonly client: BulkExportClient;
   /** A client acting as another key/workspace. */
   clientFor(apiKey: string, tenantId?: string): BulkExportClient;
@@ -94,6 +96,7 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
     organizationId,
     auth,
     stores: createTracingStores(db, clock, secrets),
+    db,
     client: clientFor(apiKey, tenantId),
     clientFor,
     close: () =>

@@ -1,3 +1,6 @@
+import type { BulkExportClient } from '../../../lib/api/bulk-export';
+import { isFinalBulkExportStatus, type BulkExport } from '../../../lib/api/schemas/bulk-export';
+
 /** Polls `probe` until it returns a value other than undefined; fails with `what` after `timeoutMs`. */
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -12,4 +15,12 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Waits until an export reaches a final status, and returns it. */
+export function waitForFinalExport(client: BulkExportClient, id: string): Promise<BulkExport> {
+  return waitFor(`export ${id} to finish`, async () => {
+    const current = await client.getExport(id);
+    return isFinalBulkExportStatus(current.status) ? current : undefined;
+  });
 }
