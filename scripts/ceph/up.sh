@@ -12,6 +12,9 @@
 #   CEPH_MEMSTORE_BYTES  size of the in-memory OSD (default 2 GiB)
 #   CEPH_START_TIMEOUT   seconds allowed for each daemon to come up (default 120)
 #
+# Exit status: 0 when the gateway serves; 75 (EX_TEMPFAIL) when a port is, or became, in use before a daemon could
+# bind it, so a caller that chose free ports may choose others and try again; 1 on any other failure.
+#
 # On success the last line of stdout is
 #   CEPH_RGW_READY endpoint=http://127.0.0.1:<port> access_key=<id> conf=<dir>/ceph.conf credentials=<dir>/cluster.json
 # The secret key is written only to cluster.json (mode 600), never printed.
@@ -27,6 +30,7 @@ START_TIMEOUT=${CEPH_START_TIMEOUT:-120}
 MARKER=.ceph-local-cluster
 
 fail() { echo "ceph up: $*" >&2; exit 1; }
+PORT_IN_USE=75
 
 random_string() { # <length> <character class>
   local out=""
@@ -40,7 +44,10 @@ for bin in ceph-mon ceph-osd radosgw radosgw-admin ceph monmaptool ceph-authtool
   command -v "$bin" >/dev/null || fail "$bin not found; install Ceph with: sudo bash $SCRIPT_DIR/install.sh"
 done
 for port in "$MON_PORT" "$RGW_PORT"; do
-  port_in_use "$port" && fail "port $port on 127.0.0.1 is already in use (set CEPH_MON_PORT / CEPH_RGW_PORT)"
+  if port_in_use "$port"; then
+    echo "ceph up: port $port on 127.0.0.1 is already in use (set CEPH_MON_PORT / CEPH_RGW_PORT)" >&2
+    exit $PORT_IN_USE
+  fi
 done
 
 # Refuse to wipe a directory this script did not create, and never wipe a cluster that is still running.
@@ -111,18 +118,27 @@ C=(-c "$D/ceph.conf")
 
 # On any failure: show the log of the step that failed, stop what was started, keep the directory for inspection.
 STEP_LOG="$D/log/up.log"
+EXIT_STATUS=1
 on_error() {
   echo "ceph up: failed; last lines of $STEP_LOG:" >&2
   tail -n 40 "$STEP_LOG" >&2 2>/dev/null || true
   CEPH_DATA_DIR="$D" CEPH_STOP_TIMEOUT=0 bash "$SCRIPT_DIR/down.sh" >&2 || true
-  exit 1
+  exit $EXIT_STATUS
 }
 trap on_error ERR
+
+# Another process may take a port between the check above and a daemon's bind; the daemon then logs this and exits.
+bind_failed() { grep -q 'Address already in use' "$STEP_LOG" 2>/dev/null; }
 
 wait_until() { # <what> <command...>: retry the command until it succeeds or START_TIMEOUT passes
   local what=$1; shift
   local deadline=$((SECONDS + START_TIMEOUT))
   until "$@" >/dev/null 2>&1; do
+    if bind_failed; then
+      echo "ceph up: $what could not bind its port: another process took it (Address already in use)" >&2
+      EXIT_STATUS=$PORT_IN_USE
+      return 1
+    fi
     [ $SECONDS -lt $deadline ] || { echo "ceph up: timed out after ${START_TIMEOUT}s waiting for $what" >&2; return 1; }
     sleep 0.3
   done
@@ -166,7 +182,7 @@ printf '%s' "$pool_commands" | ceph_cli >&4 2>&1
 
 STEP_LOG="$D/log/client.rgw.a.log"
 radosgw "${C[@]}" -n client.rgw.a </dev/null >&4 2>&1
-wait_until "the RADOS Gateway on port $RGW_PORT" curl -sf -o /dev/null "http://127.0.0.1:$RGW_PORT/"
+wait_until "the RADOS Gateway on port $RGW_PORT" curl -sf --max-time 5 -o /dev/null "http://127.0.0.1:$RGW_PORT/"
 
 STEP_LOG="$D/log/up.log"
 ACCESS_KEY=${CEPH_ACCESS_KEY:-$(random_string 20 'A-Z0-9')}

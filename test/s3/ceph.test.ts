@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { basename, join, resolve } from 'node:path';
@@ -203,12 +203,38 @@ describe('scripts/ceph/up.sh and down.sh', () => {
         encoding: 'utf8',
       });
 
-      expect(result.status).not.toBe(0);
+      expect(result.status).toBe(75);
       expect(result.stderr).toContain(`port ${busyPort}`);
     } finally {
       busy.close();
     }
   });
+
+  test('a gateway port taken after up.sh checked it: up.sh stops at the failed bind with 75, leaving nothing running', async () => {
+    const [monPort, rgwPort] = await freePorts(2);
+    const dataDir = join(ceph.dataDir, 'port-taken-meanwhile');
+    const up = spawn('bash', [join(scripts, 'up.sh')], {
+      env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    up.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolveExit) => up.once('exit', resolveExit));
+    // The monitor's log appears once the port check is behind; the gateway starts seconds later.
+    while (!existsSync(join(dataDir, 'log', 'mon.a.log'))) await new Promise((wait) => setTimeout(wait, 50));
+    const squatter: Server = createServer();
+    await new Promise<void>((listening) => squatter.listen(rgwPort, '127.0.0.1', listening));
+    try {
+      expect(await exited).toBe(75);
+      expect(stderr).toContain('the RADOS Gateway on port');
+      expect(stderr).toContain('could not bind its port');
+      expect(stderr).not.toContain('timed out');
+      expect(daemonsUsing(dataDir)).toEqual([]);
+    } finally {
+      squatter.close();
+      if (up.exitCode === null) up.kill('SIGKILL');
+    }
+  }, CEPH_START_TIMEOUT_MS);
 
   test('up.sh that cannot bring a daemon up in time exits non-zero, shows its log and leaves nothing running', async () => {
     const [monPort, rgwPort] = await freePorts(2);

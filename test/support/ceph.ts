@@ -68,6 +68,11 @@ export interface CephCluster {
 
 const DEFAULT_POLICY_NAME = 'policy';
 
+/** up.sh's exit status when a port it was given is, or became, in use; see scripts/ceph/up.sh. */
+const UP_PORT_IN_USE = 75;
+/** How many pairs of ports {@link startCeph} tries before it gives up. */
+const PORT_ATTEMPTS = 3;
+
 /** Throws when Ceph is not installed: a test that needs it must fail, never skip. */
 function assertCephInstalled(): void {
   const missing = REQUIRED_BINARIES.filter(
@@ -124,13 +129,16 @@ function describeAwsError(error: unknown): string {
 export async function startCeph(): Promise<CephCluster> {
   assertCephInstalled();
   const dataDir = await mkdtemp(join(tmpdir(), 'ceph-cluster-'));
-  const [monPort, rgwPort] = await freePorts(2);
-  const { code, output } = await runScript('up.sh', {
-    CEPH_DATA_DIR: dataDir,
-    CEPH_MON_PORT: String(monPort),
-    CEPH_RGW_PORT: String(rgwPort),
-  });
-  if (code !== 0) {
+  for (let attempt = 1; ; attempt++) {
+    const [monPort, rgwPort] = await freePorts(2);
+    const { code, output } = await runScript('up.sh', {
+      CEPH_DATA_DIR: dataDir,
+      CEPH_MON_PORT: String(monPort),
+      CEPH_RGW_PORT: String(rgwPort),
+    });
+    if (code === 0) break;
+    // Another process took a port after it was chosen: choose others (up.sh has stopped what it started).
+    if (code === UP_PORT_IN_USE && attempt < PORT_ATTEMPTS) continue;
     await rm(dataDir, { recursive: true, force: true });
     throw new Error(`scripts/ceph/up.sh failed (exit ${code}):\n${output.trim().split('\n').slice(-50).join('\n')}`);
   }
