@@ -2,11 +2,14 @@
  * bench/export: synthetic runs (about 1 KB of inputs/outputs each) over 7 days (`--days`), exported as Parquet by the local
  * platform's export engine into an S3-compatible server (s3rver, in its own process so it shares neither this
  * process's CPU time nor its memory). For each size, two exports: all fields, and every field but inputs/outputs.
- * Each export runs in a fresh process, so its peak RSS is its own. Prints rows/s, rows per CPU second of the
- * exporting process (independent of other load on the machine), files, bytes and peak RSS, and at the end how much
- * the peak RSS grows from the smallest size to the largest.
  *
- * Each export is measured `--repeat` times (the variants taking turns), and the median is printed with the range: the
+ * Each measurement runs in a fresh process, which makes two exports of the same runs one after the other: the first
+ * export after the platform starts (its encode workers start, and V8 compiles their code as it gets hot), and the next
+ * one, as a running platform makes it while its workers are still alive (they stop after 30 s idle). Both are printed:
+ * rows/s, rows per CPU second of the exporting process (independent of other load on the machine), files and bytes.
+ * The peak RSS is the process's over both exports; at the end, how much it grows from the smallest size to the largest.
+ *
+ * Each measurement is made `--repeat` times (the variants taking turns), and the median is printed with the range: the
  * machine's speed varies from run to run.
  *
  * Usage: npm run build && node dist/bench/export.js [--sizes 100000,1000000] [--days 7] [--repeat 3] [--payload-bytes 1024] [--row-group-rows 2000]
@@ -50,9 +53,25 @@ interface ExportResult {
   readonly cpuSeconds: number;
   readonly files: number;
   readonly bytes: number;
+}
+
+/** The two exports of one measuring process. */
+interface Measurement {
+  /** The first export after the platform started. */
+  readonly first: ExportResult;
+  /** The next export, with the encode workers of the first still alive. */
+  readonly next: ExportResult;
   readonly startRssMb: number;
+  /** The process's peak RSS over both exports. */
   readonly peakRssMb: number;
 }
+
+/** The exports of a measurement, in the order they run. */
+const EXPORT_ORDER = ['first', 'next'] as const;
+const EXPORT_LABEL: Record<(typeof EXPORT_ORDER)[number], string> = {
+  first: 'first export after start',
+  next: 'next export (workers warm)',
+};
 
 /** What the orchestrator tells a measuring process. */
 interface MeasureJob {
@@ -124,7 +143,7 @@ function generate(dataDir: string, size: number, days: number, payloadBytes: num
   console.log(`\n${result.stdout.trim()} (${payloadBytes} B of inputs+outputs each)`);
 }
 
-/** Child process mode: runs one export of the data dir with the engine and prints its result as JSON. */
+/** Child process mode: two exports of the data dir, one after the other, with one engine; prints both as JSON. */
 async function measure(job: MeasureJob): Promise<void> {
   const db = openDatabase(job.dataDir);
   migrate(db, [TRACING_MIGRATIONS]);
@@ -136,57 +155,56 @@ async function measure(job: MeasureJob): Promise<void> {
     config: { bucket_name: BUCKET, prefix: '', endpoint_url: job.endpoint },
     credentials: { access_key_id: 'S3RVER', secret_access_key: 'S3RVER' },
   });
-  const row = stores.exports.create({
-    tenantId: TENANT,
-    destinationId: destination.id,
-    sessionId: stores.sessions.findByName(TENANT, 'bench')!.id,
-    startTime: RANGE_START,
-    endTime: rangeEnd(job.days),
-    filter: null,
-    exportFields: VARIANTS[job.variant],
-    intervalHours: null,
-    formatVersion: 'v1',
-    sourceExportId: null,
-    runRanges: runRangesOf({ start: toMicros(RANGE_START), end: toMicros(rangeEnd(job.days)) }),
-  });
+  const sessionId = stores.sessions.findByName(TENANT, 'bench')!.id;
   const startRss = process.memoryUsage.rss();
   let peakRss = startRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 25);
-  const started = performance.now();
-  const cpuStart = process.cpuUsage();
+  const client = s3Client(job.endpoint);
   engine.start();
-  let status = stores.exports.exportRow(row.id)!.status;
-  while (status === 'Created' || status === 'Running') {
-    await new Promise((done) => setTimeout(done, 20));
-    status = stores.exports.exportRow(row.id)!.status;
+  const results: ExportResult[] = [];
+  for (let i = 0; i < EXPORT_ORDER.length; i++) {
+    const row = stores.exports.create({
+      tenantId: TENANT,
+      destinationId: destination.id,
+      sessionId,
+      startTime: RANGE_START,
+      endTime: rangeEnd(job.days),
+      filter: null,
+      exportFields: VARIANTS[job.variant],
+      intervalHours: null,
+      formatVersion: 'v1',
+      sourceExportId: null,
+      runRanges: runRangesOf({ start: toMicros(RANGE_START), end: toMicros(rangeEnd(job.days)) }),
+    });
+    const started = performance.now();
+    const cpuStart = process.cpuUsage();
+    engine.pump();
+    let status = stores.exports.exportRow(row.id)!.status;
+    while (status === 'Created' || status === 'Running') {
+      await new Promise((done) => setTimeout(done, 20));
+      status = stores.exports.exportRow(row.id)!.status;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuStart);
+    if (status !== 'Completed') throw new Error(`export ended ${status}: ${JSON.stringify(stores.exports.runsOf(row.id).map((r) => r.errors))}`);
+    const rows = stores.exports.runsOf(row.id).reduce((sum, run) => sum + (JSON.parse(run.metadata) as { rows_written: number }).rows_written, 0);
+    // counted (and deleted) after the timing, which it is not part of
+    const { files, bytes } = await takeBucketBytes(client, `export_id=${row.id}/`);
+    results.push({ rows, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, files, bytes });
   }
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuStart);
   clearInterval(sampler);
   await engine.stop();
-  if (status !== 'Completed') throw new Error(`export ended ${status}: ${JSON.stringify(stores.exports.runsOf(row.id).map((r) => r.errors))}`);
-  const rows = stores.exports.runsOf(row.id).reduce((sum, run) => sum + (JSON.parse(run.metadata) as { rows_written: number }).rows_written, 0);
   db.close();
-  const client = s3Client(job.endpoint);
-  const { files, bytes } = await takeBucketBytes(client, `export_id=${row.id}/`);
   client.destroy();
-  const result: ExportResult = {
-    rows,
-    seconds,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    files,
-    bytes,
-    startRssMb: startRss / MB,
-    peakRssMb: peakRss / MB,
-  };
-  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  const measurement: Measurement = { first: results[0], next: results[1], startRssMb: startRss / MB, peakRssMb: peakRss / MB };
+  process.stdout.write(`RESULT ${JSON.stringify(measurement)}\n`);
 }
 
-function measureInChildProcess(job: MeasureJob): ExportResult {
+function measureInChildProcess(job: MeasureJob): Measurement {
   const outcome = spawnSync(process.execPath, [...process.execArgv, __filename, '--measure', JSON.stringify(job)], { encoding: 'utf8' });
   const line = /RESULT (.*)/.exec(outcome.stdout);
   if (outcome.status !== 0 || !line) throw new Error(`measuring ${job.variant} failed: ${outcome.stderr}`);
-  return JSON.parse(line[1]) as ExportResult;
+  return JSON.parse(line[1]) as Measurement;
 }
 
 async function main(): Promise<void> {
@@ -210,7 +228,7 @@ async function main(): Promise<void> {
   const rowGroupRows = Number(values['row-group-rows'] ?? DEFAULT_EXPORT_ENGINE_SETTINGS.writer.rowGroupRows);
   const s3Dir = mkdtempSync(join(tmpdir(), 'bench-s3-'));
   const s3 = await startS3Server(s3Dir);
-  console.log(`bench/export: S3 server s3rver (separate process) at ${s3.endpoint}; Node ${process.version}; row groups of ${rowGroupRows} rows; runs over ${days} day${days === 1 ? '' : 's'}; median of ${repeat} export${repeat === 1 ? '' : 's'} each`);
+  console.log(`bench/export: S3 server s3rver (separate process) at ${s3.endpoint}; Node ${process.version}; row groups of ${rowGroupRows} rows; runs over ${days} day${days === 1 ? '' : 's'}; median of ${repeat} measurement${repeat === 1 ? '' : 's'} each`);
   const peakRss = new Map<string, number[]>(Object.keys(VARIANTS).map((variant) => [variant, []]));
   try {
     for (const size of sizes) {
@@ -220,23 +238,26 @@ async function main(): Promise<void> {
         // the figures depend on what else the machine's cores are doing
         console.log(`  load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
         // the variants take turns, so a slower spell of the machine does not fall on one of them only
-        const results = new Map<string, ExportResult[]>(Object.keys(VARIANTS).map((variant) => [variant, []]));
+        const results = new Map<string, Measurement[]>(Object.keys(VARIANTS).map((variant) => [variant, []]));
         for (let i = 0; i < repeat; i++) {
           for (const variant of Object.keys(VARIANTS)) {
             results.get(variant)!.push(measureInChildProcess({ dataDir, endpoint: s3.endpoint, variant, rowGroupRows, days }));
           }
         }
-        for (const [variant, runs] of results) {
-          const rowsPerSecond = runs.map((r) => r.rows / r.seconds);
-          const peak = Math.max(...runs.map((r) => r.peakRssMb));
-          const [r] = runs;
+        for (const [variant, measurements] of results) {
+          const peak = Math.max(...measurements.map((m) => m.peakRssMb));
           peakRss.get(variant)!.push(peak);
-          const range = repeat > 1 ? ` (${figure(Math.min(...rowsPerSecond))}–${figure(Math.max(...rowsPerSecond))})` : '';
-          console.log(
-            `  ${variant.padEnd(24)} ${r.rows.toLocaleString('en-US').padStart(10)} rows: ${figure(median(rowsPerSecond)).padStart(7)} rows/s${range}, ` +
-              `${figure(median(runs.map((run) => run.rows / run.cpuSeconds)))} rows per CPU second, ${r.files} files, ` +
-              `${(r.bytes / MB).toFixed(1)} MB, peak RSS ${peak.toFixed(0)} MB (${r.startRssMb.toFixed(0)} MB at start)`,
-          );
+          console.log(`  ${variant}: peak RSS ${peak.toFixed(0)} MB (${measurements[0].startRssMb.toFixed(0)} MB at start)`);
+          for (const which of EXPORT_ORDER) {
+            const runs = measurements.map((m) => m[which]);
+            const rowsPerSecond = runs.map((r) => r.rows / r.seconds);
+            const [r] = runs;
+            const range = repeat > 1 ? ` (${figure(Math.min(...rowsPerSecond))}–${figure(Math.max(...rowsPerSecond))})` : '';
+            console.log(
+              `    ${EXPORT_LABEL[which].padEnd(27)} ${r.rows.toLocaleString('en-US').padStart(10)} rows: ${figure(median(rowsPerSecond)).padStart(7)} rows/s${range}, ` +
+                `${figure(median(runs.map((run) => run.rows / run.cpuSeconds)))} rows per CPU second, ${r.files} files, ${(r.bytes / MB).toFixed(1)} MB`,
+            );
+          }
         }
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
