@@ -221,7 +221,8 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     up.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolveExit) => up.once('exit', resolveExit));
     // The monitor's log appears once the port check is behind; the gateway starts seconds later.
-    while (!existsSync(join(dataDir, 'log', 'mon.a.log'))) await new Promise((wait) => setTimeout(wait, 50));
+    while (!existsSync(join(dataDir, 'log', 'mon.a.log')) && up.exitCode === null) await new Promise((wait) => setTimeout(wait, 50));
+    expect(up.exitCode).toBeNull();
     const squatter: Server = createServer();
     await new Promise<void>((listening) => squatter.listen(rgwPort, '127.0.0.1', listening));
     try {
