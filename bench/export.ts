@@ -53,6 +53,8 @@ interface ExportResult {
   readonly cpuSeconds: number;
   readonly files: number;
   readonly bytes: number;
+  /** The process's peak RSS from its start to the end of this export. */
+  readonly peakRssMb: number;
 }
 
 /** The two exports of one measuring process. */
@@ -62,7 +64,7 @@ interface Measurement {
   /** The next export, with the encode workers of the first still alive. */
   readonly next: ExportResult;
   readonly startRssMb: number;
-  /** The process's peak RSS over both exports. */
+  /** The process's peak RSS over both exports (the `next` export's). */
   readonly peakRssMb: number;
 }
 
@@ -160,7 +162,7 @@ async function measure(job: MeasureJob): Promise<void> {
   let peakRss = startRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 25);
   engine.start();
-  const exports: { id: string; rows: number; seconds: number; cpuSeconds: number }[] = [];
+  const exports: { id: string; rows: number; seconds: number; cpuSeconds: number; peakRssMb: number }[] = [];
   for (let i = 0; i < EXPORT_ORDER.length; i++) {
     const row = stores.exports.create({
       tenantId: TENANT,
@@ -187,7 +189,8 @@ async function measure(job: MeasureJob): Promise<void> {
     const cpu = process.cpuUsage(cpuStart);
     if (status !== 'Completed') throw new Error(`export ended ${status}: ${JSON.stringify(stores.exports.runsOf(row.id).map((r) => r.errors))}`);
     const rows = stores.exports.runsOf(row.id).reduce((sum, run) => sum + (JSON.parse(run.metadata) as { rows_written: number }).rows_written, 0);
-    exports.push({ id: row.id, rows, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    exports.push({ id: row.id, rows, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssMb: peakRss / MB });
   }
   clearInterval(sampler);
   await engine.stop();
@@ -248,7 +251,7 @@ async function main(): Promise<void> {
         for (const [variant, measurements] of results) {
           const peak = Math.max(...measurements.map((m) => m.peakRssMb));
           peakRss.get(variant)!.push(peak);
-          console.log(`  ${variant}: peak RSS ${peak.toFixed(0)} MB (${measurements[0].startRssMb.toFixed(0)} MB at start)`);
+          console.log(`  ${variant}: peak RSS ${peak.toFixed(0)} MB over both exports (${measurements[0].startRssMb.toFixed(0)} MB at start)`);
           for (const which of EXPORT_ORDER) {
             const runs = measurements.map((m) => m[which]);
             const rowsPerSecond = runs.map((r) => r.rows / r.seconds);
@@ -256,7 +259,8 @@ async function main(): Promise<void> {
             const range = repeat > 1 ? ` (${figure(Math.min(...rowsPerSecond))}–${figure(Math.max(...rowsPerSecond))})` : '';
             console.log(
               `    ${EXPORT_LABEL[which].padEnd(27)} ${r.rows.toLocaleString('en-US').padStart(10)} rows: ${figure(median(rowsPerSecond)).padStart(7)} rows/s${range}, ` +
-                `${figure(median(runs.map((run) => run.rows / run.cpuSeconds)))} rows per CPU second, ${r.files} files, ${(r.bytes / MB).toFixed(1)} MB`,
+                `${figure(median(runs.map((run) => run.rows / run.cpuSeconds)))} rows per CPU second, ${r.files} files, ${(r.bytes / MB).toFixed(1)} MB, ` +
+                `peak RSS ${Math.max(...runs.map((run) => run.peakRssMb)).toFixed(0)} MB by its end`,
             );
           }
         }
