@@ -28,10 +28,21 @@ export interface MigrationSet {
 /** The file name of the database inside the data dir. */
 export const DATABASE_FILE = 'platform.db';
 
+/**
+ * The page size of a new database. A stored run with about 1 KB of inputs and outputs takes a little over 2 KB, so a
+ * 4 KB page held only one and was half empty: an export, which reads runs in start-time order through an index, read
+ * a page from the file for each run. A 16 KB page holds seven; the file of a million such runs is a fifth smaller,
+ * and encoding a day without inputs/outputs took 5–8% less CPU per row (docs/bulk-export.md). It applies when the
+ * file is created: an existing database keeps its page size.
+ */
+export const DATABASE_PAGE_SIZE = 16384;
+
 /** Opens (creating when needed) the database of a data dir with WAL, foreign keys and a busy timeout. */
 export function openDatabase(dataDir: string): PlatformDatabase {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, DATABASE_FILE));
+  // only a database without any page yet takes it; before WAL, which fixes the page size
+  db.pragma(`page_size = ${DATABASE_PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
