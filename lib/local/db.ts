@@ -29,11 +29,11 @@ export interface MigrationSet {
 export const DATABASE_FILE = 'platform.db';
 
 /**
- * The page size of a new database. A stored run with about 1 KB of inputs and outputs takes a little over 2 KB, so a
- * 4 KB page held only one and was half empty: an export, which reads runs in start-time order through an index, read
- * a page from the file for each run. A 16 KB page holds seven; the file of a million such runs is a fifth smaller,
- * and encoding a day without inputs/outputs took 5–8% less CPU per row (docs/bulk-export.md). It applies when the
- * file is created: an existing database keeps its page size.
+ * The page size of a new database. A stored run with about 1 KB of inputs and outputs takes about 1.6 KB, so a 4 KB
+ * page held two runs and a fifth of it stayed empty, and an export, which reads runs in start-time order through an
+ * index, read a page from the file for every other run. A 16 KB page holds ten; the file of a million such runs is a
+ * fifth smaller, and encoding a day without inputs/outputs took about 6% less CPU per row (docs/bulk-export.md). It
+ * applies when the file is created: an existing database keeps its page size.
  */
 export const DATABASE_PAGE_SIZE = 16384;
 
