@@ -1,12 +1,13 @@
 /**
- * The transport's JSON requests against real loopback servers: how a buffered response is decoded, and how a
- * timeout or the caller's abort ends a request that still waits for a free connection.
+ * The transport's JSON requests against real loopback servers: how a buffered response is decoded, how a timeout or
+ * the caller's abort ends a request that still waits for a free connection, how the transport's own keep-alive pool
+ * reuses connections, and how a refused connection is reported.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { z } from 'zod';
-import { AbortError, TimeoutError } from '../../lib/api/errors';
+import { AbortError, NetworkError, TimeoutError } from '../../lib/api/errors';
 import { HttpTransport } from '../../lib/api/http';
 
 const Message = z.object({ text: z.string() });
@@ -103,5 +104,51 @@ describe('a request waiting for the only connection', () => {
     await expect(transport.request({ method: 'GET', path: '/next', schema: Message })).resolves.toEqual({
       text: 'done',
     });
+  });
+});
+
+describe("the transport's own keep-alive pool", () => {
+  test('reuses connections across consecutive requests', async () => {
+    let connections = 0;
+    const server = createServer((req, res) =>
+      res.setHeader('content-type', 'application/json').end(JSON.stringify({ text: req.url })),
+    );
+    servers.push(server);
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new HttpTransport({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      auth: { kind: 'api-key', apiKey: 'dispatch-test-key' },
+    });
+    for (let n = 0; n < 10; n++) {
+      const path = `/v2/items/${n}`;
+      await expect(client.request({ method: 'GET', path, schema: Message })).resolves.toEqual({ text: path });
+    }
+    await client.close();
+    // undici may open a second socket while the first is being released; without keep-alive there would be 10.
+    expect(connections).toBeLessThan(5);
+  });
+
+  test('reports a refused connection as a NetworkError after retrying it', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const delays: number[] = [];
+    const client = new HttpTransport({
+      baseUrl: `http://127.0.0.1:${closedPort}`,
+      auth: { kind: 'api-key', apiKey: 'dispatch-test-key' },
+      retry: { maxRetries: 2 },
+      sleep: async (ms) => void delays.push(ms),
+      random: () => 0.5,
+    });
+    const err: unknown = await client.request({ method: 'POST', path: '/v2/deployments', body: {} }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await client.close();
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as NetworkError).code).toBe('ECONNREFUSED');
+    expect(delays).toHaveLength(2);
   });
 });

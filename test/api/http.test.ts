@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import { z } from 'zod';
@@ -53,11 +51,6 @@ async function failure(promise: Promise<unknown>): Promise<ApiError> {
   );
   if (!(err instanceof ApiError)) throw new Error(`expected an ApiError, got ${inspect(err)}`);
   return err;
-}
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
 }
 
 beforeEach(() => {
@@ -402,43 +395,5 @@ describe('stream', () => {
     agent.get(ORIGIN).intercept({ path: '/runs/stream', method: 'POST' }).reply(200, 'x').delay(2000);
     const err = await failure(transport().stream({ method: 'POST', path: '/runs/stream', timeoutMs: 15 }));
     expect(err).toBeInstanceOf(TimeoutError);
-  });
-});
-
-describe('over a real loopback socket, with the transport\'s own keep-alive pool', () => {
-  let server: Server;
-  let connections = 0;
-  let port = 0;
-
-  beforeAll(async () => {
-    server = createServer((req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ id: req.url })));
-    server.on('connection', () => connections++);
-    port = await listen(server);
-  });
-
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  it('reuses connections across consecutive requests', async () => {
-    const client = new HttpTransport({ baseUrl: `http://127.0.0.1:${port}`, auth: { kind: 'api-key', apiKey: API_KEY } });
-    for (let n = 0; n < 10; n++) {
-      await expect(client.request({ method: 'GET', path: `/v2/items/${n}`, schema: Item })).resolves.toEqual({ id: `/v2/items/${n}` });
-    }
-    await client.close();
-    // undici may open a second socket while the first is being released; without keep-alive there would be 10.
-    expect(connections).toBeLessThan(5);
-  });
-
-  it('reports a refused connection as a NetworkError after retrying it', async () => {
-    const closed = createServer();
-    const closedPort = await listen(closed);
-    await new Promise((resolve) => closed.close(resolve));
-    const client = transport({ baseUrl: `http://127.0.0.1:${closedPort}`, dispatcher: undefined, retry: { maxRetries: 2 } });
-    const err = await failure(client.request({ method: 'POST', path: '/v2/deployments', body: {} }));
-    await client.close();
-    expect(err).toBeInstanceOf(NetworkError);
-    expect((err as NetworkError).code).toBe('ECONNREFUSED');
-    expect(delays).toHaveLength(2);
   });
 });
