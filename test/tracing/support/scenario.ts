@@ -34,7 +34,8 @@ export interface Scenario {
   close(): Promise<void>;
 }
 
-export const isFinal = (status: BulkExportStatus): boolean => isFinalBulkExportStatus(status);
+/** Whether an export status is final (Completed, Failed, Cancelled or TimedOut). */
+export const isFinal = isFinalBulkExportStatus;
 
 /** Options of {@link startScenario}. */
 export interface ScenarioOptions {
