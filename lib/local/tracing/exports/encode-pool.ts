@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { RunCursor, RunStore } from '../store/runs';
+import { detachArrayBufferEarly } from './detach-early';
 import type { EncodeWorkerData, FromEncodeWorker, ToEncodeWorker } from './encode-worker';
 import { RunEncoder, type EncodedEvent, type EncodeJob } from './run-encoder';
 import { segmentEnds } from './segments';
@@ -100,7 +101,10 @@ class EncodeWorkerPool {
   constructor(
     private readonly dbFile: string,
     private readonly size: number,
-  ) {}
+  ) {
+    // the main thread transfers each uploaded buffer back to its worker (see detach-early.ts)
+    detachArrayBufferEarly();
+  }
 
   /** A worker for one attempt; waits while every worker is busy. */
   async acquire(signal: AbortSignal): Promise<Worker> {

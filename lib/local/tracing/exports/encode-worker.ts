@@ -21,6 +21,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { readRunPage } from '../store/runs';
 import type { BufferSupply } from '../parquet/part-encoder';
+import { detachArrayBufferEarly } from './detach-early';
 import { RunEncoder, type EncodedEvent, type EncodeJob } from './run-encoder';
 
 /** What the main thread starts a worker with. */
@@ -102,6 +103,7 @@ class BufferRing implements BufferSupply {
 }
 
 function serve(): void {
+  detachArrayBufferEarly();
   const port = parentPort!;
   const { dbFile } = workerData as EncodeWorkerData;
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });

@@ -92,7 +92,9 @@ export function timestampBytes(micros: number): Uint8Array {
 export function timestampColumn(rows: PageRows, position: number): unknown[] {
   const count = rows.length;
   const values: unknown[] = new Array<unknown>(count).fill(null);
-  const out = Buffer.allocUnsafe(count * TIMESTAMP_BYTES);
+  // a plain Uint8Array like timestampBytes's, so writeTimestamp sees one kind of array (a Buffer is a subclass, whose
+  // other shape made V8 discard writeTimestamp's optimised code when the second kind came along)
+  const out = new Uint8Array(count * TIMESTAMP_BYTES);
   let offset = 0;
   for (let i = 0; i < count; i++) {
     const micros = rows[i][position];
