@@ -1,8 +1,10 @@
 /**
  * v1 timestamp columns are written as bytes digit by digit (no string per value): they must be exactly the ISO text
  * the rest of the platform shows for the same instant. Text columns are encoded a page at a time: each value's bytes
- * must be exactly its own UTF-8, whatever the mix of ASCII, other scripts, emoji and nulls.
+ * must be exactly its own UTF-8, whatever the mix of ASCII, other scripts, emoji and nulls. Every column converts a
+ * page exactly as it converts each value.
  */
+import { EXPORTABLE_FIELDS, type TraceFieldType } from '../../lib/api/schemas/trace-fields';
 import { exportColumns } from '../../lib/local/tracing/parquet/columns';
 import { formatMicros } from '../../lib/local/tracing/store/time';
 
@@ -62,6 +64,38 @@ test('a page of text is converted at once into each value\'s own UTF-8 bytes (AS
       });
       // and value by value, the same
       expect(page.map((value) => (value === null ? null : Buffer.from(column.convert(value) as Uint8Array).toString('utf8')))).toEqual(page);
+    }
+  }
+});
+
+test('every column converts a page exactly as it converts each of its values, in both formats', () => {
+  const micros = 1_714_521_600_123_456;
+  const stored: Record<TraceFieldType, unknown[]> = {
+    boolean: [1, 0, null, 1],
+    integer: [0, 42, null, 9_007_199_254_740_991],
+    float: [0.25, 0, null, 1e-9],
+    timestamp: [micros, micros + 3_599_999_999, null, micros + 86_399_999_999],
+    uuid: ['0b1c7e2a-3d4f-4a5b-8c6d-7e8f9a0b1c2d', null, '00000000-0000-4000-8000-000000000001', 'ffffffff-ffff-4fff-bfff-ffffffffffff'],
+    json: ['{"a":1}', null, '{}', '{"text":"naïve 🚀"}'],
+    string: ['chain', 'llm', null, 'naïve 🚀'],
+    string_list: ['["a","b"]', '[]', null, '["naïve"]'],
+    uuid_list: ['["0b1c7e2a-3d4f-4a5b-8c6d-7e8f9a0b1c2d"]', '[]', null, '[]'],
+  };
+  /** Bytes compare as their latin1 text; everything else as it is. */
+  const comparable = (value: unknown): unknown => (value instanceof Uint8Array ? `bytes:${Buffer.from(value).toString('latin1')}` : value);
+  for (const version of ['v1', 'v2_beta'] as const) {
+    for (const field of EXPORTABLE_FIELDS) {
+      const [column] = exportColumns([field.name], version);
+      const values = stored[field.type];
+      const page = column.convertAll(
+        values.map((value) => ['other', value]),
+        1,
+      );
+      expect({ field: field.name, version, values: page.map(comparable) }).toEqual({
+        field: field.name,
+        version,
+        values: values.map((value) => comparable(column.convert(value))),
+      });
     }
   }
 });

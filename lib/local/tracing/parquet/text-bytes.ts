@@ -44,6 +44,12 @@ const TIMESTAMP_BYTES = 27;
 let bytesDay = Number.NaN;
 let bytesDayPrefix: Uint8Array | undefined;
 const parts = new Int32Array(4);
+/**
+ * The ASCII digits of 0–59, tens and ones. Dividing by 10 instead made V8 assume whole results while the first runs
+ * of a day all fell in hour 0, and discard the optimised code in every encode thread once the hours went on.
+ */
+const TENS = Uint8Array.from({ length: 60 }, (_, n) => 48 + Math.floor(n / 10));
+const ONES = Uint8Array.from({ length: 60 }, (_, n) => 48 + (n % 10));
 
 /**
  * Writes the bytes of `formatMicros(micros)` (ASCII) at `offset` of `out`, digit by digit: no string is built. The
@@ -60,16 +66,19 @@ function writeTimestamp(micros: number, out: Uint8Array, offset: number): boolea
   const prefix = bytesDayPrefix;
   if (prefix === undefined) return false;
   for (let i = 0; i < 11; i++) out[offset + i] = prefix[i];
-  const [hours, minutes, seconds] = timeOfDay(micros, day, parts);
+  timeOfDay(micros, day, parts);
+  const hours = parts[0]!;
+  const minutes = parts[1]!;
+  const seconds = parts[2]!;
   let fraction = parts[3]!;
-  out[offset + 11] = 48 + Math.floor(hours / 10);
-  out[offset + 12] = 48 + (hours % 10);
+  out[offset + 11] = TENS[hours]!;
+  out[offset + 12] = ONES[hours]!;
   out[offset + 13] = 58; // ':'
-  out[offset + 14] = 48 + Math.floor(minutes / 10);
-  out[offset + 15] = 48 + (minutes % 10);
+  out[offset + 14] = TENS[minutes]!;
+  out[offset + 15] = ONES[minutes]!;
   out[offset + 16] = 58;
-  out[offset + 17] = 48 + Math.floor(seconds / 10);
-  out[offset + 18] = 48 + (seconds % 10);
+  out[offset + 17] = TENS[seconds]!;
+  out[offset + 18] = ONES[seconds]!;
   out[offset + 19] = 46; // '.'
   for (let i = 25; i >= 20; i--) {
     out[offset + i] = 48 + (fraction % 10);
