@@ -56,9 +56,10 @@ const bigint = (value: unknown): unknown => (value === null ? null : BigInt(valu
 const bool = (value: unknown): unknown => (value === null ? null : value === 1);
 const parsed = (value: unknown): unknown => (value === null ? null : JSON.parse(value as string));
 
-// The columns of the default format each have a loop of their own. V8 keeps type feedback per function, and the
-// closures of valueByValue share theirs: one loop calling each column's converter in turn was optimised for the
-// converters it had met so far, and its code discarded in every encode thread when the next one came along.
+// Each converter of the default format's columns has a loop of its own, with no call of a converter in it. V8 keeps
+// type feedback per function, and the closures of valueByValue share theirs: one loop calling each column's
+// converter in turn was optimised for the converters it had met so far, and its code discarded in every encode
+// thread when the next one came along.
 
 /** Numbers (DOUBLE) and strings that go to a dictionary, as stored. */
 function storedColumn(rows: readonly (readonly unknown[])[], position: number): unknown[] {
