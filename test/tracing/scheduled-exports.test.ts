@@ -3,6 +3,7 @@
  * its end + 10 minutes with `source_bulk_export_id`; cancelling the parent stops spawning and leaves children alone.
  */
 import type { BulkExport } from '../../lib/api/schemas/bulk-export';
+import { ExportStore } from '../../lib/local/tracing/exports/store';
 import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
 import { CLOCK_START, isFinal, startScenario, type Scenario } from './support/scenario';
 
@@ -68,6 +69,26 @@ test('a schedule that starts in the past catches up on every interval already du
   expect(children).toHaveLength(4);
   scenario.clock.advance(TEN_MINUTES);
   expect(await childrenOf(parent.id)).toHaveLength(5);
+});
+
+test('a crash between storing a child and counting it leaves no child, and the next pass spawns it once', async () => {
+  const parent = await scheduled(CLOCK_START, 1);
+  // the process dies right after the child is stored, before the schedule's count of children is
+  const crash = jest.spyOn(ExportStore.prototype, 'setSpawnedCount').mockImplementationOnce(() => {
+    throw new Error('crashed before counting the child');
+  });
+  try {
+    expect(() => scenario.clock.advance(HOUR + TEN_MINUTES)).toThrow('crashed before counting the child');
+  } finally {
+    crash.mockRestore();
+  }
+  expect(await childrenOf(parent.id)).toHaveLength(0);
+  // the engine's next pass, as after a restart (creating another export makes one)
+  await scenario.createExport(1);
+  const children = await childrenOf(parent.id);
+  expect(children.map((child) => [child.start_time, child.end_time])).toEqual([
+    [new Date(CLOCK_START).toISOString(), new Date(CLOCK_START + HOUR).toISOString()],
+  ]);
 });
 
 test('cancelling the parent stops spawning and leaves spawned children alone', async () => {

@@ -158,7 +158,7 @@ export class ExportEngine {
           this.wakeAt(`schedule:${parent.id}`, dueMs);
           break;
         }
-        this.store.create({
+        this.store.spawnChild(parent.id, index + 1, {
           tenantId: parent.tenant_id,
           destinationId: parent.bulk_export_destination_id,
           sessionId: parent.session_id,
@@ -172,7 +172,6 @@ export class ExportEngine {
           runRanges: runRangesOf(range),
         });
         index += 1;
-        this.store.setSpawnedCount(parent.id, index);
       }
     }
   }

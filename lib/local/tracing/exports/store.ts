@@ -231,6 +231,18 @@ export class ExportStore {
     this.db.prepare('UPDATE bulk_exports SET spawned_count = ?, updated_at = ? WHERE id = ?').run(count, this.timestamp(), id);
   }
 
+  /**
+   * Stores the next child of a scheduled export and counts it, in one transaction: a crash between the two would
+   * otherwise leave a child that the count does not know of, and the same interval would be exported again.
+   */
+  spawnChild(parentId: string, spawnedCount: number, child: NewExport): ExportRow {
+    return this.db.transaction(() => {
+      const row = this.create(child);
+      this.setSpawnedCount(parentId, spawnedCount);
+      return row;
+    })();
+  }
+
   /** Every non-final run of an export gets `status` (cancel, workflow timeout, failure of a sibling). */
   finishOpenRuns(exportId: string, status: BulkExportStatus): void {
     const now = this.timestamp();
