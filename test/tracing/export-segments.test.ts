@@ -107,8 +107,8 @@ test('a large day is cut into one segment per encode thread; every row is export
     expect(run.metadata.latest_cursor!.endsWith(`:${rows[rows.length - 1]}`)).toBe(true);
     expect(await idsInFiles(run.metadata.exported_files)).toEqual(rows);
   }
-  // a day with fewer than two segments' worth of rows stays in one piece, with the plain names
-  expect(storedSegments(small.id)).toBeNull();
+  // a day with fewer than two segments' worth of rows stays in one piece, with the plain names, and that is stored
+  expect(storedSegments(small.id)).toEqual([]);
   expect(small.metadata.exported_files.every((key) => /\/part-\d{5}\.parquet$/.test(key))).toBe(true);
   expect(await idsInFiles(small.metadata.exported_files)).toEqual(sourceIds(small.start_time, small.end_time));
   // nothing else is in the bucket
@@ -194,6 +194,71 @@ test('a segment that fails fails the attempt; the retry resumes each segment fro
     expect(run.metadata.exported_files).toEqual(await listKeys(s3.client, BUCKET, `retry/export_id=${exp.id}/`));
     const db = retrying.db;
     const expected = db.prepare('SELECT id FROM trace_runs WHERE session_id = ? ORDER BY start_time, id').pluck().all(session.id);
+    expect(await idsInFiles(run.metadata.exported_files)).toEqual(expected);
+  } finally {
+    await retrying.close();
+    await proxy.close();
+  }
+}, 60_000);
+
+test('a day kept in one piece stays so on its retry, even when it has grown past the cut since', async () => {
+  const proxy = await startFaultProxy(s3.server.endpoint);
+  const retrying = await startTracingPlatform({
+    settings: {
+      encodeThreads: 2,
+      encodeWorkerMinRows: 0,
+      segmentMinRows: SEGMENT_MIN_ROWS,
+      retryDelayMs: 1_000,
+      writer: { rowGroupRows: 100, maxRowsPerFile: 250, s3: { maxAttempts: 1 } },
+    },
+  });
+  try {
+    const session = await retrying.client.createSession({ name: 'growing' });
+    const generate = (count: number) =>
+      generateSyntheticRuns(retrying.stores.runs, {
+        tenantId: retrying.tenantId,
+        sessionId: session.id,
+        count,
+        startMicros: toMicros('2024-06-01T00:00:00Z'),
+        endMicros: toMicros('2024-06-01T23:59:00Z'),
+        payloadBytes: 100,
+      });
+    generate(SEGMENT_MIN_ROWS);
+    const destination = await retrying.client.createDestination({
+      display_name: 'through a proxy',
+      config: { bucket_name: BUCKET, prefix: 'growing', endpoint_url: proxy.endpoint },
+      credentials: s3.credentials,
+    });
+    // the first file reaches the bucket, but the platform never hears so: the attempt fails before its checkpoint
+    proxy.setMode('hold-responses', 'part-00000.parquet');
+    const created = await retrying.client.createExport({
+      bulk_export_destination_id: destination.id,
+      session_id: session.id,
+      start_time: '2024-06-01T00:00:00Z',
+      end_time: '2024-06-02T00:00:00Z',
+    });
+    await waitFor('the first file to be written', () => (proxy.held > 0 ? true : undefined));
+    proxy.setMode('pass');
+    proxy.dropHeld();
+    const [failed] = await waitFor('the first attempt to fail', async () => {
+      const runs = await retrying.client.listExportRuns(created.id);
+      return runs[0].errors.retry_0 ? runs : undefined;
+    });
+    expect(failed.metadata.exported_files).toEqual([]);
+    expect(JSON.parse(retrying.stores.exports.runRow(failed.id)!.segments!)).toEqual([]);
+    const orphan = await listKeys(s3.client, BUCKET, `growing/export_id=${created.id}/`);
+    expect(orphan).toEqual([expect.stringMatching(/\/part-00000\.parquet$/)]);
+    // before the retry, the day grows to more than two segments' worth
+    generate(2 * SEGMENT_MIN_ROWS);
+    const exp = await waitForFinalExport(retrying.client, created.id);
+    expect(exp.status).toBe('Completed');
+    const [run] = await retrying.client.listExportRuns(exp.id);
+    // the retry kept the day in one piece: it wrote the orphan's name again, and nothing else is in the bucket
+    expect(run.metadata.exported_files[0]).toBe(orphan[0]);
+    expect(run.metadata.exported_files.every((key) => /\/part-\d{5}\.parquet$/.test(key))).toBe(true);
+    expect(await listKeys(s3.client, BUCKET, `growing/export_id=${exp.id}/`)).toEqual(run.metadata.exported_files);
+    const expected = retrying.db.prepare('SELECT id FROM trace_runs WHERE session_id = ? ORDER BY start_time, id').pluck().all(session.id);
+    expect(expected).toHaveLength(3 * SEGMENT_MIN_ROWS);
     expect(await idsInFiles(run.metadata.exported_files)).toEqual(expected);
   } finally {
     await retrying.close();

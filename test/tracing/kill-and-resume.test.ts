@@ -107,11 +107,11 @@ test.each([
   proxy.setMode('pass');
 
   const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
-  // a run cut into segments had its cut stored before its first file
+  // each run had its decision stored before its first file: its cut into two segments, or none (in one piece)
   const cuts = (db.prepare('SELECT segments FROM bulk_export_runs').pluck().all() as (string | null)[]).map((stored) =>
-    stored === null ? 1 : (JSON.parse(stored) as unknown[]).length,
+    stored === null ? null : (JSON.parse(stored) as unknown[]).length,
   );
-  expect(cuts).toEqual(cuts.map(() => ('segmentMinRows' in settings ? 2 : 1)));
+  expect(cuts).toEqual(cuts.map(() => ('segmentMinRows' in settings ? 2 : 0)));
   const checkpointed = (db.prepare('SELECT metadata FROM bulk_export_runs').all() as { metadata: string }[]).flatMap(
     (row) => (JSON.parse(row.metadata) as { exported_files: string[] }).exported_files,
   );

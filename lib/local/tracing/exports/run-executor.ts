@@ -76,16 +76,28 @@ export async function executeRunAttempt(attempt: RunAttempt): Promise<AttemptOut
   }
 }
 
-/** The run's segments: as stored, or cut now when the run has not started, or the run in one piece. */
+/**
+ * The run's segments: as decided at its first attempt, or decided now (cut, or in one piece). The decision is stored
+ * before any file is written, either way: a later attempt must write the same file names, so that a file uploaded
+ * without its checkpoint is replaced, even when the day has grown past the cut since, or the encode threads changed.
+ */
 function segmentsOf(attempt: RunAttempt): RunSegments {
   const { run, exportRow, store } = attempt;
-  if (run.segments !== null) return { segments: JSON.parse(run.segments) as RunSegment[], cut: true };
   const metadata = JSON.parse(run.metadata) as BulkExportRunMetadata;
-  const started = metadata.latest_cursor !== null || metadata.exported_files.length > 0;
-  const ends = started ? [] : attempt.encoders.segmentCuts(exportRow.session_id, toMicros(run.start_time), toMicros(run.end_time));
-  if (ends.length === 0) return { segments: [wholeRunSegment(metadata)], cut: false };
+  const whole: RunSegments = { segments: [wholeRunSegment(metadata)], cut: false };
+  if (run.segments !== null) {
+    const stored = JSON.parse(run.segments) as RunSegment[];
+    // no segments: the run stays in one piece, whose progress is its metadata
+    return stored.length === 0 ? whole : { segments: stored, cut: true };
+  }
+  // committed files and no decision: a run of a data dir from before the decision was stored for runs in one piece
+  if (metadata.latest_cursor !== null || metadata.exported_files.length > 0) return whole;
+  const ends = attempt.encoders.segmentCuts(exportRow.session_id, toMicros(run.start_time), toMicros(run.end_time));
+  if (ends.length === 0) {
+    store.checkpoint(run.id, metadata, []);
+    return whole;
+  }
   const segments = cutSegments(ends);
-  // the cut is stored before any file is written: a resumed attempt must see the same segments and file names
   store.checkpoint(run.id, runMetadata(segments), segments);
   return { segments, cut: true };
 }

@@ -5,7 +5,8 @@
  * segment is encoded by its own worker and written as its own part files (`part-SSSSS-FFFFF.parquet`: segment,
  * then file), and they are uploaded at the same time.
  *
- * Exactly once, as for a run in one piece: the cut is stored before any file is written and never changes; each
+ * Exactly once, as for a run in one piece: the cut is stored before any file is written and never changes (so is
+ * the decision to keep a run in one piece, whose files are named differently: see run-executor.ts); each
  * segment commits its own checkpoint (the cursor after its last file, its rows, its files) after each of its files
  * is in the bucket; and an attempt resumes every segment from its own checkpoint, so a file written but not
  * committed is written again under the same name, replacing it.

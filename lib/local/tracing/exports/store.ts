@@ -47,7 +47,10 @@ export interface RunRow {
   start_time: string;
   end_time: string;
   metadata: string;
-  /** A run cut into segments: their bounds and progress (JSON of `RunSegment[]`); null for a run in one piece. */
+  /**
+   * How the run is encoded, decided at its first attempt: cut into segments, their bounds and progress (JSON of
+   * `RunSegment[]`); in one piece, `[]` (its progress is `metadata`); null before the first attempt.
+   */
   segments: string | null;
   next_attempt_at_ms: number | null;
   attempt_started_at_ms: number | null;

@@ -108,7 +108,8 @@ export const TRACING_MIGRATIONS: MigrationSet = {
         CREATE INDEX bulk_export_runs_by_status ON bulk_export_runs (status);`,
     },
     {
-      // the cut of a large run into segments and each segment's progress (exports/segments.ts); NULL: one piece
+      // the cut of a large run into segments and each segment's progress (exports/segments.ts); '[]': in one piece;
+      // NULL: not decided yet (or a run in one piece that committed files before the decision was stored)
       id: '003-export-run-segments',
       up: `ALTER TABLE bulk_export_runs ADD COLUMN segments TEXT;`,
     },
