@@ -47,11 +47,17 @@ const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
   AuthorizationHeaderMalformed: 'bucket_not_valid',
   IllegalLocationConstraintException: 'bucket_not_valid',
   InternalError: 'transient',
+  // a multipart upload the store no longer knows, for example when the SDK retried a CompleteMultipartUpload whose
+  // first answer was lost: writing the file again replaces it
+  NoSuchUpload: 'transient',
   ServiceUnavailable: 'transient',
   SlowDown: 'transient',
   RequestTimeout: 'transient',
   RequestTimeTooSkewed: 'transient',
 };
+
+/** A gateway in front of the store that could not reach it answers without S3's request id: a passing problem. */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -91,7 +97,7 @@ export function classifyStorageError(err: unknown): StorageFailure {
     return { kind: network ? 'unreachable' : 'other', description };
   }
   const answeredByS3 = Boolean(e.$metadata?.requestId ?? e.$response?.headers?.['x-amz-request-id']);
-  if (!answeredByS3) return { kind: 'not_s3', description };
+  if (!answeredByS3) return { kind: GATEWAY_STATUSES.has(status) ? 'transient' : 'not_s3', description };
   if (status >= 500) return { kind: 'transient', description };
   if (status === 403) return { kind: 'access_denied', description };
   if (status === 404) return { kind: 'bucket_not_valid', description };

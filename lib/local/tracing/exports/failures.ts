@@ -41,8 +41,14 @@ function duration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
-const isS3Error = (err: unknown): boolean =>
-  typeof err === 'object' && err !== null && ('$metadata' in err || 'code' in err || (err as Error).name === 'TimeoutError');
+/**
+ * An error of the S3 client: an answer of the store, a network failure, or credentials it could not resolve. Other
+ * errors that carry a `code` (a worker out of memory, SQLite busy) are processing errors.
+ */
+const isStorageError = (err: unknown): boolean =>
+  typeof err === 'object' &&
+  err !== null &&
+  ('$metadata' in err || (err as Error).name === 'TimeoutError' || classifyStorageError(err).kind !== 'other');
 
 /** Decides what an attempt's error means. */
 export function decideFailure(err: unknown, cause: AbortCause | undefined): FailureDecision {
@@ -57,7 +63,7 @@ export function decideFailure(err: unknown, cause: AbortCause | undefined): Fail
       finalStatus: 'TimedOut',
     };
   }
-  if (isS3Error(err)) {
+  if (isStorageError(err)) {
     const failure = classifyStorageError(err);
     const meaning = destinationErrorOf(failure.kind);
     if (isPermanentStorageFailure(failure.kind)) {

@@ -1,0 +1,61 @@
+/**
+ * How an attempt's error is read (the failure table's storage rows): what the store answered, or that something
+ * else failed, decides whether the run is retried and what its `errors` say. The errors are shaped as the S3 client
+ * throws them; the same kinds are proven against real stores in destinations-ceph.test.ts and export-failures.test.ts.
+ */
+import { classifyStorageError } from '../../lib/local/tracing/destinations/storage-errors';
+import { decideFailure } from '../../lib/local/tracing/exports/failures';
+
+/** An error of the S3 client for an answer with this status and error code, with S3's request id when given. */
+function answer(status: number, code: string, requestId?: string): Error {
+  return Object.assign(new Error(`${code} from the store`), {
+    name: code,
+    $metadata: { httpStatusCode: status, ...(requestId ? { requestId } : {}) },
+  });
+}
+
+/** An error with a `code`, as Node and native modules throw them. */
+const coded = (message: string, code: string): Error => Object.assign(new Error(message), { code });
+
+function decision(err: unknown): { retryable: boolean; message: string } {
+  const decided = decideFailure(err, undefined);
+  if (decided.action !== 'record') throw new Error('expected a recorded failure');
+  return { retryable: decided.retryable, message: decided.message };
+}
+
+test('a gateway that could not reach the store (502, 503, 504 without S3 request id) is a passing problem: retried', () => {
+  for (const status of [502, 503, 504]) {
+    const err = answer(status, 'Unknown');
+    expect(classifyStorageError(err).kind).toBe('transient');
+    expect(decision(err)).toEqual({ retryable: true, message: expect.stringMatching(/^Storage unavailable: .*\(HTTP \d{3}\)/) });
+  }
+});
+
+test('any other answer without S3 request id means the endpoint is not S3: not retried', () => {
+  for (const status of [404, 405, 500]) {
+    const err = answer(status, 'Unknown');
+    expect(classifyStorageError(err).kind).toBe('not_s3');
+    expect(decision(err)).toEqual({ retryable: false, message: expect.stringContaining('Invalid endpoint') });
+  }
+});
+
+test('a multipart upload the store no longer knows (NoSuchUpload) is retried: the file is written again', () => {
+  expect(decision(answer(404, 'NoSuchUpload', 'req-1'))).toEqual({
+    retryable: true,
+    message: expect.stringMatching(/^Storage unavailable: NoSuchUpload \(HTTP 404\)/),
+  });
+  // a bucket that is gone is not
+  expect(decision(answer(404, 'NoSuchBucket', 'req-2'))).toEqual({ retryable: false, message: expect.stringContaining('Bucket is not valid') });
+});
+
+test('errors with a code that do not come from the store are processing errors; network errors are the store being away', () => {
+  const outOfMemory = coded('Worker terminated due to reaching memory limit: JS heap out of memory', 'ERR_WORKER_OUT_OF_MEMORY');
+  expect(decision(outOfMemory)).toEqual({ retryable: true, message: `Processing error: Error: ${outOfMemory.message}` });
+  expect(decision(coded('database is locked', 'SQLITE_BUSY'))).toEqual({ retryable: true, message: 'Processing error: Error: database is locked' });
+  expect(decision(coded('socket hang up', 'ECONNRESET'))).toEqual({ retryable: true, message: expect.stringMatching(/^Storage unavailable: /) });
+});
+
+test('credentials the S3 client cannot resolve (none given, none in the environment) are not retried', () => {
+  const err = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
+  expect(decision(err)).toEqual({ retryable: false, message: expect.stringContaining('Access denied') });
+});
