@@ -110,6 +110,20 @@ describe('failure table', () => {
     expect(run.retry_number).toBe(3);
     expect(Object.values(run.errors).every((error) => error.startsWith('Storage unavailable: InternalError'))).toBe(true);
   });
+
+  test('A file the store does not show right after its upload (HEAD 404) is retried, not taken for a missing bucket', async () => {
+    scenario = await startScenario({ days: 1 });
+    scenario.proxy.setMode('not-found', 'part-00000.parquet', 'HEAD');
+    const exp = await scenario.createExport(1);
+    const [failed] = await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === 1);
+    expect(failed.status).toBe('Running');
+    expect(failed.errors.retry_0).toMatch(/^Processing error: Error: Parquet file .*part-00000\.parquet was not found in the bucket right after it was written$/);
+    scenario.proxy.setMode('pass');
+    scenario.clock.advance(30_000);
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Completed');
+    const [run] = await scenario.platform.client.listExportRuns(exp.id);
+    expect(run.metadata.exported_files).toEqual([expect.stringMatching(/part-00000\.parquet$/)]);
+  });
 });
 
 describe('limits', () => {

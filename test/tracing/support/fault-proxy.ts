@@ -15,7 +15,9 @@ export type ProxyMode =
   /** Forward requests but keep their responses until `release()` (the store has done the work). */
   | 'hold-responses'
   /** Answer 500 InternalError, as S3 does when it has a passing problem. */
-  | 'fail';
+  | 'fail'
+  /** Answer 404 without a body, as S3 answers a HEAD of an object it does not show. */
+  | 'not-found';
 
 export interface FaultProxy {
   /** The address to use as `endpoint_url`. */
@@ -24,8 +26,8 @@ export interface FaultProxy {
   readonly seen: string[];
   /** Number of requests or responses being held. */
   readonly held: number;
-  /** Switches mode; `onlyPathsContaining` limits it to matching paths (others pass). */
-  setMode(mode: ProxyMode, onlyPathsContaining?: string): void;
+  /** Switches mode; `onlyPathsContaining` and `onlyMethod` limit it to matching requests (others pass). */
+  setMode(mode: ProxyMode, onlyPathsContaining?: string, onlyMethod?: string): void;
   /** Lets every held request or response go on. */
   release(): void;
   /** Drops every held request or response (their clients see the connection close). */
@@ -40,6 +42,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const target = new URL(upstream);
   let mode: ProxyMode = 'pass';
   let pathFilter: string | undefined;
+  let methodFilter: string | undefined;
   const seen: string[] = [];
   let heldActions: { go: () => void; drop: () => void }[] = [];
 
@@ -69,11 +72,16 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       seen.push(`${req.method} ${req.url}`);
-      const applies = pathFilter === undefined || decodeURIComponent(req.url ?? '').includes(pathFilter);
+      const applies =
+        (pathFilter === undefined || decodeURIComponent(req.url ?? '').includes(pathFilter)) &&
+        (methodFilter === undefined || req.method === methodFilter);
       const current = applies ? mode : 'pass';
       if (current === 'fail') {
         res.writeHead(500, { 'content-type': 'application/xml', 'x-amz-request-id': 'proxy-failure' });
         res.end(INTERNAL_ERROR);
+      } else if (current === 'not-found') {
+        res.writeHead(404, { 'x-amz-request-id': 'proxy-not-found' });
+        res.end();
       } else if (current === 'hold-requests') {
         heldActions.push({ go: () => forward(req, res, body, false), drop: () => res.destroy() });
       } else {
@@ -93,9 +101,10 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     get held() {
       return heldActions.length;
     },
-    setMode(next, onlyPathsContaining) {
+    setMode(next, onlyPathsContaining, onlyMethod) {
       mode = next;
       pathFilter = onlyPathsContaining;
+      methodFilter = onlyMethod;
     },
     release: () => take().forEach((action) => action.go()),
     dropHeld: () => take().forEach((action) => action.drop()),

@@ -91,6 +91,9 @@ export class ParquetPartUpload {
     } catch (err) {
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       if (status === 403) return;
+      // the answer to a HEAD has no body, so a missing bucket and a missing object look alike; the store has just
+      // taken the object, so the attempt is retried, and its next write meets a bucket that is really gone
+      if (status === 404) throw new Error(`Parquet file ${key} was not found in the bucket right after it was written`);
       throw err;
     }
     if (actual !== undefined && actual !== expected) {
