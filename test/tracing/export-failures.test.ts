@@ -2,9 +2,12 @@
  * The failure table of export runs and the limits table, one named test per row (storage and destination errors
  * are proven against Ceph in destinations-ceph.test.ts; the SIGKILL interruption in kill-and-resume.test.ts).
  */
+import { randomUUID } from 'node:crypto';
+import { DESTINATION_DELETED_MESSAGE } from '../../lib/local/tracing/exports/failures';
+import { runRangesOf } from '../../lib/local/tracing/exports/plan';
 import { toMicros } from '../../lib/local/tracing/store/time';
 import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
-import { startScenario, isFinal, type Scenario } from './support/scenario';
+import { FIRST_DAY, startScenario, isFinal, type Scenario } from './support/scenario';
 import { waitFor } from './support/wait';
 
 let scenario: Scenario | undefined;
@@ -123,6 +126,34 @@ describe('failure table', () => {
     expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Completed');
     const [run] = await scenario.platform.client.listExportRuns(exp.id);
     expect(run.metadata.exported_files).toEqual([expect.stringMatching(/part-00000\.parquet$/)]);
+  });
+
+  test('A deleted destination fails the run without retry; the export fails and its other runs are Cancelled', async () => {
+    scenario = await startScenario({ days: 3 });
+    const { platform } = scenario;
+    // no route deletes a destination, and the database refuses to while exports use it: the row is taken away here
+    platform.db.pragma('foreign_keys = OFF');
+    const row = platform.stores.exports.create({
+      tenantId: platform.tenantId,
+      destinationId: randomUUID(),
+      sessionId: scenario.sessionId,
+      startTime: FIRST_DAY,
+      endTime: '2024-01-04T00:00:00Z',
+      filter: null,
+      exportFields: null,
+      intervalHours: null,
+      formatVersion: 'v1',
+      sourceExportId: null,
+      runRanges: runRangesOf({ start: toMicros(FIRST_DAY), end: toMicros('2024-01-04T00:00:00Z') }),
+    });
+    platform.db.pragma('foreign_keys = ON');
+    // any request that makes the engine take a pass (here: another export)
+    await scenario.createExport(1);
+    expect((await scenario.exportStatus(row.id, isFinal)).status).toBe('Failed');
+    const runs = await platform.client.listExportRuns(row.id);
+    expect(runs.map((run) => run.status)).toEqual(['Failed', 'Cancelled', 'Cancelled']);
+    expect(runs[0].errors).toEqual({ retry_0: DESTINATION_DELETED_MESSAGE });
+    expect(runs.slice(1).map((run) => run.errors)).toEqual([{}, {}]);
   });
 });
 

@@ -204,23 +204,25 @@ export class ExportEngine {
       return;
     }
     let inProgress = runs.filter((run) => run.status === 'Running').length;
+    // the runs as read above: once a launch ends the export, the others are no longer what was read
     for (const run of runs) {
       if (run.status === 'Running' && !this.attempts.has(run.id)) {
         if (run.next_attempt_at_ms !== null && run.next_attempt_at_ms > now) this.wakeAt(`retry:${run.id}`, run.next_attempt_at_ms);
-        else this.launch(row, run, now);
+        else if (!this.launch(row, run, now)) return;
       } else if (run.status === 'Created' && inProgress < this.settings.maxConcurrentRunsPerExport) {
         inProgress += 1;
-        this.launch(row, run, now);
+        if (!this.launch(row, run, now)) return;
       }
     }
   }
 
-  private launch(exportRow: ExportRow, run: RunRow, now: number): void {
+  /** Starts an attempt of the run; false when the export ended instead (its destination is gone). */
+  private launch(exportRow: ExportRow, run: RunRow, now: number): boolean {
     const destination = this.destinations.resolve(exportRow.bulk_export_destination_id);
     if (!destination) {
       this.store.startAttempt(run.id, now);
       this.recordFailure(this.store.runRow(run.id)!, DESTINATION_DELETED_MESSAGE, false, 'Failed', now);
-      return;
+      return false;
     }
     this.store.startAttempt(run.id, now);
     const controller = new AbortController();
@@ -260,6 +262,7 @@ export class ExportEngine {
       }
     };
     this.attempts.set(run.id, { exportId: exportRow.id, controller, done: attempt() });
+    return true;
   }
 
   private isStillRunning(exportId: string, runId: string): boolean {
