@@ -21,6 +21,9 @@ import { MICROS_PER_DAY, toMicros } from '../../lib/local/tracing/store/time';
 import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
 import { readParquetRows } from './support/parquet';
 
+// the module object itself (not an import's copy of it), so a spy on its Worker is what the pool calls
+const workerThreads = require('node:worker_threads') as typeof import('node:worker_threads');
+
 const TENANT = '00000000-0000-4000-8000-000000000001';
 const DAY = toMicros('2024-04-01T00:00:00Z');
 const ROWS = 1_500;
@@ -164,6 +167,20 @@ test("a worker's processing error keeps its name and message, and the next attem
     await expect(drain(failing)).rejects.toMatchObject({ name: 'RangeError', message: expect.stringContaining('1.5') });
   } finally {
     db.prepare('UPDATE trace_runs SET total_tokens = 2 WHERE id = ?').run(id);
+  }
+  const events = await drain(await pool.open(job(), new AbortController().signal));
+  expect(files(events).map((file) => file.rows)).toEqual([1_000, 500]);
+}, 60_000);
+
+test('a worker that cannot be started fails its attempt, and leaves its place in the pool to the next', async () => {
+  const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0, segmentMinRows: 50_000 });
+  const start = jest.spyOn(workerThreads, 'Worker').mockImplementationOnce(() => {
+    throw new Error('no thread could be started');
+  });
+  try {
+    await expect(pool.open(job(), new AbortController().signal)).rejects.toThrow('no thread could be started');
+  } finally {
+    start.mockRestore();
   }
   const events = await drain(await pool.open(job(), new AbortController().signal));
   expect(files(events).map((file) => file.rows)).toEqual([1_000, 500]);

@@ -124,8 +124,9 @@ class EncodeWorkerPool {
       });
     }
     signal.throwIfAborted();
-    this.active += 1;
+    // a worker that cannot be started takes no place in the pool
     const worker = this.idle.pop() ?? this.spawn();
+    this.active += 1;
     clearTimeout(this.idleTimers.get(worker));
     this.idleTimers.delete(worker);
     worker.ref();
