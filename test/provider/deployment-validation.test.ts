@@ -115,4 +115,36 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(NEW_SECRET);
   });
+
+  it('leaves the secrets as they are without `secrets`, and removes them all with `secrets = {}`', async () => {
+    const dir = lp.terraform();
+    const name = lp.uniqueName('kept-secrets');
+    dir.configure(githubDeployment('agent', { name, secrets_version: 1 }, `  secrets = { OPENAI_API_KEY = "${SECRET}" }\n`));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const { id, latest_revision_id: firstRevision } = dir.instance('agentplatform_deployment.agent').attributes as { id: string; latest_revision_id: string };
+    const secretNames = async () => ((await lp.client.getDeployment(id)).secrets ?? []).map((secret) => secret.name);
+    expect(await secretNames()).toEqual(['OPENAI_API_KEY']);
+
+    // no longer managed here: both left out; the plan brings no new revision, and the apply sends no secrets
+    dir.configure(githubDeployment('agent', { name }));
+    const unmanaged = await dir.plan();
+    expect(unmanaged.stdout).toMatch(/secrets_version\s+= 1 -> null/);
+    expect(unmanaged.stdout).not.toMatch(/latest_revision_id/);
+    expect((await dir.apply()).code).toBe(0);
+    expect(await secretNames()).toEqual(['OPENAI_API_KEY']);
+    expect(dir.instance('agentplatform_deployment.agent').attributes.latest_revision_id).toBe(firstRevision);
+
+    // a version with no secrets: a warning, and still nothing sent
+    dir.configure(githubDeployment('agent', { name, secrets_version: 2 }));
+    const warned = await dir.apply();
+    expect(warned.code).toBe(0);
+    expect(warned.stdout + warned.stderr).toMatch(/Warning: secrets_version without secrets[\s\S]*secrets = \{\}/);
+    expect(await secretNames()).toEqual(['OPENAI_API_KEY']);
+
+    // an empty map, with a new version, removes them all
+    dir.configure(githubDeployment('agent', { name, secrets_version: 3 }, '  secrets = {}\n'));
+    expect((await dir.apply()).code).toBe(0);
+    expect(await secretNames()).toEqual([]);
+  });
 });

@@ -72,7 +72,11 @@ export function createBody(planned: DeploymentModel, secrets: Record<string, str
   };
 }
 
-/** The PATCH that turns `prior` into `planned`: only what changed; undefined when the API has nothing to change. */
+/**
+ * The PATCH that turns `prior` into `planned`: only what changed; undefined when the API has nothing to change. A new
+ * `secrets_version` sends `secrets` as configured (`{}` removes them all); without `secrets` in the configuration the
+ * deployment's secrets are left as they are.
+ */
 export function patchOf(prior: DeploymentModel, planned: DeploymentModel, secrets: Record<string, string> | null): DeploymentPatch | undefined {
   const sourceConfig: SourceConfig = {};
   if (planned.build_on_push !== prior.build_on_push) sourceConfig.build_on_push = planned.build_on_push;
@@ -85,7 +89,7 @@ export function patchOf(prior: DeploymentModel, planned: DeploymentModel, secret
   const patch: DeploymentPatch = {
     ...(Object.keys(sourceConfig).length ? { source_config: sourceConfig } : {}),
     ...(Object.keys(revisionConfig).length ? { source_revision_config: revisionConfig } : {}),
-    ...(planned.secrets_version !== prior.secrets_version ? { secrets: secretList(secrets) } : {}),
+    ...(planned.secrets_version !== prior.secrets_version && secrets !== null ? { secrets: secretList(secrets) } : {}),
   };
   return Object.keys(patch).length ? patch : undefined;
 }

@@ -43,8 +43,8 @@ import { revisionDurationMs, WaitError, waitForDeletion, waitForRevision } from 
 /** The attributes of `agentplatform_deployment` as handlers see them. */
 export type DeploymentModel = SchemaModel<typeof deploymentSchema>;
 
-/** Attributes whose change makes the platform build and deploy a new revision. */
-const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri', 'secrets_version'] as const;
+/** Attributes whose change makes the platform build and deploy a new revision (and `secrets_version`, with `secrets`). */
+const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
 
 // ---- schema ----
 
@@ -124,7 +124,8 @@ export const deploymentSchema = defineSchema({
       writeOnly: true,
       description:
         'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create and whenever ' +
-        '`secrets_version` changes; the platform never returns them.',
+        '`secrets_version` changes; the platform never returns them. Left out, the deployment\'s secrets are left as they ' +
+        'are; `{}` with a new `secrets_version` removes them all.',
     }),
     secrets_version: attr.number({
       optional: true,
@@ -184,6 +185,14 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
 }
 
 function validateSecrets(secrets: Record<string, unknown> | null | typeof UNKNOWN, version: unknown, diagnostics: Diagnostics): void {
+  if (secrets === null && version !== null) {
+    diagnostics.warning(
+      'secrets_version without secrets',
+      '`secrets_version` sends `secrets` when it changes, and the configuration has none: the deployment\'s secrets are left as they are. ' +
+        'To remove them all, set `secrets = {}`.',
+      'secrets_version',
+    );
+  }
   if (secrets === null || !isKnown(secrets)) return;
   const names = Object.keys(secrets);
   for (const name of names.filter((n) => !SECRET_NAME_PATTERN.test(n))) {
@@ -204,12 +213,14 @@ function validateSecrets(secrets: Record<string, unknown> | null | typeof UNKNOW
 
 // ---- plan ----
 
-function plan({ prior, planned }: PlanRequest<Schema>): void {
+function plan({ config, prior, planned }: PlanRequest<Schema>): void {
   if (!isKnown(planned.custom_url)) planned.url = UNKNOWN;
   else if (planned.custom_url !== null) planned.url = planned.custom_url;
   else if (prior && prior.custom_url !== null) planned.url = UNKNOWN;
   if (!prior) return;
-  if (REVISION_INPUTS.some((key) => !isKnown(planned[key]) || planned[key] !== prior[key])) {
+  const changes = (key: (typeof REVISION_INPUTS)[number] | 'secrets_version'): boolean => !isKnown(planned[key]) || planned[key] !== prior[key];
+  // without `secrets` in the configuration, a new secrets_version sends nothing (see patchOf)
+  if (REVISION_INPUTS.some(changes) || (changes('secrets_version') && config.secrets !== null)) {
     planned.latest_revision_id = UNKNOWN;
     planned.revision_status = UNKNOWN;
     planned.repo_commit_sha = prior.source === 'github' ? UNKNOWN : null;
