@@ -1,6 +1,6 @@
 /**
  * The waiters of `agentplatform_deployment` against the local platform over real HTTP: the adaptive poll schedule,
- * success (DEPLOYED, SKIPPED, a superseding revision after INTERRUPTED), failure, time limit, stop, transient
+ * success (DEPLOYED, a superseding revision after SKIPPED or INTERRUPTED), failure, time limit, stop, transient
  * server errors, and deletion.
  */
 import { createServer, type Server } from 'node:http';
@@ -94,11 +94,23 @@ describe('waiting for revisions and deletions', () => {
     await expect(failure).rejects.toMatchObject({ reason: 'failed', lastStatus: 'DEPLOY_FAILED', revisionId: d.latest_revision_id, message: expect.stringContaining(`revision ${d.latest_revision_id}`) });
   });
 
-  it('counts a superseded revision (SKIPPED) as done', async () => {
+  it('follows the newer revision when its own was SKIPPED: the deployment serves what that one deploys', async () => {
     const d = await fast.client.createDeployment(github(fast.uniqueName('skip')));
-    await fast.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'next' } });
+    const next = await fast.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'next' } });
+    expect((await fast.client.getRevision(d.id, d.latest_revision_id!)).status).toBe('SKIPPED');
     const revision = await waitForRevision({ client: fast.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
-    expect(revision.status).toBe('SKIPPED');
+    expect(revision).toMatchObject({ id: next.latest_revision_id, status: 'DEPLOYED' });
+  });
+
+  it('fails when its revision was SKIPPED and none replaces it (the deployment is being deleted)', async () => {
+    const d = await slow.client.createDeployment(github(slow.uniqueName('skip-delete')));
+    await slow.client.deleteDeployment(d.id);
+    const wait = waitForRevision({ client: slow.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+    await expect(wait).rejects.toMatchObject({
+      reason: 'failed',
+      lastStatus: 'SKIPPED',
+      message: `revision ${d.latest_revision_id} of deployment ${d.id} was SKIPPED, and no newer revision replaces it (the deployment is AWAITING_DELETE)`,
+    });
   });
 
   it('follows the newer revision when its own was INTERRUPTED', async () => {

@@ -28,8 +28,8 @@ export interface PollSchedule {
 /** 100 ms after a change, ×1.5 per unchanged poll, at most 5 s. */
 export const DEFAULT_POLL_SCHEDULE: PollSchedule = { initialMs: 100, factor: 1.5, maxMs: 5000 };
 
-/** Statuses that end a wait for deployment successfully: SKIPPED means a newer revision superseded this one. */
-const SUCCESS_STATUSES: readonly RevisionStatusName[] = ['DEPLOYED', 'SKIPPED'];
+/** Statuses of a revision that a newer one superseded: the wait goes on with the newer one. */
+const SUPERSEDED_STATUSES: readonly RevisionStatusName[] = ['SKIPPED', 'INTERRUPTED'];
 
 /** Before the expected end of a revision, the longest sleep between polls (a build may be quicker than last time). */
 export const EXPECTED_STEP_MAX_MS = 10_000;
@@ -112,9 +112,11 @@ interface PollStep<T> {
 }
 
 /**
- * Waits until the revision is DEPLOYED (or SKIPPED: superseded by a newer one) and returns it. A failed revision, the
- * time limit and StopProvider end the wait with a {@link WaitError}. An INTERRUPTED revision is followed by the
- * deployment's newer latest revision, when there is one; otherwise, like UNKNOWN, it is waited out.
+ * Waits until the revision is DEPLOYED and returns it. A failed revision, the time limit and StopProvider end the wait
+ * with a {@link WaitError}. A revision that a newer one superseded (SKIPPED before it deployed, INTERRUPTED while it
+ * deployed) is followed by the deployment's latest revision: the deployment serves what that one deploys. With no
+ * newer revision, an INTERRUPTED one is waited out like UNKNOWN, and a SKIPPED one ends the wait as failed (the
+ * platform skips the revisions of a deployment it is deleting).
  */
 export async function waitForRevision(
   options: WaitOptions & { readonly deploymentId: string; readonly revisionId: string },
@@ -124,16 +126,21 @@ export async function waitForRevision(
   return poll(options, () => `revision ${revisionId} to be DEPLOYED`, () => revisionId, async (call): Promise<PollStep<Revision>> => {
     const revision = await client.getRevision(deploymentId, revisionId, call);
     const status = revision.status;
-    if (SUCCESS_STATUSES.includes(status)) return { status, done: revision };
+    if (status === 'DEPLOYED') return { status, done: revision };
     if (FAILED_REVISION_STATUSES.includes(status)) {
       throw new WaitError('failed', `revision ${revisionId} of deployment ${deploymentId} ended in ${status}`, status, revisionId);
     }
-    if (status === 'INTERRUPTED') {
-      const latest = (await client.getDeployment(deploymentId, call)).latest_revision_id;
+    if (SUPERSEDED_STATUSES.includes(status)) {
+      const deployment = await client.getDeployment(deploymentId, call);
+      const latest = deployment.latest_revision_id;
       if (latest && latest !== revisionId) {
-        options.log.info(`revision ${revisionId} was interrupted by revision ${latest}: waiting for that one`);
+        options.log.info(`revision ${revisionId} was ${status.toLowerCase()} for revision ${latest}: waiting for that one`);
         revisionId = latest;
         return { status, switched: true };
+      }
+      if (status === 'SKIPPED') {
+        const why = `revision ${revisionId} of deployment ${deploymentId} was SKIPPED, and no newer revision replaces it`;
+        throw new WaitError('failed', `${why} (the deployment is ${deployment.status})`, status, revisionId);
       }
     }
     return { status };
