@@ -153,7 +153,7 @@ describe('configuration checks', () => {
         source: 'svn',
         ports: [n(80), n(70000), n(1)],
         resource_spec: { min_scale: n(-1.5), cpu: null },
-        timeouts: { create: '10 minutes', delete: null },
+        timeouts: { create: '10 minutes', delete: '0s' },
         secrets: null,
       }),
     ).toEqual({
@@ -162,6 +162,7 @@ describe('configuration checks', () => {
       'ports[1]': 'not a port',
       'resource_spec.min_scale': 'must be a whole number; got -1.5.',
       'timeouts.create': '"10 minutes" is not a duration: write a number with a unit, e.g. "45s", "30m" or "1h30m"',
+      'timeouts.delete': '"0s" leaves no time at all: give a duration above zero, e.g. "45s", "30m" or "1h30m"',
     });
   });
 

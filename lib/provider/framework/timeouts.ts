@@ -24,11 +24,11 @@ export function parseDuration(text: string): number | undefined {
   return total;
 }
 
-/** The validation message for a malformed duration, or undefined when it parses. */
+/** The validation message for a malformed or zero duration (a time limit that nothing can meet), or undefined. */
 export function durationProblem(text: string): string | undefined {
-  return parseDuration(text) === undefined
-    ? `${JSON.stringify(text)} is not a duration: write a number with a unit, e.g. "45s", "30m" or "1h30m"`
-    : undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined) return `${JSON.stringify(text)} is not a duration: write a number with a unit, e.g. "45s", "30m" or "1h30m"`;
+  return ms > 0 ? undefined : `${JSON.stringify(text)} leaves no time at all: give a duration above zero, e.g. "45s", "30m" or "1h30m"`;
 }
 
 /** Formats milliseconds the way users write durations (`1h30m`, `45s`, `250ms`). */
