@@ -64,13 +64,17 @@ describe('data sources', () => {
         revisions('skipped', '  status = ["SKIPPED", "INTERRUPTED"]\n'),
         'data "agentplatform_sandbox_templates" "all" {}\n',
         ...['all', 'page', 'deployed', 'skipped'].map((l) => `output "${l}" {\n  value = data.agentplatform_revisions.${l}.revisions\n}\n`),
-        'output "templates" {\n  value = data.agentplatform_sandbox_templates.all.templates\n}\n',
+        'output "templates" {\n  value     = data.agentplatform_sandbox_templates.all.templates\n  sensitive = true\n}\n',
       ].join('\n'),
     );
     expect((await dir.init()).code).toBe(0);
 
     const applied = await dir.apply();
     expect(applied.stderr).toBe('');
+    // the headers a sandbox's proxy adds often carry credentials: sensitive, so terraform prints none of them
+    expect(applied.stdout).not.toContain('GITHUB_TOKEN');
+    const templatesState = JSON.parse(dir.stateText()).resources.find((r: { type: string }) => r.type === 'agentplatform_sandbox_templates');
+    expect(JSON.stringify(templatesState.instances[0].sensitive_attributes)).toContain('"inject_headers"');
     const output = JSON.parse((await dir.tf.run(['output', '-json'])).stdout) as Record<string, { value: unknown }>;
 
     const everyRevision: Revision[] = [];

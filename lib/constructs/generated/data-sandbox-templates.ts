@@ -67,7 +67,7 @@ export class TfSandboxTemplatesDataSourceTemplatesProxyConfigRulesOutputReferenc
     return this.getListAttribute('match_hosts');
   }
 
-  /** Headers added to matching requests. */
+  /** Headers added to matching requests; such headers often carry credentials. */
   get injectHeaders(): { [key: string]: string } {
     return this.getStringMapAttribute('inject_headers');
   }

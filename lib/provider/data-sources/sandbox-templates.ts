@@ -35,7 +35,11 @@ export const sandboxTemplatesSchema = defineSchema({
               {
                 name: computedString('Rule name.'),
                 match_hosts: computedStrings('Hosts the rule applies to.'),
-                inject_headers: attr.map(element.string, { computed: true, description: 'Headers added to matching requests.' }),
+                inject_headers: attr.map(element.string, {
+                  computed: true,
+                  sensitive: true,
+                  description: 'Headers added to matching requests; such headers often carry credentials.',
+                }),
                 match_paths: computedStrings('Paths the rule applies to.'),
                 enabled: attr.bool({ computed: true, description: 'Whether the rule is applied.' }),
               },
