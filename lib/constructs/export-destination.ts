@@ -2,7 +2,7 @@
  * `ExportDestination`: where bulk exports write, on an `ExportBucket` (credentials wired by reference, created after
  * the bucket's grants so the platform's validation write is allowed) or on any S3-compatible bucket.
  */
-import type { ITerraformDependable, TerraformProvider } from 'cdktf';
+import { Aspects, dependable, type ITerraformDependable, type TerraformProvider } from 'cdktf';
 import { Construct, type IConstruct } from 'constructs';
 import { httpUrlProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages } from './errors';
@@ -86,7 +86,7 @@ export interface S3DestinationSettings {
 
 /** Resolved settings of a {@link DestinationTarget}. */
 export interface DestinationTargetConfig extends S3DestinationSettings {
-  /** Resources to create before the destination. */
+  /** Resources to create before the destination; read when the stack is synthesized. */
   readonly dependencies: readonly ITerraformDependable[];
 }
 
@@ -94,7 +94,8 @@ export interface DestinationTargetConfig extends S3DestinationSettings {
 export class DestinationTarget {
   /**
    * An `ExportBucket`, at its export prefix. The credentials default to the bucket's export access key
-   * (`bucket.withAccessKey()`); the destination is created after every grant of the bucket.
+   * (`bucket.withAccessKey()`); the destination is created after every grant of the bucket, also the grants made
+   * after the destination in the code.
    */
   static exportBucket(bucket: IExportBucket, options: { readonly credentials?: DestinationCredentials } = {}): DestinationTarget {
     return new DestinationTarget(() => {
@@ -104,7 +105,9 @@ export class DestinationTarget {
         prefix: bucket.prefix,
         region: bucket.region,
         credentials,
-        dependencies: [...new Set([...credentials.dependencies, ...bucket.grants.flatMap((g) => g.policies)])],
+        get dependencies() {
+          return [...new Set([...credentials.dependencies, ...bucket.grants.flatMap((g) => g.policies)])];
+        },
       };
     });
   }
@@ -190,8 +193,16 @@ export class ExportDestination extends Construct implements IExportDestination {
       includeBucketInPrefix: target.includeBucketInPrefix,
       credentials,
       credentialsVersion: keys ? (props.credentialsVersion ?? 1) : undefined,
-      dependsOn: target.dependencies.length ? [...target.dependencies] : undefined,
       provider: props.provider,
+    });
+    // the dependencies are read when the stack is synthesized: a grant of the bucket may come later in the code
+    const resource = this.resource;
+    Aspects.of(this).add({
+      visit: (node) => {
+        if (node !== resource) return;
+        const dependencies = target.dependencies;
+        resource.dependsOn = dependencies.length ? dependencies.map((d) => dependable(d)) : undefined;
+      },
     });
     this.destinationId = this.resource.id;
   }
