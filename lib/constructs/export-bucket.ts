@@ -12,7 +12,7 @@ import { S3BucketLifecycleConfiguration } from '@cdktf/provider-aws/lib/s3-bucke
 import { S3BucketOwnershipControls } from '@cdktf/provider-aws/lib/s3-bucket-ownership-controls';
 import { S3BucketPublicAccessBlock } from '@cdktf/provider-aws/lib/s3-bucket-public-access-block';
 import { S3BucketServerSideEncryptionConfigurationA } from '@cdktf/provider-aws/lib/s3-bucket-server-side-encryption-configuration';
-import type { ITerraformDependable } from 'cdktf';
+import { Token, type ITerraformDependable } from 'cdktf';
 import { Construct, type IConstruct } from 'constructs';
 import type { Duration } from './duration';
 import { Violations, messages } from './errors';
@@ -158,14 +158,14 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
     const scope = new Construct(this, 'ExportWriter');
     const user = new IamUser(scope, 'User', { name: `agentplatform-export-${scope.node.addr.slice(-10)}` });
     const key = new IamAccessKey(scope, 'AccessKey', { user: user.name });
-    const grant = this.grant(ExportPrincipal.user(user.name), options);
+    const grant = this.grant(ExportPrincipal.user(user.name), options, 'ExportWriterGrant');
     this.accessKey = { key: { userName: user.name, accessKeyId: key.id, secretAccessKey: key.secret, grant }, options: asked };
     return this.accessKey.key;
   }
 
-  private grant(principal: ExportPrincipal, options: ExportPermissionOptions): ExportGrant {
+  private grant(principal: ExportPrincipal, options: ExportPermissionOptions, id?: string): ExportGrant {
     const policyDocument = JSON.stringify(exportPolicyDocument(`${this.bucketArn}/${exportKeyPattern(this.prefix)}`, options));
-    const scope = new Construct(this, `ExportGrant${this.grantList.length + 1}`);
+    const scope = new Construct(this, id ?? this.grantId(principal));
     const policies = principal.identities.map(({ kind, name }, index) =>
       kind === 'user'
         ? new IamUserPolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', user: name, policy: policyDocument })
@@ -174,6 +174,20 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
     const grant = { policyDocument, policies };
     this.grantList.push(grant);
     return grant;
+  }
+
+  /**
+   * The id of a grant, and so the Terraform addresses of its policies: from the names of its identities, so that
+   * adding, removing or reordering other grants leaves it alone (a replaced inline policy is missing for a moment,
+   * and an export that writes then is denied, which is not retried). A name known only at apply (a reference) falls
+   * back to the grant's position.
+   */
+  private grantId(principal: ExportPrincipal): string {
+    const position = `ExportGrant${this.grantList.length + 1}`;
+    if (principal.identities.some(({ name }) => Token.isUnresolved(name))) return position;
+    const id = `ExportGrant-${principal.identities.map(({ kind, name }) => `${kind}-${name}`).join('-').replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    // the same identities granted again (with other options) keep apart by position
+    return this.node.tryFindChild(id) ? `${id}-${this.grantList.length + 1}` : id;
   }
 }
 

@@ -82,6 +82,25 @@ describe('ExportBucket', () => {
     for (const p of policies) expect(p.document.Statement).toEqual([expect.objectContaining({ Action: ALL_ACTIONS, Resource: ['arn:aws:s3:::acme-traces/*'] })]);
   });
 
+  test("a grant's policies keep their addresses when other grants are added, removed or reordered", () => {
+    const addresses = (roles: readonly string[], keyFirst: boolean) => {
+      const stack = exportStack();
+      const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces');
+      if (keyFirst) bucket.withAccessKey();
+      for (const role of roles) bucket.grantExport(ExportPrincipal.role(role));
+      if (!keyFirst) bucket.withAccessKey();
+      const json = synthesized(stack);
+      const byRole = Object.fromEntries(Object.entries(resourcesOf(json, 'aws_iam_role_policy')).map(([address, p]) => [p.role as string, address]));
+      return { byRole, user: Object.keys(resourcesOf(json, 'aws_iam_user_policy')) };
+    };
+    const all = addresses(['reader', 'writer', 'auditor'], false);
+    const fewer = addresses(['auditor', 'writer'], true);
+    expect(fewer.byRole.writer).toBe(all.byRole.writer);
+    expect(fewer.byRole.auditor).toBe(all.byRole.auditor);
+    expect(fewer.user).toEqual(all.user);
+    expect(new Set(Object.values(all.byRole)).size).toBe(3);
+  });
+
   test('withAccessKey makes one IAM user with an access key and the export grant', () => {
     const stack = exportStack();
     const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces');
