@@ -231,6 +231,8 @@ export class HttpTransport {
         headers: this.headers(opts.body !== undefined, { accept: 'text/event-stream', ...opts.headers }),
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
         signal: controller.signal,
+        // a stream may stay silent for as long as the run it follows (a long step, a run queued behind another)
+        bodyTimeout: 0,
       });
       if (response.statusCode < 200 || response.statusCode >= 300) {
         throw this.errorFromResponse(target, response, await response.body.text());
