@@ -218,10 +218,13 @@ export class AgentServerClient {
         undefined,
         o,
       ),
-    /** `GET /threads/{id}/runs/{run_id}/join`: waits for the run; the thread's final values, or an AgentRunError. */
+    /**
+     * `GET /threads/{id}/runs/{run_id}/join`: waits for the run, for as long as it takes unless `timeoutMs` is given;
+     * the thread's final values, or an AgentRunError.
+     */
     join: async (threadId: string, runId: string, o: CallOptions = {}): Promise<ThreadValues> => {
       const path = `/threads/${segment(threadId)}/runs/${segment(runId)}/join`;
-      const result = await this.transport.request({ method: 'GET', path, schema: JoinResult, ...o });
+      const result = await this.transport.request({ method: 'GET', path, schema: JoinResult, ...o, timeoutMs: o.timeoutMs ?? Infinity });
       if (result.__error__)
         throw new AgentRunError(result.__error__, { method: 'GET', url: `${this.transport.baseUrl}${path}` });
       return ThreadValues.parse(result);
@@ -233,7 +236,8 @@ export class AgentServerClient {
         path: `/threads/${segment(threadId)}/runs/${segment(runId)}/cancel`,
         query: { action: o.action, wait: o.wait },
         signal: o.signal,
-        timeoutMs: o.timeoutMs,
+        // with `wait`, the answer comes when the run has ended
+        timeoutMs: o.timeoutMs ?? (o.wait ? Infinity : undefined),
       }),
   };
 

@@ -12,12 +12,13 @@
 export class Deadline {
   /** Whether the timeout (not the caller) cancelled the attempt. */
   timedOut = false;
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: NodeJS.Timeout | undefined;
   private onCallerAbort?: () => void;
 
   /**
    * @param caller the caller's signal, if any
-   * @param timeoutMs time until the attempt is cancelled with a timeout
+   * @param timeoutMs time until the attempt is cancelled with a timeout; `Infinity`: no time limit, only the caller's
+   * signal (a request that waits for as long as something on the server takes)
    * @param cancel called once, with the reason, when the timeout elapses or the caller aborts
    */
   constructor(
@@ -25,11 +26,13 @@ export class Deadline {
     readonly timeoutMs: number,
     cancel: (reason: unknown) => void,
   ) {
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.dispose();
-      cancel(new Error(`timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
+    this.timer = Number.isFinite(timeoutMs)
+      ? setTimeout(() => {
+          this.timedOut = true;
+          this.dispose();
+          cancel(new Error(`timed out after ${timeoutMs} ms`));
+        }, timeoutMs)
+      : undefined;
     if (!caller) return;
     this.onCallerAbort = () => {
       this.dispose();

@@ -94,7 +94,10 @@ export interface RequestOptions<T> {
   readonly schema?: ZodType<T>;
   /** Cancels the request, and any wait between retries, with an {@link AbortError}. @default none */
   readonly signal?: AbortSignal;
-  /** Time allowed for each attempt, in milliseconds. @default the transport's timeoutMs */
+  /**
+   * Time allowed for each attempt, in milliseconds; `Infinity`: as long as the server takes to answer (a request that
+   * waits for something, such as a run to end), ended only by `signal`. @default the transport's timeoutMs
+   */
   readonly timeoutMs?: number;
   /** `true`: the request is idempotent, retry every transient failure; `false`: never retry. @default by method (see retry.ts) */
   readonly retry?: boolean;
@@ -261,7 +264,8 @@ export class HttpTransport {
   private async attempt<T>(opts: RequestOptions<T>, target: Target): Promise<T> {
     this.throwIfAborted(opts.signal, target);
     const handler = new BufferingResponseHandler();
-    const deadline = new Deadline(opts.signal, opts.timeoutMs ?? this.timeoutMs, (reason) => handler.abort(reason));
+    const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
+    const deadline = new Deadline(opts.signal, timeoutMs, (reason) => handler.abort(reason));
     try {
       this.dispatcher.dispatch(
         {
@@ -270,6 +274,8 @@ export class HttpTransport {
           method: target.method,
           headers: opts.body === undefined ? this.jsonHeaders : this.jsonBodyHeaders,
           body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+          // without a time limit, neither the connection pool's wait for the headers nor its pause in the body bounds it
+          ...(Number.isFinite(timeoutMs) ? {} : { headersTimeout: 0, bodyTimeout: 0 }),
         },
         handler,
       );

@@ -2,8 +2,9 @@
  * Joining runs (by stream, without replay; by waiting for the end), stateless runs that leave nothing behind,
  * disconnects (a stateless run stops when its stream goes away; a thread run goes on), errors and timeouts.
  */
-import { AbortError } from '../../lib/api/errors';
-import { AgentRunError, type AgentServerClient, type StreamChunk } from '../../lib/api/agent-server';
+import { Agent } from 'undici';
+import { AbortError, TimeoutError } from '../../lib/api/errors';
+import { AgentRunError, AgentServerClient, type StreamChunk } from '../../lib/api/agent-server';
 import type { RunCreate } from '../../lib/api/schemas/agent-server';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 import { waitFor } from './support/wait';
@@ -93,6 +94,45 @@ describe('joining a run', () => {
     expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
     expect(values).toEqual((await client.threads.getState(thread.thread_id)).values);
     expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai']);
+  });
+});
+
+describe('waiting for a run longer than a request may take', () => {
+  it('join answers when the run ends, however long past the per-request time limit', async () => {
+    const deployment = await platform.deploy('join-long');
+    // each request may take 150 ms; the runs take about a second
+    const impatient = new AgentServerClient({ baseUrl: deployment.url as string, auth: { kind: 'api-key', apiKey: platform.apiKey }, timeoutMs: 150, retry: { maxRetries: 0 } });
+    try {
+      const thread = await impatient.threads.create();
+      const long = () => impatient.runs.create(thread.thread_id, chatRun('take your time', { reply_tokens: 10, token_delay_ms: 100 }));
+      const run = await long();
+      const values = await impatient.runs.join(thread.thread_id, run.run_id);
+      expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai']);
+      expect((await impatient.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+      // a join given its own limit still keeps to it
+      const second = await long();
+      await expect(impatient.runs.join(thread.thread_id, second.run_id, { timeoutMs: 100 })).rejects.toBeInstanceOf(TimeoutError);
+      await impatient.runs.cancel(thread.thread_id, second.run_id, { wait: true });
+      expect((await impatient.runs.get(thread.thread_id, second.run_id)).status).toBe('interrupted');
+    } finally {
+      await impatient.close();
+    }
+  });
+
+  it("join waits past the connection pool's own limits on the wait for an answer", async () => {
+    const deployment = await platform.deploy('join-pool');
+    // undici checks these about every 500 ms; the run takes about two seconds
+    const pool = new Agent({ headersTimeout: 500, bodyTimeout: 500 });
+    const pooled = new AgentServerClient({ baseUrl: deployment.url as string, auth: { kind: 'api-key', apiKey: platform.apiKey }, dispatcher: pool, retry: { maxRetries: 0 } });
+    try {
+      const thread = await pooled.threads.create();
+      const run = await pooled.runs.create(thread.thread_id, chatRun('take your time', { reply_tokens: 10, token_delay_ms: 200 }));
+      const values = await pooled.runs.join(thread.thread_id, run.run_id);
+      expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai']);
+    } finally {
+      await pooled.close();
+      await pool.close();
+    }
   });
 });
 
