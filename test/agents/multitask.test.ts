@@ -106,6 +106,27 @@ describe('multitask_strategy', () => {
   });
 });
 
+describe('a queued run whose assistant is gone', () => {
+  it('fails as a failed run does: an error event on its stream, its status and its thread error', async () => {
+    const thread = await client.threads.create();
+    const doomed = await client.assistants.create({ graph_id: 'chat', name: 'deleted while queued' });
+    const first = await client.runs.create(thread.thread_id, slowRun('first'));
+    await untilRunning(thread.thread_id, first.run_id);
+    const chunks: { mode: string; data: unknown }[] = [];
+    const streaming = (async () => {
+      for await (const chunk of client.runs.stream(thread.thread_id, { ...slowRun('second'), assistant_id: doomed.assistant_id })) {
+        chunks.push({ mode: chunk.mode, data: chunk.data });
+      }
+    })();
+    const queued = await waitFor(async () => (await client.runs.list(thread.thread_id)).find((run) => run.run_id !== first.run_id));
+    await client.assistants.delete(doomed.assistant_id);
+    await expect(streaming).rejects.toMatchObject({ name: 'AgentRunError', message: expect.stringContaining('no longer exists') });
+    expect(chunks.map((chunk) => chunk.mode)).toEqual(['metadata']);
+    expect((await client.runs.get(thread.thread_id, queued.run_id)).status).toBe('error');
+    expect((await client.threads.get(thread.thread_id)).status).toBe('error');
+  });
+});
+
 describe('cancel', () => {
   it('interrupts a running run, and rollback deletes it', async () => {
     const thread = await client.threads.create();

@@ -214,10 +214,11 @@ export class RunManager {
       assistant = undefined;
     }
     if (!deployment || !assistant) {
-      this.deps.runs.setStatus(stored.run.run_id, 'error', {
-        error: 'NotFound',
-        message: "the run's deployment or assistant no longer exists",
-      });
+      // the run fails as any failed run does: its status, its thread's, and an error event on its streams
+      const error: StreamErrorChunk = { error: 'NotFound', message: "the run's deployment or assistant no longer exists" };
+      this.deps.runs.setStatus(stored.run.run_id, 'error', error);
+      if (stored.run.thread_id) this.deps.threads.setStatus(stored.run.thread_id, 'error');
+      this.streams.get(stored.run.run_id)?.end(error);
       this.finish(stored.run.run_id);
       return;
     }
