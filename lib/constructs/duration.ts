@@ -1,4 +1,4 @@
-import { Token } from 'cdktf';
+import { Op, Token } from 'cdktf';
 
 type TimeUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 
@@ -6,7 +6,7 @@ const SECONDS_PER: Record<TimeUnit, number> = { seconds: 1, minutes: 60, hours: 
 
 /**
  * A length of time, as aws-cdk's `Duration`: `Duration.hours(24)`, `Duration.minutes(30)`. The amount may be a
- * number token (a `TerraformVariable`); such a duration converts only to its own unit.
+ * number token (a `TerraformVariable`); such a duration converts to other units by a Terraform expression.
  */
 export class Duration {
   /** A duration of `amount` seconds. */
@@ -59,7 +59,8 @@ export class Duration {
    * it evenly).
    */
   toTerraformString(): string {
-    if (this.isUnresolved()) return `${Token.asString(this.amount)}${this.unit[0]}`;
+    // a token in days is written in hours: Terraform's durations have no day unit
+    if (this.isUnresolved()) return this.unit === 'days' ? `${Token.asString(this.toHours())}h` : `${Token.asString(this.amount)}${this.unit[0]}`;
     const seconds = this.toSeconds();
     if (seconds % 3600 === 0) return `${seconds / 3600}h`;
     if (seconds % 60 === 0) return `${seconds / 60}m`;
@@ -73,9 +74,8 @@ export class Duration {
 
   private convert(to: TimeUnit): number {
     if (to === this.unit) return this.amount;
-    if (this.isUnresolved()) {
-      throw new Error(`A duration of ${this.unit} given by a token cannot be converted to ${to}; give it in ${to}.`);
-    }
-    return (this.amount * SECONDS_PER[this.unit]) / SECONDS_PER[to];
+    const [from, into] = [SECONDS_PER[this.unit], SECONDS_PER[to]];
+    if (this.isUnresolved()) return from > into ? Op.mul(this.amount, from / into) : Op.div(this.amount, into / from);
+    return (this.amount * from) / into;
   }
 }

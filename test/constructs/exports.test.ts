@@ -95,6 +95,18 @@ describe('ScheduledExport', () => {
     scheduled({ every: Duration.hours(hours), start, tracingProjectId: project }, stack);
     expect(Testing.synth(stack)).toHaveResourceWithProperties(TfBulkExport, { interval_hours: '${var.hours}', start_time: '${var.start}', session_id: '${var.project}' });
   });
+
+  test('a token in another unit is converted by a Terraform expression', () => {
+    const stack = providerStack();
+    const days = new TerraformVariable(stack, 'days', { type: 'number' }).numberValue;
+    scheduled({ every: Duration.days(days) }, stack);
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfBulkExport, { interval_hours: '${(var.days * 24)}' });
+    // a time limit in days given by a token is written in hours, a unit Terraform's durations have
+    const limited = providerStack();
+    const limit = new TerraformVariable(limited, 'limit_days', { type: 'number' }).numberValue;
+    oneOff({ waitForCompletion: true, timeout: Duration.days(limit) }, limited);
+    expect(Testing.synth(limited)).toHaveResourceWithProperties(TfBulkExport, { timeouts: { create: '${(var.limit_days * 24)}h' } });
+  });
 });
 
 describe('BulkExport', () => {
