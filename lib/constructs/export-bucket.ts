@@ -16,7 +16,7 @@ import { Token, type ITerraformDependable } from 'cdktf';
 import { Construct, type IConstruct } from 'constructs';
 import type { Duration } from './duration';
 import { Violations, messages } from './errors';
-import { exportKeyPattern, exportPolicyDocument, type ExportPermissionOptions } from './export-permissions';
+import { exportActions, exportKeyPattern, exportPolicyDocument, type ExportPermissionOptions } from './export-permissions';
 
 /** Who the platform writes as: an IAM user (with an access key) or the roles of a self-hosted installation. */
 export class ExportPrincipal {
@@ -81,8 +81,13 @@ export interface IExportBucket extends IConstruct {
   readonly grants: readonly ExportGrant[];
   /** Attaches an IAM policy with exactly the export permissions on the export prefix to `principal`. */
   grantExport(principal: ExportPrincipal, options?: ExportPermissionOptions): ExportGrant;
-  /** An IAM user and access key with the export grant, made on first call. */
+  /**
+   * An IAM user and access key with the export grant, made on first call; later calls return it (their options, if
+   * any, must grant the same actions).
+   */
   withAccessKey(options?: ExportPermissionOptions): ExportAccessKey;
+  /** The export access key, once `withAccessKey` has made it. */
+  readonly exportAccessKey?: ExportAccessKey;
 }
 
 /** Expiry of exported files. */
@@ -139,10 +144,14 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   abstract readonly prefix: string;
   abstract readonly region?: string;
   private readonly grantList: ExportGrant[] = [];
-  private accessKey?: { readonly key: ExportAccessKey; readonly options: string };
+  private accessKey?: { readonly key: ExportAccessKey; readonly actions: string };
 
   get grants(): readonly ExportGrant[] {
     return this.grantList;
+  }
+
+  get exportAccessKey(): ExportAccessKey | undefined {
+    return this.accessKey?.key;
   }
 
   grantExport(principal: ExportPrincipal, options: ExportPermissionOptions = {}): ExportGrant {
@@ -150,16 +159,17 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   }
 
   withAccessKey(options: ExportPermissionOptions = {}): ExportAccessKey {
-    const asked = JSON.stringify(options);
+    // options are compared by the actions they grant: `{ deleteObject: true }` and `{}` ask for the same key
+    const asked = exportActions(options).join(',');
     if (this.accessKey) {
-      if (this.accessKey.options !== asked) throw new Error(messages.accessKeyOptionsDiffer(this.node.path));
+      if (this.accessKey.actions !== asked) throw new Error(messages.accessKeyOptionsDiffer(this.node.path));
       return this.accessKey.key;
     }
     const scope = new Construct(this, 'ExportWriter');
     const user = new IamUser(scope, 'User', { name: `agentplatform-export-${scope.node.addr.slice(-10)}` });
     const key = new IamAccessKey(scope, 'AccessKey', { user: user.name });
     const grant = this.grant(ExportPrincipal.user(user.name), options, 'ExportWriterGrant');
-    this.accessKey = { key: { userName: user.name, accessKeyId: key.id, secretAccessKey: key.secret, grant }, options: asked };
+    this.accessKey = { key: { userName: user.name, accessKeyId: key.id, secretAccessKey: key.secret, grant }, actions: asked };
     return this.accessKey.key;
   }
 

@@ -93,13 +93,13 @@ export interface DestinationTargetConfig extends S3DestinationSettings {
 /** Where a destination points: `DestinationTarget.exportBucket(bucket)` or `DestinationTarget.s3({...})`. */
 export class DestinationTarget {
   /**
-   * An `ExportBucket`, at its export prefix. The credentials default to the bucket's export access key
-   * (`bucket.withAccessKey()`); the destination is created after every grant of the bucket, also the grants made
-   * after the destination in the code.
+   * An `ExportBucket`, at its export prefix. The credentials default to the bucket's export access key (the one
+   * `bucket.withAccessKey(...)` made, or one with every export permission); the destination is created after every
+   * grant of the bucket, also the grants made after the destination in the code.
    */
   static exportBucket(bucket: IExportBucket, options: { readonly credentials?: DestinationCredentials } = {}): DestinationTarget {
     return new DestinationTarget(() => {
-      const credentials = options.credentials ?? DestinationCredentials.fromExportAccessKey(bucket.withAccessKey());
+      const credentials = options.credentials ?? DestinationCredentials.fromExportAccessKey(bucket.exportAccessKey ?? bucket.withAccessKey());
       return {
         bucketName: bucket.bucketName,
         prefix: bucket.prefix,

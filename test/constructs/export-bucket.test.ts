@@ -7,6 +7,7 @@ import { S3BucketServerSideEncryptionConfigurationA } from '@cdktf/provider-aws/
 import { Testing } from 'cdktf';
 import { Duration } from '../../lib/constructs/duration';
 import { ExportBucket, ExportPrincipal } from '../../lib/constructs/export-bucket';
+import { DestinationTarget, ExportDestination } from '../../lib/constructs/export-destination';
 import { EXPORT_PERMISSIONS, exportActions } from '../../lib/constructs/export-permissions';
 import { exportStack, messageOf, onlyResource, resourcesOf, synthesized, violationsOf } from './support/synth';
 
@@ -114,6 +115,18 @@ describe('ExportBucket', () => {
     expect(policy).toMatchObject({ user: `\${aws_iam_user.${userAddress}.name}` });
     expect(policy!.document.Statement[0]).toMatchObject({ Action: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'], Resource: ['arn:aws:s3:::acme-traces/agent-traces/*'] });
     expect(() => bucket.withAccessKey()).toThrow('was already called with other permission options');
+  });
+
+  test('withAccessKey options that grant the same actions ask for the same key; a destination uses the key made', () => {
+    const stack = exportStack();
+    const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces', { region: 'eu-west-1' });
+    const key = bucket.withAccessKey({ getObject: false });
+    expect(bucket.exportAccessKey).toBe(key);
+    expect(bucket.withAccessKey({ getObject: false, deleteObject: true })).toBe(key);
+    new ExportDestination(stack, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(bucket) });
+    const json = synthesized(stack);
+    expect(Object.keys(resourcesOf(json, 'aws_iam_access_key'))).toHaveLength(1);
+    expect(policiesOf(json, 'aws_iam_user_policy').map((p) => p.document.Statement[0].Action)).toEqual([['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload']]);
   });
 
   describe('validation', () => {
