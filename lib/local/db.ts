@@ -37,10 +37,16 @@ export const DATABASE_FILE = 'platform.db';
  */
 export const DATABASE_PAGE_SIZE = 16384;
 
-/** Opens (creating when needed) the database of a data dir with WAL, foreign keys and a busy timeout. */
+/**
+ * Opens (creating when needed) the database of a data dir with WAL, foreign keys and a busy timeout. A new data dir
+ * is readable by its owner only (0700), and so is a new database (0600; SQLite gives its WAL files the same mode):
+ * it holds trace inputs and outputs, and the hashes of API keys.
+ */
 export function openDatabase(dataDir: string): PlatformDatabase {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, DATABASE_FILE);
+  if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
+  const db = new Database(file);
   // only a database without any page yet takes it; before WAL, which fixes the page size
   db.pragma(`page_size = ${DATABASE_PAGE_SIZE}`);
   db.pragma('journal_mode = WAL');
@@ -61,7 +67,10 @@ export function prepared(db: PlatformDatabase, source: string): Database.Stateme
   return statement;
 }
 
-/** Applies, in order, every migration not yet recorded in `schema_migrations`. */
+/**
+ * Applies, in order, every migration not yet recorded in `schema_migrations`. A database that has a migration of
+ * these modules that this version does not know was written by a newer version: it is refused, untouched.
+ */
 export function migrate(db: PlatformDatabase, sets: readonly MigrationSet[]): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id TEXT PRIMARY KEY,
@@ -70,6 +79,15 @@ export function migrate(db: PlatformDatabase, sets: readonly MigrationSet[]): vo
   const applied = new Set(
     (db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map((row) => row.id),
   );
+  const known = new Set(sets.flatMap((set) => set.migrations.map((migration) => `${set.module}/${migration.id}`)));
+  const modules = new Set(sets.map((set) => set.module));
+  const unknown = [...applied].filter((id) => modules.has(id.split('/')[0]!) && !known.has(id));
+  if (unknown.length > 0) {
+    throw new Error(
+      `${db.name} was written by a newer version of the local platform (it has migration ${unknown.join(', ')}, which ` +
+        'this version does not know): run that version, or use another data dir',
+    );
+  }
   const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
   for (const set of sets) {
     for (const migration of set.migrations) {

@@ -115,8 +115,11 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
   const db = openDatabase(dataDir);
   const modules = platformModules(options);
   let mounted: MountedModule[] = [];
+  let server: Awaited<ReturnType<typeof listen>> | undefined;
   try {
     migrate(db, [AUTH_MIGRATIONS, ...modules.map((m) => m.migrations)]);
+    const secrets = SecretBox.forDataDir(dataDir);
+    secrets.verifyFor(db, dataDir);
     const auth = new AuthStore(db, clock);
     const { organizationId, tenantId } = auth.defaultOrganization();
     const keys = options.apiKeys?.length ? [...options.apiKeys] : [devApiKeyOf(dataDir)];
@@ -131,7 +134,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
       app,
       fastRoutes,
       auth,
-      secrets: SecretBox.forDataDir(dataDir),
+      secrets,
       dataDir,
       timings,
       log,
@@ -141,16 +144,16 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
       },
     };
     mounted = modules.map((module) => module.mount(ctx));
-    const server = await listen(app, host, options.port ?? 0, fastRoutes);
+    const listening = (server = await listen(app, host, options.port ?? 0, fastRoutes));
     const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-    baseUrl = `http://${urlHost}:${server.port}`;
+    baseUrl = `http://${urlHost}:${listening.port}`;
     for (const module of mounted) module.start?.();
 
     const templates = new SandboxTemplateStore(db, clock);
     let closing: Promise<void> | undefined;
     return {
       url: baseUrl,
-      port: server.port,
+      port: listening.port,
       devApiKey: keys[0],
       defaultOrganizationId: organizationId,
       defaultTenantId: tenantId,
@@ -166,12 +169,14 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
       close: () =>
         (closing ??= (async () => {
           for (const module of mounted) await module.stop?.();
-          await server.close();
+          await listening.close();
           db.close();
         })()),
     };
   } catch (err) {
+    // a failure after listen (a module's start) must not leave the port held and the process running
     for (const module of mounted) await module.stop?.();
+    await server?.close();
     db.close();
     throw err;
   }

@@ -1,0 +1,79 @@
+/**
+ * What the local platform keeps in its data dir, and what it refuses to start with: the data dir and its database
+ * are its owner's alone; a secret key other than the one the data dir's secrets were sealed with, a damaged key file
+ * and a database of a newer version are refused at start, with what to do, before anything is served or changed.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DATABASE_FILE } from '../../lib/local/db';
+import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
+import { SECRET_KEY_ENV } from '../../lib/local/secret-box';
+
+const roots: string[] = [];
+const newDataDir = (): string => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-data-dir-'));
+  roots.push(root);
+  return path.join(root, 'data');
+};
+const mode = (file: string): number => fs.statSync(file).mode & 0o777;
+const start = (dataDir: string): Promise<LocalPlatform> => startLocalPlatform({ dataDir, apiKeys: ['key-of-the-data-dir-test'] });
+
+afterAll(() => {
+  for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('a new data dir and its database are readable by their owner only', async () => {
+  const dataDir = newDataDir();
+  const platform = await start(dataDir);
+  try {
+    expect(mode(dataDir)).toBe(0o700);
+    for (const file of [DATABASE_FILE, `${DATABASE_FILE}-wal`, 'secret.key']) expect([file, mode(path.join(dataDir, file))]).toEqual([file, 0o600]);
+  } finally {
+    await platform.close();
+  }
+});
+
+test('a data dir whose secrets were sealed with another key is refused, saying how to give the right one', async () => {
+  const dataDir = newDataDir();
+  await (await start(dataDir)).close();
+  const keyFile = path.join(dataDir, 'secret.key');
+  const original = fs.readFileSync(keyFile, 'utf8');
+  fs.writeFileSync(keyFile, randomBytes(32).toString('base64'));
+  await expect(start(dataDir)).rejects.toThrow(`the secrets in ${dataDir} were sealed with another key than the one in ${keyFile}`);
+  // the right key, from the environment: accepted
+  fs.rmSync(keyFile);
+  process.env[SECRET_KEY_ENV] = original;
+  try {
+    await (await start(dataDir)).close();
+  } finally {
+    delete process.env[SECRET_KEY_ENV];
+  }
+});
+
+test('a key file that does not hold a whole key is refused', async () => {
+  const dataDir = newDataDir();
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(path.join(dataDir, 'secret.key'), '');
+  await expect(start(dataDir)).rejects.toThrow(`${path.join(dataDir, 'secret.key')} does not hold a 32-byte key (base64)`);
+});
+
+test('a database of a newer version is refused, untouched', async () => {
+  const dataDir = newDataDir();
+  const platform = await start(dataDir);
+  await platform.close();
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  db.prepare("INSERT INTO schema_migrations (id, applied_at) VALUES ('auth/999-from-a-newer-version', '2030-01-01T00:00:00Z')").run();
+  const count = () => (db.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number }).n;
+  const before = count();
+  db.close();
+  await expect(start(dataDir)).rejects.toThrow(/was written by a newer version of the local platform \(it has migration auth\/999-from-a-newer-version/);
+  const after = new Database(path.join(dataDir, DATABASE_FILE), { readonly: true });
+  try {
+    expect((after.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(before);
+  } finally {
+    after.close();
+  }
+});
