@@ -157,6 +157,25 @@ describe('failure table', () => {
   });
 });
 
+describe('destinations that cannot be used', () => {
+  test('A destination whose stored credentials cannot be opened fails its export, and the engine goes on with the others', async () => {
+    scenario = await startScenario({ days: 1 });
+    const { platform } = scenario;
+    const unreadable = await platform.client.createDestination({
+      display_name: 'sealed with another key',
+      config: { bucket_name: 'exports', prefix: 'x', endpoint_url: scenario.proxy.endpoint },
+      credentials: { access_key_id: 'S3RVER', secret_access_key: 'S3RVER' },
+    });
+    platform.db.prepare('UPDATE bulk_export_destinations SET credentials_ciphertext = ? WHERE id = ?').run('v1:AAAA:AAAA:AAAA', unreadable.id);
+    const failing = await scenario.createExport(1, { bulk_export_destination_id: unreadable.id });
+    expect((await scenario.exportStatus(failing.id, isFinal)).status).toBe('Failed');
+    const [run] = await platform.client.listExportRuns(failing.id);
+    expect(run.errors.retry_0).toMatch(/^Destination unreadable: its stored credentials cannot be opened with this data dir's secret key; create the destination again \(/);
+    const working = await scenario.createExport(1);
+    expect((await scenario.exportStatus(working.id, isFinal)).status).toBe('Completed');
+  });
+});
+
 describe('limits', () => {
   test('at most 45 runs of one export are in progress; the others wait in a queue', async () => {
     scenario = await startScenario({ days: 50, runsPerDay: 8 });

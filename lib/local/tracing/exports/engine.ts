@@ -16,7 +16,7 @@ import type { DestinationStore } from '../destinations/store';
 import type { RunStore } from '../store/runs';
 import { formatInstant, toMicros } from '../store/time';
 import { EncodeScheduler, type EncodeThreadSettings } from './encode-pool';
-import { DESTINATION_DELETED_MESSAGE, INTERRUPTION_MESSAGE, decideFailure, type AbortCause } from './failures';
+import { DESTINATION_DELETED_MESSAGE, DESTINATION_UNREADABLE_MESSAGE, INTERRUPTION_MESSAGE, decideFailure, type AbortCause } from './failures';
 import { childRange, runRangesOf } from './plan';
 import { executeRunAttempt, type ExportWriterLimits } from './run-executor';
 import type { ExportRow, ExportStore, RunRow } from './store';
@@ -216,12 +216,19 @@ export class ExportEngine {
     }
   }
 
-  /** Starts an attempt of the run; false when the export ended instead (its destination is gone). */
+  /** Starts an attempt of the run; false when the export ended instead (its destination is gone or unreadable). */
   private launch(exportRow: ExportRow, run: RunRow, now: number): boolean {
-    const destination = this.destinations.resolve(exportRow.bulk_export_destination_id);
+    let destination: ReturnType<DestinationStore['resolve']>;
+    let unusable = DESTINATION_DELETED_MESSAGE;
+    try {
+      destination = this.destinations.resolve(exportRow.bulk_export_destination_id);
+    } catch (err) {
+      // credentials that cannot be opened fail this export, not the engine (and with it every other export)
+      unusable = `${DESTINATION_UNREADABLE_MESSAGE} (${(err as Error).message})`;
+    }
     if (!destination) {
       this.store.startAttempt(run.id, now);
-      this.recordFailure(this.store.runRow(run.id)!, DESTINATION_DELETED_MESSAGE, false, 'Failed', now);
+      this.recordFailure(this.store.runRow(run.id)!, unusable, false, 'Failed', now);
       return false;
     }
     this.store.startAttempt(run.id, now);

@@ -35,6 +35,10 @@ export const INTERRUPTION_MESSAGE =
 /** The error recorded when the run's destination no longer exists. */
 export const DESTINATION_DELETED_MESSAGE = 'Destination deleted: the bulk export destination no longer exists';
 
+/** The error recorded when the destination's stored credentials cannot be opened with the data dir's key. */
+export const DESTINATION_UNREADABLE_MESSAGE =
+  'Destination unreadable: its stored credentials cannot be opened with this data dir\'s secret key; create the destination again';
+
 function duration(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
