@@ -12,6 +12,7 @@ import type { ZodType } from 'zod';
 import {
   AbortError,
   ApiError,
+  NotFoundError,
   NetworkError,
   ResponseParseError,
   TimeoutError,
@@ -199,13 +200,18 @@ export class HttpTransport {
     return this.redactor.redact(text);
   }
 
-  /** Sends a JSON request, retrying transient failures, and returns the parsed body (void without a schema). */
+  /**
+   * Sends a JSON request, retrying transient failures, and returns the parsed body (void without a schema). A DELETE
+   * retried after an attempt that may have reached the server (a timeout, a lost connection, a 5xx) and now answered
+   * 404 did what was asked: the first attempt deleted it.
+   */
   async request<T>(opts: RequestOptions<T>): Promise<T> {
     const target = this.target(opts.method, opts.path, opts.query);
     for (let retry = 0; ; retry++) {
       try {
         return await this.attempt(opts, target);
       } catch (err) {
+        if (retry > 0 && opts.method === 'DELETE' && opts.schema === undefined && err instanceof NotFoundError) return undefined as T;
         if (retry >= this.policy.maxRetries || !isRetryable(err, opts.method, opts.retry)) throw err;
         const delay = retryDelayMs(err, retry, this.policy, this.random);
         try {

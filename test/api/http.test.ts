@@ -134,6 +134,15 @@ describe('retries', () => {
     expect(delays).toEqual([]);
   });
 
+  it('a DELETE whose retry finds nothing to delete succeeded: the attempt that failed on the way back had deleted it', async () => {
+    const calls = replies('/v2/items/1', [503, { detail: 'busy' }], [404, { detail: 'Not found' }]);
+    await expect(transport().request({ method: 'DELETE', path: '/v2/items/1' })).resolves.toBeUndefined();
+    expect(calls.count).toBe(2);
+    // a 404 at the first attempt is one
+    replies('/v2/items/2', [404, { detail: 'Not found' }]);
+    expect(await failure(transport().request({ method: 'DELETE', path: '/v2/items/2' }))).toBeInstanceOf(NotFoundError);
+  });
+
   it('gives up after maxRetries and throws the last error', async () => {
     const calls = replies('/v2/items/1', [500, { detail: 'boom' }]);
     const err = await failure(transport({ retry: { maxRetries: 2 } }).request({ method: 'GET', path: '/v2/items/1' }));
