@@ -129,14 +129,20 @@ export class ControlPlaneClient {
   /**
    * Every revision of a deployment from `q.offset` on, page after page (100 per page unless `q.limit` says
    * otherwise). Each page starts where the server's `offset` of the previous one says; iteration stops at a short
-   * or empty page.
+   * or empty page. Revisions are listed newest first, so a revision created during the iteration moves the older
+   * ones to later pages: each revision is yielded once, however often a page shows it again.
    */
   async *iterateRevisions(deploymentId: string, q: RevisionsQuery = {}, o: CallOptions = {}): AsyncIterable<Revision> {
     const limit = q.limit ?? ITERATION_PAGE_SIZE;
     let offset = q.offset ?? 0;
+    const seen = new Set<string>();
     for (;;) {
       const page = await this.listRevisions(deploymentId, { ...q, limit, offset }, o);
-      yield* page.resources;
+      for (const revision of page.resources) {
+        if (seen.has(revision.id)) continue;
+        seen.add(revision.id);
+        yield revision;
+      }
       if (page.resources.length < limit) return;
       // A server that does not advance its offset would otherwise make this loop forever.
       offset = page.offset > offset ? page.offset : offset + page.resources.length;

@@ -100,6 +100,18 @@ describe('revisions across pages', () => {
     expect(seen).toEqual(['d', 'c', 'b', 'a', 'main']);
   });
 
+  test('a revision created during the iteration does not make it yield an older one twice', async () => {
+    const d = await client.createDeployment(github());
+    for (const ref of ['a', 'b', 'c']) await client.updateDeployment(d.id, { source_revision_config: { repo_ref: ref } });
+    const seen: string[] = [];
+    for await (const revision of client.iterateRevisions(d.id, { limit: 2 })) {
+      seen.push(revision.source_revision_config.repo_ref!);
+      // after the first page, a new revision pushes every older one a place further
+      if (seen.length === 2) await client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'e' } });
+    }
+    expect(seen).toEqual(['c', 'b', 'a', 'main']);
+  });
+
   test('status and remote_reconciled filters reach the server', async () => {
     const d = await client.createDeployment(github());
     t.clock.advance(FULL_PIPELINE_MS);
