@@ -57,6 +57,12 @@ export const AUTH_MIGRATIONS: MigrationSet = {
           value TEXT NOT NULL
         );`,
     },
+    {
+      // keys from the platform's configuration (--api-key, AGENTPLATFORM_LOCAL_API_KEYS, the dev key) are revoked when
+      // they leave it; the keys a data dir had before are taken as configured
+      id: '002-configured-api-keys',
+      up: `ALTER TABLE api_keys ADD COLUMN configured INTEGER NOT NULL DEFAULT 1;`,
+    },
   ],
 };
 
@@ -113,12 +119,30 @@ export class AuthStore {
       throw new Error('this API key already belongs to another organization');
     }
     if (!owner) {
-      prepared(this.db, 'INSERT INTO api_keys (key_hash, organization_id, created_at) VALUES (?, ?, ?)').run(
+      prepared(this.db, 'INSERT INTO api_keys (key_hash, organization_id, created_at, configured) VALUES (?, ?, ?, 0)').run(
         hash,
         organizationId,
         this.timestamp(),
       );
     }
+  }
+
+  /**
+   * Makes `apiKeys` the configured keys of the organization: each is added (or kept), and every key configured before
+   * but not now is revoked, so a key taken out of the configuration (a leaked one) stops working at the next start.
+   * Keys added otherwise (`addApiKey`) are left alone.
+   */
+  setConfiguredKeys(organizationId: string, apiKeys: readonly string[]): void {
+    this.db.transaction(() => {
+      for (const apiKey of apiKeys) {
+        this.addApiKey(organizationId, apiKey);
+        prepared(this.db, 'UPDATE api_keys SET configured = 1 WHERE key_hash = ?').run(hashKey(apiKey));
+      }
+      const kept = new Set(apiKeys.map(hashKey));
+      const configured = prepared(this.db, 'SELECT key_hash FROM api_keys WHERE configured = 1').pluck().all() as string[];
+      for (const hash of configured.filter((h) => !kept.has(h))) prepared(this.db, 'DELETE FROM api_keys WHERE key_hash = ?').run(hash);
+    })();
+    this.keyOwners.clear();
   }
 
   /** The organization and default workspace created on the first start of a data dir. */

@@ -123,7 +123,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     const auth = new AuthStore(db, clock);
     const { organizationId, tenantId } = auth.defaultOrganization();
     const keys = options.apiKeys?.length ? [...options.apiKeys] : [devApiKeyOf(dataDir)];
-    for (const key of keys) auth.addApiKey(organizationId, key);
+    auth.setConfiguredKeys(organizationId, keys);
 
     let baseUrl: string | undefined;
     const app = createPlatformApp({ log: options.log });

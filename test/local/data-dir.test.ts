@@ -1,7 +1,8 @@
 /**
  * What the local platform keeps in its data dir, and what it refuses to start with: the data dir and its database
- * are its owner's alone; a secret key other than the one the data dir's secrets were sealed with, a damaged key file
- * and a database of a newer version are refused at start, with what to do, before anything is served or changed.
+ * are its owner's alone; the API keys are the configured ones (a key taken out is revoked); a secret key other than
+ * the one the data dir's secrets were sealed with, a damaged key file and a database of a newer version are refused
+ * at start, with what to do, before anything is served or changed.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -57,6 +58,22 @@ test('a key file that does not hold a whole key is refused', async () => {
   fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(path.join(dataDir, 'secret.key'), '');
   await expect(start(dataDir)).rejects.toThrow(`${path.join(dataDir, 'secret.key')} does not hold a 32-byte key (base64)`);
+});
+
+test('a key taken out of the configuration stops working at the next start; keys added otherwise stay', async () => {
+  const dataDir = newDataDir();
+  const status = async (platform: LocalPlatform, apiKey: string) =>
+    (await fetch(`${platform.url}/v2/deployments`, { headers: { 'X-Api-Key': apiKey } })).status;
+  const first = await startLocalPlatform({ dataDir, apiKeys: ['leaked-key-0001', 'kept-key-0002'] });
+  const other = first.admin.createOrganization('another team');
+  expect([await status(first, 'leaked-key-0001'), await status(first, 'kept-key-0002')]).toEqual([200, 200]);
+  await first.close();
+  const second = await startLocalPlatform({ dataDir, apiKeys: ['kept-key-0002'] });
+  try {
+    expect([await status(second, 'leaked-key-0001'), await status(second, 'kept-key-0002'), await status(second, other.apiKey)]).toEqual([401, 200, 200]);
+  } finally {
+    await second.close();
+  }
 });
 
 test('a database of a newer version is refused, untouched', async () => {
