@@ -192,6 +192,16 @@ describe('one-off bulk exports', () => {
     expect(settings.stdout).toMatch(/cancel_spawned_on_destroy\s+= false -> true/);
     expect((await fresh.apply()).code).toBe(0);
     expect(fresh.instance('agentplatform_bulk_export.march').attributes).toMatchObject({ id, status: 'Completed', cancel_spawned_on_destroy: true });
+
+    // the same instant in another notation (as a platform that normalizes timestamps writes them back) is no change
+    // that replaces the export: it is taken in place
+    fresh.configure(imported({ cancel_spawned_on_destroy: true, start_time: '2025-03-01T00:00:00+00:00' }));
+    const notation = await fresh.plan();
+    expect(notation.stdout).toContain('# agentplatform_bulk_export.march will be updated in-place');
+    expect(notation.stdout).not.toContain('must be replaced');
+    expect((await fresh.apply()).code).toBe(0);
+    expect(fresh.instance('agentplatform_bulk_export.march').attributes).toMatchObject({ id, start_time: '2025-03-01T00:00:00+00:00' });
+    expect((await fresh.plan()).code).toBe(0);
   });
 
   it('fails with each failed run and its errors when the destination lost its permission, and keeps the export in state', async () => {

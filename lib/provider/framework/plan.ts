@@ -137,6 +137,7 @@ function replacePaths(attributes: Attributes, planned: CtyValue, prior: CtyValue
     const v = (planned as CtyObject)[name] ?? null;
     const p = (prior as CtyObject)[name] ?? null;
     if (valueEquals(v, p, attributeType(a))) continue;
+    if (a.kind === 'string' && typeof v === 'string' && typeof p === 'string' && a.sameValue?.(v, p)) continue;
     const single = (a.kind === 'nested' || a.kind === 'block') && a.nesting === 'single';
     // Inside one nested object the exact attribute is known; inside collections the whole collection is replaced.
     if (!a.requiresReplace && single && v !== null && p !== null && v !== UNKNOWN && p !== UNKNOWN) {

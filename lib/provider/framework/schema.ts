@@ -37,6 +37,11 @@ export interface StringAttribute extends AttributeFlags {
   readonly oneOf?: readonly string[];
   /** Extra check of a known, non-null value: returns the error shown against the attribute, or undefined. */
   validate?(value: string): string | undefined;
+  /**
+   * Whether two values mean the same (one instant in two notations): a change between them is planned in place,
+   * even on a `requiresReplace` attribute, so that, for example, an import does not replace what it imported.
+   */
+  sameValue?(a: string, b: string): boolean;
 }
 
 /** A number attribute. */

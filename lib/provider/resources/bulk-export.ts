@@ -86,12 +86,14 @@ export const bulkExportSchema = defineSchema({
       required: true,
       requiresReplace: true,
       validate: timestampProblem,
+      sameValue: sameInstant,
       description: 'Start of the range of runs (ISO 8601, UTC), e.g. `"2025-01-01T00:00:00Z"`.',
     }),
     end_time: attr.string({
       optional: true,
       requiresReplace: true,
       validate: timestampProblem,
+      sameValue: sameInstant,
       description: 'End of the range (ISO 8601, UTC, after `start_time`): a one-off export. Exactly one of `end_time` and `interval_hours`.',
     }),
     interval_hours: attr.number({
@@ -246,8 +248,9 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
 // ---- update ----
 
 async function update({ planned, prior }: UpdateRequest<Schema>): Promise<BulkExportModel> {
-  // Every API attribute forces replacement: only Terraform's own settings change in place.
-  return { ...prior, ...localSettings(planned) };
+  // Every API attribute forces replacement: only Terraform's own settings change in place, and the timestamps when
+  // they are written otherwise for the same instants (sameInstant)
+  return { ...prior, ...localSettings(planned), start_time: planned.start_time, end_time: planned.end_time };
 }
 
 // ---- delete ----
