@@ -318,6 +318,8 @@ describe('DELETE: the deployment disappears after the delete delay', () => {
     expect(Deployment.parse((await t.api.get(`/v2/deployments/${created.id}`)).body).status).toBe('AWAITING_DELETE');
     expect(await listRevisions(t.api, created.id)).toHaveLength(1);
     expect((await patch(created.id, { source_config: { build_on_push: true } })).status).toBe(409);
+    // also a PATCH that breaks a rule of the body: the deployment takes no change at all
+    expect((await patch(created.id, { source: 'external_docker' })).status).toBe(409);
     expect((await t.api.delete(`/v2/deployments/${created.id}`)).status).toBe(202);
     t.clock.advance(TEST_TIMINGS.deleteDelayMs - 1);
     expect((await t.api.get(`/v2/deployments/${created.id}`)).status).toBe(200);

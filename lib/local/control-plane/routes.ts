@@ -68,6 +68,8 @@ function mountControlPlane(ctx: ModuleContext) {
     const id = v.uuidPath('deployment_id', c.req.param('deployment_id'));
     const patch = v.valid(parsePatchBody(v, await readJsonBody(c)));
     const record = store.require(tenantOf(c), id);
+    // a deployment being deleted takes no PATCH at all: 409 before any rule of the body
+    store.refuseWhileDeleting(record);
     checkPatchRules(patch, {
       source: record.source,
       sourceConfig: record.sourceConfig,

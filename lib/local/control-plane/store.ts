@@ -229,9 +229,14 @@ export class DeploymentStore {
     return row ?? { repo_ref: null, graph_config_path: null, image_uri: null, repo_commit_sha: null };
   }
 
+  /** 409 when the deployment awaits deletion: it takes no change. */
+  refuseWhileDeleting(record: DeploymentRecord): void {
+    if (record.status === 'AWAITING_DELETE') throw new HttpError(409, `Deployment ${record.id} is being deleted`);
+  }
+
   /** Applies a validated PATCH; a new revision starts when the PATCH asks for one or changes the secrets. */
   update(record: DeploymentRecord, patch: DeploymentPatch): DeploymentRecord {
-    if (record.status === 'AWAITING_DELETE') throw new HttpError(409, `Deployment ${record.id} is being deleted`);
+    this.refuseWhileDeleting(record);
     const sourceConfig = mergeSourceConfig(record.sourceConfig, patch.source_config);
     this.db.transaction(() => {
       prepared(this.db, 'UPDATE cp_deployments SET source_config = ?, updated_at = ? WHERE id = ?').run(
