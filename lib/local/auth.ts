@@ -139,7 +139,9 @@ export class AuthStore {
         prepared(this.db, 'UPDATE api_keys SET configured = 1 WHERE key_hash = ?').run(hashKey(apiKey));
       }
       const kept = new Set(apiKeys.map(hashKey));
-      const configured = prepared(this.db, 'SELECT key_hash FROM api_keys WHERE configured = 1').pluck().all() as string[];
+      const configured = prepared(this.db, 'SELECT key_hash FROM api_keys WHERE configured = 1 AND organization_id = ?')
+        .pluck()
+        .all(organizationId) as string[];
       for (const hash of configured.filter((h) => !kept.has(h))) prepared(this.db, 'DELETE FROM api_keys WHERE key_hash = ?').run(hash);
     })();
     this.keyOwners.clear();
