@@ -195,13 +195,17 @@ export class ExportDestination extends Construct implements IExportDestination {
       credentialsVersion: keys ? (props.credentialsVersion ?? 1) : undefined,
       provider: props.provider,
     });
-    // the dependencies are read when the stack is synthesized: a grant of the bucket may come later in the code
+    // the dependencies are read when the stack is synthesized: a grant of the bucket may come later in the code; those
+    // set on the resource otherwise (an escape hatch) are kept, and a second synthesis does not add ours twice
     const resource = this.resource;
+    let added: string[] = [];
     Aspects.of(this).add({
       visit: (node) => {
         if (node !== resource) return;
-        const dependencies = target.dependencies;
-        resource.dependsOn = dependencies.length ? dependencies.map((d) => dependable(d)) : undefined;
+        const others = (resource.dependsOn ?? []).filter((d) => !added.includes(d));
+        added = target.dependencies.map((d) => dependable(d));
+        const all = [...others, ...added];
+        resource.dependsOn = all.length ? all : undefined;
       },
     });
     this.destinationId = this.resource.id;

@@ -49,6 +49,8 @@ describe('ExportDestination', () => {
     const policies = Object.keys(resourcesOf(json, 'aws_iam_role_policy')).map((a) => `aws_iam_role_policy.${a}`);
     expect(policies).toHaveLength(2);
     expect(onlyResource(json, 'agentplatform_export_destination').depends_on).toEqual(policies);
+    // synthesized again: the same dependencies, once
+    expect(onlyResource(synthesized(stack), 'agentplatform_export_destination').depends_on).toEqual(policies);
   });
 
   test('on any S3-compatible store, with keys from sensitive variables', () => {
