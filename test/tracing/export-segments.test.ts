@@ -142,44 +142,66 @@ test('a cut among runs of the same start time splits them by id, without losing 
   expect(ids).toEqual(sourceIds(runs[0].start_time, runs[0].end_time));
 }, 60_000);
 
-test('a segment that fails fails the attempt; the retry resumes each segment from its own checkpoint', async () => {
+/**
+ * A platform of its own whose destination (at `prefix`) writes through a fault proxy, with one S3 attempt per request
+ * and retries after `retryDelayMs`, and a project of its own.
+ */
+async function throughProxy(name: string, prefix: string, retryDelayMs: number) {
   const proxy = await startFaultProxy(s3.server.endpoint);
   const retrying = await startTracingPlatform({
     settings: {
       encodeThreads: 2,
       encodeWorkerMinRows: 0,
       segmentMinRows: SEGMENT_MIN_ROWS,
-      retryDelayMs: 500,
+      retryDelayMs,
       writer: { rowGroupRows: 100, maxRowsPerFile: 250, s3: { maxAttempts: 1 } },
     },
   });
-  try {
-    const session = await retrying.client.createSession({ name: 'retrying' });
+  const session = await retrying.client.createSession({ name });
+  const destination = await retrying.client.createDestination({
+    display_name: 'through a proxy',
+    config: { bucket_name: BUCKET, prefix, endpoint_url: proxy.endpoint },
+    credentials: s3.credentials,
+  });
+  /** `count` more runs on 2024-06-01 in the project. */
+  const generate = (count: number) =>
     generateSyntheticRuns(retrying.stores.runs, {
       tenantId: retrying.tenantId,
       sessionId: session.id,
-      count: 800,
+      count,
       startMicros: toMicros('2024-06-01T00:00:00Z'),
       endMicros: toMicros('2024-06-01T23:59:00Z'),
       payloadBytes: 100,
     });
-    const destination = await retrying.client.createDestination({
-      display_name: 'through a proxy',
-      config: { bucket_name: BUCKET, prefix: 'retry', endpoint_url: proxy.endpoint },
-      credentials: s3.credentials,
-    });
-    // the second file of the second segment fails; the first segment and the first file of the second go through
-    proxy.setMode('fail', 'part-00001-00001.parquet');
-    const created = await retrying.client.createExport({
+  /** An export of 2024-06-01 to the destination. */
+  const exportDay = () =>
+    retrying.client.createExport({
       bulk_export_destination_id: destination.id,
       session_id: session.id,
       start_time: '2024-06-01T00:00:00Z',
       end_time: '2024-06-02T00:00:00Z',
     });
-    const [failed] = await waitFor('the first attempt to fail', async () => {
-      const runs = await retrying.client.listExportRuns(created.id);
+  /** The export's runs once its first attempt has failed. */
+  const firstFailure = (exportId: string) =>
+    waitFor('the first attempt to fail', async () => {
+      const runs = await retrying.client.listExportRuns(exportId);
       return runs[0].errors.retry_0 ? runs : undefined;
     });
+  const close = async () => {
+    await retrying.close();
+    await proxy.close();
+  };
+  return { proxy, retrying, session, generate, exportDay, firstFailure, close };
+}
+
+test('a segment that fails fails the attempt; the retry resumes each segment from its own checkpoint', async () => {
+  const { proxy, retrying, session, generate, exportDay, firstFailure, close } = await throughProxy('retrying', 'retry', 500);
+  try {
+    generate(800);
+    // the second file of the second segment fails; the first segment and the first file of the second go through
+    proxy.setMode('fail', 'part-00001-00001.parquet');
+    const created = await exportDay();
+    const [failed] = await firstFailure(created.id);
     expect(failed).toMatchObject({ status: 'Running', retry_number: 1 });
     const cut = JSON.parse(retrying.stores.exports.runRow(failed.id)!.segments!) as RunSegment[];
     expect(cut[1].files).toEqual([expect.stringMatching(/part-00001-00000\.parquet$/)]);
@@ -196,54 +218,21 @@ test('a segment that fails fails the attempt; the retry resumes each segment fro
     const expected = db.prepare('SELECT id FROM trace_runs WHERE session_id = ? ORDER BY start_time, id').pluck().all(session.id);
     expect(await idsInFiles(run.metadata.exported_files)).toEqual(expected);
   } finally {
-    await retrying.close();
-    await proxy.close();
+    await close();
   }
 }, 60_000);
 
 test('a day kept in one piece stays so on its retry, even when it has grown past the cut since', async () => {
-  const proxy = await startFaultProxy(s3.server.endpoint);
-  const retrying = await startTracingPlatform({
-    settings: {
-      encodeThreads: 2,
-      encodeWorkerMinRows: 0,
-      segmentMinRows: SEGMENT_MIN_ROWS,
-      retryDelayMs: 1_000,
-      writer: { rowGroupRows: 100, maxRowsPerFile: 250, s3: { maxAttempts: 1 } },
-    },
-  });
+  const { proxy, retrying, session, generate, exportDay, firstFailure, close } = await throughProxy('growing', 'growing', 1_000);
   try {
-    const session = await retrying.client.createSession({ name: 'growing' });
-    const generate = (count: number) =>
-      generateSyntheticRuns(retrying.stores.runs, {
-        tenantId: retrying.tenantId,
-        sessionId: session.id,
-        count,
-        startMicros: toMicros('2024-06-01T00:00:00Z'),
-        endMicros: toMicros('2024-06-01T23:59:00Z'),
-        payloadBytes: 100,
-      });
     generate(SEGMENT_MIN_ROWS);
-    const destination = await retrying.client.createDestination({
-      display_name: 'through a proxy',
-      config: { bucket_name: BUCKET, prefix: 'growing', endpoint_url: proxy.endpoint },
-      credentials: s3.credentials,
-    });
     // the first file reaches the bucket, but the platform never hears so: the attempt fails before its checkpoint
     proxy.setMode('hold-responses', 'part-00000.parquet');
-    const created = await retrying.client.createExport({
-      bulk_export_destination_id: destination.id,
-      session_id: session.id,
-      start_time: '2024-06-01T00:00:00Z',
-      end_time: '2024-06-02T00:00:00Z',
-    });
+    const created = await exportDay();
     await waitFor('the first file to be written', () => (proxy.held > 0 ? true : undefined));
     proxy.setMode('pass');
     proxy.dropHeld();
-    const [failed] = await waitFor('the first attempt to fail', async () => {
-      const runs = await retrying.client.listExportRuns(created.id);
-      return runs[0].errors.retry_0 ? runs : undefined;
-    });
+    const [failed] = await firstFailure(created.id);
     expect(failed.metadata.exported_files).toEqual([]);
     expect(JSON.parse(retrying.stores.exports.runRow(failed.id)!.segments!)).toEqual([]);
     const orphan = await listKeys(s3.client, BUCKET, `growing/export_id=${created.id}/`);
@@ -261,8 +250,7 @@ test('a day kept in one piece stays so on its retry, even when it has grown past
     expect(expected).toHaveLength(3 * SEGMENT_MIN_ROWS);
     expect(await idsInFiles(run.metadata.exported_files)).toEqual(expected);
   } finally {
-    await retrying.close();
-    await proxy.close();
+    await close();
   }
 }, 60_000);
 
