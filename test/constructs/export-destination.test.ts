@@ -43,14 +43,16 @@ describe('ExportDestination', () => {
   test('is created after the grants of its bucket also when they come after it in the code', () => {
     const stack = exportStack();
     const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces', { region: 'eu-west-1' });
-    new ExportDestination(stack, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(bucket, { credentials: DestinationCredentials.environment() }) });
+    const destination = new ExportDestination(stack, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(bucket, { credentials: DestinationCredentials.environment() }) });
     bucket.grantExport(ExportPrincipal.selfHosted({ backendRoleName: 'backend', queueRoleName: 'queue' }));
+    // a dependency set on the resource itself (an escape hatch) is kept
+    destination.resource.dependsOn = ['terraform_data.network'];
     const json = synthesized(stack);
     const policies = Object.keys(resourcesOf(json, 'aws_iam_role_policy')).map((a) => `aws_iam_role_policy.${a}`);
     expect(policies).toHaveLength(2);
-    expect(onlyResource(json, 'agentplatform_export_destination').depends_on).toEqual(policies);
+    expect(onlyResource(json, 'agentplatform_export_destination').depends_on).toEqual(['terraform_data.network', ...policies]);
     // synthesized again: the same dependencies, once
-    expect(onlyResource(synthesized(stack), 'agentplatform_export_destination').depends_on).toEqual(policies);
+    expect(onlyResource(synthesized(stack), 'agentplatform_export_destination').depends_on).toEqual(['terraform_data.network', ...policies]);
   });
 
   test('on any S3-compatible store, with keys from sensitive variables', () => {
