@@ -211,6 +211,11 @@ describe('PATCH: immutable fields', () => {
     });
     expect(same.status).toBe(200);
   });
+  test('sending null for them is accepted and changes nothing', async () => {
+    const unchanged = await patch(created.id, { source: null, source_config: { repo_url: null, deployment_type: null } });
+    expect(unchanged.status).toBe(200);
+    expect(Deployment.parse(unchanged.body)).toMatchObject({ source: 'github', source_config: { repo_url: created.source_config.repo_url, deployment_type: 'prod' } });
+  });
   test('fields of the other source are a 422', async () => {
     expect(onlyValidationItem(await patch(created.id, { source_revision_config: { image_uri: 'x:2' } })).loc).toEqual([
       'body',

@@ -61,7 +61,8 @@ const CreateBody = z.strictObject({
 });
 
 const PatchBody = z.strictObject({
-  source: DeploymentSource.optional(),
+  // immutable, like repo_url and deployment_type: the current value or null is accepted
+  source: DeploymentSource.nullable().optional(),
   source_config: SourceConfigBody.optional(),
   source_revision_config: RevisionConfigBody.optional(),
   secrets: SecretsBody.optional(),
@@ -122,7 +123,7 @@ export const parsePatchBody = (v: RequestValidator, body: unknown): DeploymentPa
 export function checkPatchRules(patch: DeploymentPatch, current: CurrentDeployment): void {
   const v = new RequestValidator();
   const config = patch.source_config;
-  if (patch.source !== undefined && patch.source !== current.source) {
+  if (patch.source != null && patch.source !== current.source) {
     valueError(v, ['body', 'source'], `source cannot be changed (this deployment's source is '${current.source}')`);
   }
   for (const key of ['integration_id', 'repo_url', 'deployment_type'] as const) {
