@@ -249,9 +249,17 @@ describe('PATCH: a tag ref needs build_on_push false, judged on the merged resul
       t.api,
       githubBody({ source_config: { resource_spec: { min_scale: 2, max_scale: 4 } } }),
     );
-    expect(
-      onlyValidationItem(await patch(created.id, { source_config: { resource_spec: { max_scale: 1 } } })).type,
-    ).toBe('value_error');
+    // the error is at what the request sent
+    expect(onlyValidationItem(await patch(created.id, { source_config: { resource_spec: { max_scale: 1 } } }))).toMatchObject({
+      type: 'value_error',
+      loc: ['body', 'source_config', 'resource_spec', 'max_scale'],
+    });
+    expect(onlyValidationItem(await patch(created.id, { source_config: { resource_spec: { min_scale: 5 } } })).loc).toEqual([
+      'body',
+      'source_config',
+      'resource_spec',
+      'min_scale',
+    ]);
     const ok = await patch(created.id, { source_config: { resource_spec: { max_scale: 3 } } });
     expect(Deployment.parse(ok.body).source_config.resource_spec).toEqual({
       min_scale: 2,

@@ -196,9 +196,11 @@ function checkOutcome(
   }
   const spec = sourceConfig.resource_spec;
   if (spec?.min_scale != null && spec.max_scale != null && spec.min_scale > spec.max_scale) {
+    // the error is where the request broke the rule: at max_scale when only it was sent
+    const sentOnlyMax = sentConfig?.resource_spec?.max_scale != null && sentConfig.resource_spec.min_scale == null;
     valueError(
       v,
-      [...SOURCE_CONFIG, 'resource_spec', 'min_scale'],
+      [...SOURCE_CONFIG, 'resource_spec', sentOnlyMax ? 'max_scale' : 'min_scale'],
       `min_scale (${spec.min_scale}) must be less than or equal to max_scale (${spec.max_scale})`,
     );
   }
