@@ -64,6 +64,11 @@ describe('durations', () => {
     ['500ms', 500],
     ['2h0m10s', 7_210_000],
     ['0', 0],
+    // whole milliseconds, as timers take them (1.1h is 3960000.0000000005 in floating point)
+    ['1.1h', 3_960_000],
+    ['1.5us', 1],
+    // at most what a timer waits: longer would fire at once
+    ['600h', 2 ** 31 - 1],
   ])('parses %s', (text, ms) => expect(parseDuration(text)).toBe(ms));
 
   it.each(['abc', '10', '5 m', '-1m', '1d', 'm', ''])('rejects %j', (text) => expect(parseDuration(text)).toBeUndefined());

@@ -7,7 +7,13 @@ import type { NestedAttribute, StringAttribute } from './schema';
 const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
 
-/** Parses a duration as Go writes them (`45s`, `30m`, `1h30m`, `1.5h`, `500ms`) into milliseconds; undefined if malformed. */
+/** The longest time a Node timer waits (about 24.8 days): a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Parses a duration as Go writes them (`45s`, `30m`, `1h30m`, `1.5h`, `500ms`) into whole milliseconds (rounded up,
+ * at most {@link MAX_TIMER_MS}: timers take neither fractions nor more); undefined if malformed.
+ */
 export function parseDuration(text: string): number | undefined {
   const s = text.trim();
   if (s === '0') return 0;
@@ -21,7 +27,8 @@ export function parseDuration(text: string): number | undefined {
     total += Number(m[1]) * UNIT_MS[m[2]!]!;
     pos = PART.lastIndex;
   }
-  return total;
+  // less a nanosecond, so that the float error of 1.1h (3960000.0000000005) does not add a millisecond
+  return Math.min(Math.ceil(total - 1e-6), MAX_TIMER_MS);
 }
 
 /** The validation message for a malformed or zero duration (a time limit that nothing can meet), or undefined. */
