@@ -78,6 +78,11 @@ describe('default plan', () => {
     expect(replace).toEqual([]);
   });
 
+  it('a use-state-for-unknown value that was null stays unknown: the update may set it', () => {
+    const { planned } = plan(config({ name: 'a', repo_ref: 'v2', spec: { region: 'eu', label: null } }), { ...prior, id: null });
+    expect(planned.id).toBe(UNKNOWN);
+  });
+
   it('lists replace-forcing changes, nested ones by their full path', () => {
     const changed = plan(config({ name: 'b', deployment_type: 'dev', spec: { region: 'us', label: null } }), prior);
     expect(changed.replace).toEqual(['name', 'deployment_type', 'spec.region']);

@@ -5,7 +5,7 @@
  * - write-only attributes are null (they live in the configuration only);
  * - when nothing changed, the prior state is the plan;
  * - otherwise (and on create) computed attributes the configuration leaves null become unknown, except that
- *   `useStateForUnknown` ones keep their prior value on update;
+ *   `useStateForUnknown` ones keep their prior value on update, when it is not null;
  * - `requiresReplace` attributes whose planned value differs from the prior one are listed for replacement
  *   (computed from the configuration's values, so a computed attribute turning unknown never forces it).
  */
@@ -96,7 +96,8 @@ function markComputed(attributes: Attributes, value: CtyValue, config: CtyValue,
       const p = before?.[name] ?? null;
       if (!isBlock(a) && a.computed && c === null) {
         if ('default' in a && a.default !== undefined) return [name, v];
-        if (a.useStateForUnknown && before && p !== UNKNOWN) return [name, p];
+        // a null prior value stays unknown: the update may be what sets it (as terraform-plugin-framework does)
+        if (a.useStateForUnknown && before && p !== UNKNOWN && p !== null) return [name, p];
         return [name, UNKNOWN];
       }
       return [name, markNested(a, v, c, p)];
