@@ -348,3 +348,28 @@ describe('helpers', () => {
   });
 });
 
+
+describe('like', () => {
+  /** The meaning of a LIKE pattern as a RegExp: exact, and fine on short values (it backtracks on long ones). */
+  const reference = (pattern: string, value: string): boolean => {
+    const source = Array.from(pattern.matchAll(/\\(.)|(%)|(_)|(.)/gsu), ([, escaped, any, one, char]) =>
+      any ? '[\\s\\S]*' : one ? '[\\s\\S]' : (escaped ?? char)!.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'),
+    ).join('');
+    return new RegExp(`^${source}$`, 'u').test(value);
+  };
+  const likes = (pattern: string, value: string): boolean =>
+    compileFilter(parseFilter(`like(name, ${JSON.stringify(pattern)})`))({ name: value } as TraceRunLike);
+
+  it('agrees with the SQL meaning on every pattern and value of a small alphabet', () => {
+    const patterns = ['', '%', '_', 'a', 'a%', '%a', '%a%', 'a_b', '%%b', 'a%b%a', '_%_', '%ab%ba%', '\\%a', 'a\\_', 'b%%%', '%_%_%'];
+    const values = ['', 'a', 'b', 'ab', 'ba', 'aab', 'abab', 'baba', '%a', 'a_', 'aaaa', 'abba', 'bab', '😀a', 'a😀'];
+    for (const pattern of patterns) for (const value of values) expect([pattern, value, likes(pattern, value)]).toEqual([pattern, value, reference(pattern, value)]);
+  });
+
+  it('decides a long value that does not match without backtracking through every % (a RegExp took minutes)', () => {
+    const long = 'a'.repeat(20_000);
+    expect(likes('%%%%%%%%b', long)).toBe(false);
+    expect(likes('%a%a%a%a%a%b', long)).toBe(false);
+    expect(likes('%a%a%a%a%a%', long)).toBe(true);
+  });
+});

@@ -9,7 +9,7 @@ import type { FilterComparison, FilterExpr, FilterIn, FilterScalar } from './par
 import {
   containsText,
   feedbackScore,
-  likePattern,
+  likeMatcher,
   metadataText,
   readBoolean,
   readInstant,
@@ -47,10 +47,10 @@ export function compileFilter(expr: FilterExpr): RunPredicate {
     case 'has':
       return compileHas(expr.field, expr.value);
     case 'like': {
-      const regexp = likePattern(expr.pattern);
+      const matches = likeMatcher(expr.pattern);
       return (run) => {
         const value = run[expr.field];
-        return typeof value === 'string' && regexp.test(value);
+        return typeof value === 'string' && matches(value);
       };
     }
     case 'search':

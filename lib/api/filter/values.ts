@@ -86,29 +86,54 @@ export function containsText(value: unknown, needle: string): boolean {
   return false;
 }
 
-/**
- * The RegExp of a SQL LIKE pattern: `%` any run of characters, `_` exactly one, `\` escapes the next character.
- * Case-sensitive and anchored at both ends, as SQL LIKE is.
- */
-export function likePattern(pattern: string): RegExp {
-  let source = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i];
-    if (char === '\\' && i + 1 < pattern.length) {
-      source += escapeRegExp(pattern[++i]);
-    } else if (char === '%') {
-      source += '[\\s\\S]*';
-    } else if (char === '_') {
-      source += '[\\s\\S]';
-    } else {
-      source += escapeRegExp(char);
-    }
-  }
-  return new RegExp(`^${source}$`, 'u');
-}
+/** One element of a LIKE pattern: a character, `_` (any one character) or `%` (any run of characters). */
+type LikeToken = { readonly kind: 'char'; readonly char: string } | { readonly kind: 'one' } | { readonly kind: 'any' };
 
-function escapeRegExp(char: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(char) ? `\\${char}` : char;
+/**
+ * The matcher of a SQL LIKE pattern: `%` any run of characters, `_` exactly one, `\` escapes the next character.
+ * Case-sensitive and anchored at both ends, as SQL LIKE is; characters are code points. It keeps only the last `%`
+ * to go back to, so a value is decided in at most (value length × pattern length) steps: a RegExp of the pattern
+ * backtracked for each `%` and took minutes on a long value that does not match.
+ */
+export function likeMatcher(pattern: string): (value: string) => boolean {
+  const tokens: LikeToken[] = [];
+  const chars = Array.from(pattern);
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i]!;
+    if (char === '\\' && i + 1 < chars.length) tokens.push({ kind: 'char', char: chars[++i]! });
+    else if (char === '%') {
+      if (tokens.at(-1)?.kind !== 'any') tokens.push({ kind: 'any' });
+    } else if (char === '_') tokens.push({ kind: 'one' });
+    else tokens.push({ kind: 'char', char });
+  }
+  return (value) => {
+    const text = Array.from(value);
+    let t = 0;
+    let p = 0;
+    // the last `%` met, and where in the value its run ends for now
+    let any = -1;
+    let anyEnd = 0;
+    while (t < text.length) {
+      const token = tokens[p];
+      if (token !== undefined && (token.kind === 'one' || (token.kind === 'char' && token.char === text[t]))) {
+        t += 1;
+        p += 1;
+      } else if (token?.kind === 'any') {
+        any = p;
+        anyEnd = t;
+        p += 1;
+      } else if (any >= 0) {
+        // let the last `%` take one more character, and match the rest of the pattern from there
+        anyEnd += 1;
+        t = anyEnd;
+        p = any + 1;
+      } else {
+        return false;
+      }
+    }
+    while (tokens[p]?.kind === 'any') p += 1;
+    return p === tokens.length;
+  };
 }
 
 /** How a metadata value compares with a literal: scalars by their text, objects by their JSON. */
