@@ -200,6 +200,8 @@ describe('errors', () => {
   });
 
   const deep = `${'not('.repeat(MAX_FILTER_DEPTH + 5)}eq(name, "x")${')'.repeat(MAX_FILTER_DEPTH + 5)}`;
+  // lists nest too: thousands of "[" are an error at the first one too deep, not a stack overflow
+  const deepList = `in(name, ${'['.repeat(5_000)}`;
   it.each<[string, FilterErrorCode, number, string | undefined]>([
     ['eq(name, "x") & eq(name, "y")', 'unexpected_character', 14, undefined],
     ['eq(name, "abc', 'unterminated_string', 9, undefined],
@@ -215,6 +217,7 @@ describe('errors', () => {
     ['eq(run_type, "llm"))', 'trailing_input', 19, undefined],
     ['eq(run_type, "llm") eq(name, "x")', 'trailing_input', 20, undefined],
     [deep, 'too_deep', 4 * MAX_FILTER_DEPTH, undefined],
+    [deepList, 'too_deep', 9 + MAX_FILTER_DEPTH - 1, undefined],
     ['contains(name, "x")', 'unknown_operator', 0, undefined],
     ['AND(eq(name, "x"))', 'unknown_operator', 0, 'did you mean "and"?'],
     ['eq(run_type)', 'arity', 11, undefined],

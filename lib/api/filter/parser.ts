@@ -151,6 +151,9 @@ class SyntaxReader {
   }
 
   private readList(open: Token, depth: number): RawNode {
+    if (depth > MAX_FILTER_DEPTH) {
+      fail(this.source, 'too_deep', open.start, `expression nested deeper than ${MAX_FILTER_DEPTH} levels`, '"["');
+    }
     const items: RawNode[] = [];
     if (this.peek().kind !== 'rbracket') {
       for (;;) {
