@@ -376,3 +376,21 @@ describe('like', () => {
     expect(likes('%a%a%a%a%a%', long)).toBe(true);
   });
 });
+
+describe('search over JSON stored as text', () => {
+  const stored = { inputs: JSON.stringify({ q: 'He said "hi"\nthen', path: 'C:\\tmp', empty: null, list: [1, 2] }), name: 'run', error: null, outputs: null };
+  const finds = (filter: string): boolean => compileFilter(parseFilter(filter))(stored as unknown as TraceRunLike);
+
+  it('finds what the document holds, as it reads unescaped', () => {
+    expect(finds('search(inputs, "said \\"hi\\"")')).toBe(true);
+    expect(finds('search(inputs, "hi\\"\\nthen")')).toBe(true);
+    expect(finds('search(inputs, "c:\\\\tmp")')).toBe(true);
+    expect(finds('search("SAID")')).toBe(true);
+  });
+
+  it('does not find the JSON syntax around it', () => {
+    expect(finds('search(inputs, "\\":\\"")')).toBe(false);
+    expect(finds('search(inputs, "1,2")')).toBe(false);
+    expect(finds('search(inputs, "null")')).toBe(false);
+  });
+});

@@ -15,6 +15,7 @@ import {
   readInstant,
   readList,
   readNumber,
+  jsonDocument,
   readObject,
   readString,
 } from './values';
@@ -133,13 +134,18 @@ function compileHas(field: string, value: string): RunPredicate {
   };
 }
 
+/** The value of a field as `search` reads it: a JSON field's text as its document. */
+function searched(field: string, value: unknown): unknown {
+  return FILTER_FIELDS.get(field)!.type === 'json' ? jsonDocument(value) : value;
+}
+
 function compileSearch(field: string | undefined, needle: string): RunPredicate {
-  if (field === undefined) return (run) => FULL_TEXT_FIELDS.some((name) => containsText(run[name], needle));
+  if (field === undefined) return (run) => FULL_TEXT_FIELDS.some((name) => containsText(searched(name, run[name]), needle));
   const list = FIELD_TYPE_RULES[FILTER_FIELDS.get(field)!.type] === FIELD_TYPE_RULES.string_list;
   return (run) => {
     const value = run[field];
     if (list) return readList(value)?.some((item) => containsText(item, needle)) ?? false;
-    return value !== null && value !== undefined && containsText(value, needle);
+    return value !== null && value !== undefined && containsText(searched(field, value), needle);
   };
 }
 

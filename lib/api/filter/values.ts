@@ -70,9 +70,17 @@ export function readObject(value: unknown): Readonly<Record<string, unknown>> | 
 }
 
 /**
- * Whether any string, key, number or boolean inside `value` contains `needle` (already lower case), ignoring case.
- * JSON text is searched as it is written.
+ * A JSON field's value as `search` looks into it: JSON text (as a store keeps it) parsed, so that a match lies within
+ * one string, key, number or boolean of the document, not in its quotes, escapes or punctuation; text that does not
+ * parse stays as it is.
  */
+export function jsonDocument(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const parsed = parseJsonText(value);
+  return parsed === undefined ? value : parsed;
+}
+
+/** Whether any string, key, number or boolean inside `value` contains `needle` (already lower case), ignoring case. */
 export function containsText(value: unknown, needle: string): boolean {
   if (typeof value === 'string') return value.toLowerCase().includes(needle);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value).includes(needle);
