@@ -116,6 +116,24 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(everything).not.toContain(NEW_SECRET);
   });
 
+  it('plans a docker deployment without the github-only attributes: they stay null, nothing to learn after apply', async () => {
+    const dir = lp.terraform();
+    const docker = (maxScale: number) =>
+      `resource "agentplatform_deployment" "agent" {\n  name      = "${lp.uniqueName('docker')}"\n  source    = "external_docker"\n` +
+      `  image_uri = "registry.example.com/agent:1"\n  resource_spec = { max_scale = ${maxScale} }\n}\n`;
+    const config = docker(2);
+    dir.configure(config);
+    expect((await dir.init()).code).toBe(0);
+    const created = await dir.plan();
+    expect(created.stdout).not.toMatch(/repo_ref|graph_config_path|repo_commit_sha/);
+    expect((await dir.apply()).code).toBe(0);
+    dir.configure(config.replace('max_scale = 2', 'max_scale = 3'));
+    const updated = await dir.plan();
+    expect(updated.stdout).toContain('will be updated in-place');
+    expect(updated.stdout).not.toMatch(/repo_ref|graph_config_path|repo_commit_sha/);
+    expect((await dir.apply()).code).toBe(0);
+  });
+
   it('leaves the secrets as they are without `secrets`, and removes them all with `secrets = {}`', async () => {
     const dir = lp.terraform();
     const name = lp.uniqueName('kept-secrets');

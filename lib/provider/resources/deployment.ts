@@ -217,6 +217,10 @@ function plan({ config, prior, planned }: PlanRequest<Schema>): void {
   if (!isKnown(planned.custom_url)) planned.url = UNKNOWN;
   else if (planned.custom_url !== null) planned.url = planned.custom_url;
   else if (prior && prior.custom_url !== null) planned.url = UNKNOWN;
+  // the github-only attributes of a docker deployment stay null: nothing to learn after apply
+  if (planned.source === 'external_docker') {
+    for (const key of ['repo_ref', 'graph_config_path', 'repo_commit_sha'] as const) if (planned[key] === UNKNOWN) planned[key] = null;
+  }
   if (!prior) return;
   const changes = (key: (typeof REVISION_INPUTS)[number] | 'secrets_version'): boolean => !isKnown(planned[key]) || planned[key] !== prior[key];
   // without `secrets` in the configuration, a new secrets_version sends nothing (see patchOf)
