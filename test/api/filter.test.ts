@@ -369,6 +369,13 @@ describe('like', () => {
     for (const pattern of patterns) for (const value of values) expect([pattern, value, likes(pattern, value)]).toEqual([pattern, value, reference(pattern, value)]);
   });
 
+  it('on a uuid field ignores case, as eq and in do', () => {
+    const run = { id: 'aaaaaaaa-0000-4000-8000-00000000000b' } as unknown as TraceRunLike;
+    expect(compileFilter(parseFilter('like(id, "AAAAAAAA%")'))(run)).toBe(true);
+    expect(compileFilter(parseFilter('like(id, "%B")'))(run)).toBe(true);
+    expect(likes('RUN%', 'run-1')).toBe(false);
+  });
+
   it('decides a long value that does not match without backtracking through every % (a RegExp took minutes)', () => {
     const long = 'a'.repeat(20_000);
     expect(likes('%%%%%%%%b', long)).toBe(false);

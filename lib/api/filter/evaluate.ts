@@ -48,10 +48,12 @@ export function compileFilter(expr: FilterExpr): RunPredicate {
     case 'has':
       return compileHas(expr.field, expr.value);
     case 'like': {
-      const matches = likeMatcher(expr.pattern);
+      // uuids compare ignoring case, in like as in eq and in
+      const caseless = FILTER_FIELDS.get(expr.field)!.type === 'uuid';
+      const matches = likeMatcher(caseless ? expr.pattern.toLowerCase() : expr.pattern);
       return (run) => {
         const value = run[expr.field];
-        return typeof value === 'string' && matches(value);
+        return typeof value === 'string' && matches(caseless ? value.toLowerCase() : value);
       };
     }
     case 'search':
