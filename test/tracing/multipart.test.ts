@@ -2,10 +2,15 @@
  * A part file larger than one multipart chunk is streamed to the bucket as a multipart upload (a run never holds
  * the whole file), and the object reads back whole.
  */
+import { S3Client } from '@aws-sdk/client-s3';
+import { ParquetPartUpload } from '../../lib/local/tracing/parquet/part-upload';
 import { toMicros } from '../../lib/local/tracing/store/time';
 import { syntheticRunBatches } from '../../lib/local/tracing/synthetic/generate';
 import { getObjectBytes, readParquetRows } from './support/parquet';
+import { startFaultProxy } from './support/fault-proxy';
+import { startTestS3 } from './support/s3';
 import { BUCKET, isFinal, startScenario, type Scenario } from './support/scenario';
+import { waitFor } from './support/wait';
 
 let scenario: Scenario | undefined;
 afterEach(async () => {
@@ -48,4 +53,40 @@ test.each([
   const rows = await readParquetRows(await getObjectBytes(scenario.s3.client, BUCKET, run.metadata.exported_files[0]));
   expect(rows).toHaveLength(run.metadata.rows_written);
   expect(rows).toHaveLength(4 + 4_000);
+});
+
+test('a stop that arrives while the multipart upload is being created still drops the upload', async () => {
+  const s3 = await startTestS3([BUCKET]);
+  const proxy = await startFaultProxy(s3.server.endpoint);
+  const client = new S3Client({
+    endpoint: proxy.endpoint,
+    region: s3.server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: s3.server.secretAccessKey },
+  });
+  try {
+    const controller = new AbortController();
+    const upload = new ParquetPartUpload({ client, bucket: BUCKET, key: 'stopped/part-00000.parquet', signal: controller.signal });
+    // the store creates the upload, and its answer is held until the stop has come
+    proxy.setMode('hold-responses', '?uploads', 'POST');
+    const sending = upload.sendChunk(new Uint8Array(5 * 1024 * 1024));
+    const settled = sending.then(
+      () => 'sent',
+      (err: Error) => err.name,
+    );
+    await waitFor('the upload to be created', () => (proxy.held === 1 ? true : undefined));
+    controller.abort(new DOMException('stopped', 'AbortError'));
+    proxy.setMode('pass');
+    proxy.release();
+    expect(await settled).toBe('AbortError');
+    await upload.abort();
+    const created = proxy.seen.filter((line) => /^POST .*\?uploads/.test(line));
+    expect(created).toHaveLength(1);
+    expect(proxy.seen.filter((line) => /^PUT .*partNumber=/.test(line))).toHaveLength(0);
+    expect(proxy.seen.some((line) => /^DELETE .*stopped\/part-00000\.parquet\?uploadId=/.test(line))).toBe(true);
+  } finally {
+    client.destroy();
+    await proxy.close();
+    await s3.close();
+  }
 });

@@ -37,8 +37,12 @@ export class ParquetPartUpload {
   async sendChunk(bytes: Uint8Array): Promise<void> {
     const { client, bucket, key, signal } = this.options;
     if (this.uploadId === undefined) {
-      const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }), { abortSignal: signal });
+      signal.throwIfAborted();
+      // not cut off by the signal: an upload the store created must be known by its id, or `abort()` could not drop
+      // it and its parts would stay in the bucket (the request is small, and bounded by the client's timeouts)
+      const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
       this.uploadId = created.UploadId;
+      signal.throwIfAborted();
     }
     const partNumber = this.parts.length + 1;
     const uploaded = await client.send(
