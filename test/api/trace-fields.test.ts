@@ -142,12 +142,13 @@ describe('parseIsoInstant', () => {
     expect(parseIsoInstant('2024-05-01T10:00:00.123456Z') - parseIsoInstant('2024-05-01T10:00:00.123455Z')).toBe(1);
     expect(parseIsoInstant('2024-05-01T12:00:00+02:00')).toBe(parseIsoInstant('2024-05-01T10:00:00Z'));
     expect(parseIsoInstant('2024-05-01T04:30:00-0530')).toBe(parseIsoInstant('2024-05-01T10:00:00Z'));
+    expect(parseIsoInstant('2024-05-01T15:00+05')).toBe(parseIsoInstant('2024-05-01T10:00:00Z'));
     expect(parseIsoInstant('2024-05-01T10:00:00')).toBe(parseIsoInstant('2024-05-01T10:00:00Z'));
     expect(parseIsoInstant('2024-05-01')).toBe(Date.UTC(2024, 4, 1) * 1000);
     expect(parseIsoInstant('0050-01-01T00:00:00Z')).toBe(new Date('0050-01-01T00:00:00Z').getTime() * 1000);
   });
 
-  it.each(['', 'x', '2024-5-1', '2024-13-01', '2023-02-29', '2024-04-31', '2024-01-01T24:00:00Z', '2024-01-01T10:60Z', '2024-01-01T10:00:00.Z', '2024-01-01T10:00:00Zjunk', '2024-01-01T10:00:00+25:00'])(
+  it.each(['', 'x', '2024-5-1', '2024-13-01', '2023-02-29', '2024-04-31', '2024-01-01T24:00:00Z', '2024-01-01T10:60Z', '2024-01-01T10:00:00.Z', '2024-01-01T10:00:00Zjunk', '2024-01-01T10:00:00+25:00', '2024-01-01T10:00:00+05:', '2024-01-01T10:00:00+05:3', '2024-01-01T10:00:00+5', '2024-01-01+05:00', '2024-01-01Z'])(
     'rejects %j',
     (text) => expect(parseIsoInstant(text)).toBeNaN(),
   );

@@ -193,17 +193,21 @@ export function parseIsoInstant(text: string): number {
     }
   }
   let offsetMinutes = 0;
-  if (i < length) {
+  // an offset (`Z`, `±HH`, `±HHMM`, `±HH:MM`) says where a time of day was read: a bare date takes none
+  if (i < length && i > 10) {
     const sign = text[i];
     if ((sign === 'Z' || sign === 'z') && i === length - 1) {
       i++;
     } else if (sign === '+' || sign === '-') {
       const offsetHours = digitsAt(text, i + 1, 2);
       i += 3;
-      if (text[i] === ':') i++;
-      const offsetMins = i < length ? digitsAt(text, i, 2) : 0;
-      if (i < length) i += 2;
-      if (offsetHours > 23 || offsetMins > 59) return Number.NaN;
+      let offsetMins = 0;
+      if (i < length) {
+        if (text[i] === ':') i++;
+        offsetMins = digitsAt(text, i, 2);
+        i += 2;
+      }
+      if (!(offsetHours <= 23 && offsetMins <= 59)) return Number.NaN;
       offsetMinutes = (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
     }
   }
