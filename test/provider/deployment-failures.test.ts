@@ -52,6 +52,41 @@ describe('agentplatform_deployment failures', () => {
     expect((await fast.client.getRevision(id, revisionId)).status).toBe('BUILD_FAILED');
   });
 
+  it('deploys the same source again on the next apply after an update whose revision failed', async () => {
+    const dir = fast.terraform();
+    const name = fast.uniqueName('redeploy');
+    dir.configure(githubDeployment('agent', { name, repo_ref: 'main' }));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const id = dir.instance('agentplatform_deployment.agent').attributes.id as string;
+
+    dir.configure(githubDeployment('agent', { name, repo_ref: 'main#fail-deploy' }));
+    const failed = await dir.apply();
+    expect(failed.code).toBe(1);
+    expect(oneLine(failed.stderr)).toContain('an apply without a change deploys the same source again');
+    const first = dir.instance('agentplatform_deployment.agent');
+    expect(first.status).toBeUndefined();
+    expect(first.attributes).toMatchObject({ id, repo_ref: 'main#fail-deploy', revision_status: 'DEPLOY_FAILED' });
+
+    // no change in the configuration: the plan still deploys again, and says so
+    const plan = await dir.plan();
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('~ revision_status');
+    expect(oneLine(plan.stdout)).toContain('"DEPLOY_FAILED" -> (known after apply)');
+    expect(plan.stdout).toContain('0 to add, 1 to change, 0 to destroy');
+    const again = await dir.apply();
+    expect(again.code).toBe(1);
+    const second = dir.instance('agentplatform_deployment.agent').attributes;
+    expect(second.latest_revision_id).not.toBe(first.attributes.latest_revision_id);
+    expect((await fast.client.getRevision(id, second.latest_revision_id as string)).status).toBe('DEPLOY_FAILED');
+
+    dir.configure(githubDeployment('agent', { name, repo_ref: 'main' }));
+    expect((await dir.apply()).code).toBe(0);
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id, revision_status: 'DEPLOYED' });
+    expect((await dir.plan()).code).toBe(0);
+    expect((await dir.destroy()).code).toBe(0);
+  });
+
   it('refuses a name already taken, with the command that imports the existing deployment', async () => {
     const name = fast.uniqueName('taken');
     const existing = await fast.client.createDeployment({ name, source: 'github', source_config: { repo_url: 'https://github.com/acme/agent' } });

@@ -93,3 +93,15 @@ export function patchOf(prior: DeploymentModel, planned: DeploymentModel, secret
   };
   return Object.keys(patch).length ? patch : undefined;
 }
+
+/**
+ * The PATCH that deploys a deployment's source again as a new revision, for a deployment whose latest revision
+ * failed and whose configuration did not change: the platform makes a revision of any non-null source field sent.
+ */
+export function redeployPatch(planned: DeploymentModel): DeploymentPatch | undefined {
+  for (const key of ['image_uri', 'repo_ref', 'graph_config_path'] as const) {
+    const value = planned[key];
+    if (typeof value === 'string') return { source_revision_config: { [key]: value } };
+  }
+  return undefined;
+}

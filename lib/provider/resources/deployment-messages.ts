@@ -41,7 +41,8 @@ export function waitEnded(
     diagnostics.error(
       `Deployment "${deployment.name}": revision ${err.revisionId} ended in ${err.lastStatus}`,
       `${capitalize(err.message)}. ${kept} Look at revision ${err.revisionId} on the platform (its build or deploy logs), fix the source ` +
-        '(`repo_ref`, `graph_config_path` or `image_uri`) and apply again.',
+        '(`repo_ref`, `graph_config_path` or `image_uri`) and apply again' +
+        (operation === 'update' ? ' (an apply without a change deploys the same source again, as a new revision).' : '.'),
     );
   } else if (err.reason === 'timed-out') {
     diagnostics.error(

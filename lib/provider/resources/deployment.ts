@@ -10,9 +10,11 @@ import {
   DEPLOYMENT_NAME_PATTERN,
   DEPLOYMENT_SOURCES,
   DEPLOYMENT_TYPES,
+  FAILED_REVISION_STATUSES,
   MAX_SECRETS,
   SECRET_NAME_PATTERN,
   isTagRef,
+  type RevisionStatusName,
 } from '../../api/schemas/control-plane-constants';
 import {
   DiagnosticError,
@@ -34,7 +36,7 @@ import {
   type UpdateRequest,
   type ValidateRequest,
 } from '../framework';
-import { createBody, localSettings, patchOf, toModel } from './deployment-body';
+import { createBody, localSettings, patchOf, redeployPatch, toModel } from './deployment-body';
 import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
 import { revisionDurationMs, WaitError, waitForDeletion, waitForRevision } from './deployment-wait';
 
@@ -143,7 +145,13 @@ export const deploymentSchema = defineSchema({
     }),
     timeouts,
     latest_revision_id: attr.string({ computed: true, useStateForUnknown: true, description: 'The newest revision.' }),
-    revision_status: attr.string({ computed: true, useStateForUnknown: true, description: 'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED`.' }),
+    revision_status: attr.string({
+      computed: true,
+      useStateForUnknown: true,
+      description:
+        'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED`. When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), ' +
+        'the next plan deploys the same source again as a new revision, as an in-place update.',
+    }),
     repo_commit_sha: attr.string({ computed: true, useStateForUnknown: true, description: 'Commit the newest revision was built from (`github`).' }),
     url: attr.string({ computed: true, useStateForUnknown: true, description: 'Where the deployment is served: `custom_url`, or the platform\'s URL for it.' }),
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the deployment was created (RFC 3339).' }),
@@ -223,8 +231,9 @@ function plan({ config, prior, planned }: PlanRequest<Schema>): void {
   }
   if (!prior) return;
   const changes = (key: (typeof REVISION_INPUTS)[number] | 'secrets_version'): boolean => !isKnown(planned[key]) || planned[key] !== prior[key];
-  // without `secrets` in the configuration, a new secrets_version sends nothing (see patchOf)
-  if (REVISION_INPUTS.some(changes) || (changes('secrets_version') && config.secrets !== null)) {
+  // without `secrets` in the configuration, a new secrets_version sends nothing (see patchOf); a latest revision that
+  // failed is deployed again (see update), so the plan shows its status going
+  if (REVISION_INPUTS.some(changes) || (changes('secrets_version') && config.secrets !== null) || revisionFailed(prior)) {
     planned.latest_revision_id = UNKNOWN;
     planned.revision_status = UNKNOWN;
     planned.repo_commit_sha = prior.source === 'github' ? UNKNOWN : null;
@@ -276,8 +285,12 @@ async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<Deploy
 
 // ---- update ----
 
+/** Whether the deployment's latest revision failed: the next apply deploys its source again. */
+const revisionFailed = (state: DeploymentModel): boolean =>
+  state.revision_status !== null && FAILED_REVISION_STATUSES.includes(state.revision_status as RevisionStatusName);
+
 async function update({ config, planned, prior, ctx, signal, diagnostics, private: kept }: UpdateRequest<Schema>): Promise<DeploymentModel> {
-  const patch = patchOf(prior, planned, config.secrets);
+  const patch = patchOf(prior, planned, config.secrets) ?? (revisionFailed(prior) ? redeployPatch(planned) : undefined);
   if (!patch) return { ...prior, ...localSettings(planned) };
   const client = ctx.controlPlane();
   let deployment: Deployment;
