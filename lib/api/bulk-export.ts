@@ -32,7 +32,7 @@ export interface BulkExportCallOptions {
 /** Settings of the client's own transport, the API key's header defaulting to `X-API-Key` as the API documents. */
 export type BulkExportClientOptions = TransportOptions | { readonly transport: HttpTransport };
 
-const Uuid = z.uuid();
+const Uuid = z.guid();
 const API = '/api/v1';
 
 function checkId(name: string, id: string): string {

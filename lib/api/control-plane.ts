@@ -56,7 +56,7 @@ export type ControlPlaneClientOptions = TransportOptions | { readonly transport:
 /** Page size of {@link ControlPlaneClient.iterateRevisions} when the query sets none: the largest allowed. */
 const ITERATION_PAGE_SIZE = LIST_LIMIT.max;
 
-const Uuid = z.uuid();
+const Uuid = z.guid();
 
 /** Client of the deployment control plane. */
 export class ControlPlaneClient {

@@ -126,6 +126,14 @@ describe('deployments', () => {
     );
   });
 
+  it('takes ids that are UUIDs of any version or variant, as the platform does', async () => {
+    const id = '12345678-1234-1234-1234-123456789012';
+    const other = { ...deployment, id, latest_revision_id: '00000000-0000-0000-0000-00000000000a' };
+    route('GET', `/v2/deployments/${id}`, [200, other]);
+    await expect(client.getDeployment(id)).resolves.toEqual(other);
+    await expect(client.getDeployment('not-a-uuid')).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
   it('patches a deployment, and a secret echoed in a 422 stays redacted', async () => {
     const patch = { source_revision_config: { repo_ref: 'release' }, secrets: [{ name: 'TOKEN', value: 'tok-very-secret' }] };
     route(

@@ -52,7 +52,7 @@ export type Assistant = z.infer<typeof Assistant>;
 
 export const AssistantCreate = z.object({
   graph_id: z.string().min(1),
-  assistant_id: z.uuid().optional(),
+  assistant_id: z.guid().optional(),
   name: z.string().min(1).optional(),
   description: z.string().nullable().optional(),
   config: RunnableConfig.optional(),
@@ -94,7 +94,7 @@ export const Thread = z.object({
 export type Thread = z.infer<typeof Thread>;
 
 export const ThreadCreate = z.object({
-  thread_id: z.uuid().optional(),
+  thread_id: z.guid().optional(),
   metadata: JsonObject.optional(),
   if_exists: z.enum(['raise', 'do_nothing']).optional(),
 });

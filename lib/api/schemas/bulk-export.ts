@@ -76,8 +76,8 @@ export type DestinationCredentialsUpdate = z.input<typeof DestinationCredentials
 
 /** A destination as returned by the API: credentials are never returned, only the names of the keys given. */
 export const Destination = z.object({
-  id: z.uuid(),
-  tenant_id: z.uuid(),
+  id: z.guid(),
+  tenant_id: z.guid(),
   destination_type: z.enum(DESTINATION_TYPES),
   display_name: z.string(),
   config: DestinationConfig,
@@ -90,8 +90,8 @@ export const DestinationList = z.array(Destination);
 
 /** Body of `POST /api/v1/bulk-exports`. Exactly one of `end_time` and `interval_hours` is given. */
 export const BulkExportCreate = z.object({
-  bulk_export_destination_id: z.uuid(),
-  session_id: z.uuid(),
+  bulk_export_destination_id: z.guid(),
+  session_id: z.guid(),
   start_time: z.string(),
   end_time: z.string().nullish(),
   filter: z.string().nullish(),
@@ -102,10 +102,10 @@ export const BulkExportCreate = z.object({
 export type BulkExportCreate = z.input<typeof BulkExportCreate>;
 
 export const BulkExport = z.object({
-  id: z.uuid(),
-  tenant_id: z.uuid(),
-  bulk_export_destination_id: z.uuid(),
-  session_id: z.uuid(),
+  id: z.guid(),
+  tenant_id: z.guid(),
+  bulk_export_destination_id: z.guid(),
+  session_id: z.guid(),
   start_time: z.string(),
   end_time: z.string().nullable(),
   filter: z.string().nullable(),
@@ -113,7 +113,7 @@ export const BulkExport = z.object({
   interval_hours: z.number().int().nullable(),
   format_version: FormatVersion,
   status: BulkExportStatus,
-  source_bulk_export_id: z.uuid().nullable(),
+  source_bulk_export_id: z.guid().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
   finished_at: z.string().nullable(),
@@ -141,8 +141,8 @@ export const BulkExportRunMetadata = z.object({
 export type BulkExportRunMetadata = z.infer<typeof BulkExportRunMetadata>;
 
 export const BulkExportRun = z.object({
-  id: z.uuid(),
-  bulk_export_id: z.uuid(),
+  id: z.guid(),
+  bulk_export_id: z.guid(),
   status: BulkExportStatus,
   /** How many retries this run has used (0 on the first attempt). */
   retry_number: z.number().int(),

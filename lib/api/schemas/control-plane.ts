@@ -32,7 +32,7 @@ export const SourceRevisionConfigInput = SourceRevisionConfig.omit({ repo_commit
 export type SourceRevisionConfigInput = z.infer<typeof SourceRevisionConfigInput>;
 
 export const Revision = z.object({
-  id: z.uuid(),
+  id: z.guid(),
   created_at: z.string(),
   updated_at: z.string(),
   status: RevisionStatus,
@@ -105,7 +105,7 @@ export const DeploymentPatch = z.object({
 export type DeploymentPatch = z.infer<typeof DeploymentPatch>;
 
 export const Deployment = z.object({
-  id: z.uuid(),
+  id: z.guid(),
   tenant_id: z.string(),
   name: z.string(),
   source: DeploymentSource,
@@ -113,8 +113,8 @@ export const Deployment = z.object({
   source_revision_config: SourceRevisionConfig,
   secrets: z.array(SecretName),
   status: DeploymentStatus,
-  latest_revision_id: z.uuid().nullable(),
-  active_revision_id: z.uuid().nullable(),
+  latest_revision_id: z.guid().nullable(),
+  active_revision_id: z.guid().nullable(),
   url: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -128,7 +128,7 @@ export const DeploymentsList = z.object({
 export type DeploymentsList = z.infer<typeof DeploymentsList>;
 
 export const SandboxTemplate = z.object({
-  id: z.uuid(),
+  id: z.guid(),
   name: z.string(),
   image: z.string(),
   resources: z.object({

@@ -23,13 +23,13 @@ export const RUN_TYPES = ['chain', 'llm', 'tool', 'retriever', 'embedding', 'pro
  * for `events`, an array); lists are arrays.
  */
 export const TraceRun = z.object({
-  id: z.uuid(),
-  tenant_id: z.uuid(),
-  session_id: z.uuid(),
-  trace_id: z.uuid(),
-  parent_run_id: z.uuid().nullable(),
-  parent_run_ids: z.array(z.uuid()),
-  reference_example_id: z.uuid().nullable(),
+  id: z.guid(),
+  tenant_id: z.guid(),
+  session_id: z.guid(),
+  trace_id: z.guid(),
+  parent_run_id: z.guid().nullable(),
+  parent_run_ids: z.array(z.guid()),
+  reference_example_id: z.guid().nullable(),
   name: z.string(),
   run_type: z.string(),
   start_time: IsoTimestamp,

@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 /** Body of `POST /api/v1/sessions`. */
 export const SessionCreate = z.object({
-  id: z.uuid().optional(),
+  id: z.guid().optional(),
   name: z.string().min(1),
   description: z.string().nullish(),
 });
@@ -14,8 +14,8 @@ export type SessionCreate = z.input<typeof SessionCreate>;
 
 /** A tracing project. Names are unique within a workspace. */
 export const Session = z.object({
-  id: z.uuid(),
-  tenant_id: z.uuid(),
+  id: z.guid(),
+  tenant_id: z.guid(),
   name: z.string(),
   description: z.string().nullable(),
   start_time: z.string(),
@@ -29,17 +29,17 @@ const timestamp = z.union([z.string(), z.number()]);
 
 /** Fields a run may be created with; ids and hierarchy fields the caller omits are derived by the platform. */
 export const RunCreate = z.object({
-  id: z.uuid().optional(),
+  id: z.guid().optional(),
   name: z.string().min(1),
   run_type: z.string().min(1),
   start_time: timestamp,
   end_time: timestamp.nullish(),
-  session_id: z.uuid().nullish(),
+  session_id: z.guid().nullish(),
   session_name: z.string().min(1).nullish(),
-  trace_id: z.uuid().nullish(),
-  parent_run_id: z.uuid().nullish(),
+  trace_id: z.guid().nullish(),
+  parent_run_id: z.guid().nullish(),
   dotted_order: z.string().nullish(),
-  reference_example_id: z.uuid().nullish(),
+  reference_example_id: z.guid().nullish(),
   status: z.string().nullish(),
   trace_tier: z.string().nullish(),
   inputs: jsonObject.nullish(),
@@ -76,7 +76,7 @@ export const RunPatch = RunCreate.pick({
   prompt_cost: true,
   completion_cost: true,
   first_token_time: true,
-}).extend({ id: z.uuid() });
+}).extend({ id: z.guid() });
 export type RunPatch = z.input<typeof RunPatch>;
 
 /** Body of `POST /api/v1/runs/batch`. */
