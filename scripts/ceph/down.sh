@@ -28,14 +28,29 @@ for f in "$D"/run/*.pid; do
   fi
 done
 
-alive() { local p; for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+# Whether a process still runs: a zombie (state Z, exited but not yet reaped by a parent that may never do so, as
+# under a container's PID 1 without an init) has stopped.
+running() { # <pid>
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [ "${stat:0:1}" != Z ]
+}
+alive() { local p; for p in "${pids[@]}"; do running "$p" && return 0; done; return 1; }
 
 if [ ${#pids[@]} -gt 0 ]; then
   kill "${pids[@]}" 2>/dev/null
   deadline=$((SECONDS + STOP_TIMEOUT))
   while alive && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
-  for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && kill -9 "$p" 2>/dev/null; done
-  while alive; do sleep 0.1; done
+  for p in "${pids[@]}"; do running "$p" && kill -9 "$p" 2>/dev/null; done
+  deadline=$((SECONDS + 10))
+  while alive; do
+    if [ $SECONDS -ge $deadline ]; then
+      echo "ceph down: a daemon of $D survived SIGKILL for 10 s (pids ${pids[*]}); not removing anything" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
 fi
 echo "ceph down: stopped ${#pids[@]} daemon(s) in $D"
 

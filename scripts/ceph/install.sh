@@ -23,19 +23,21 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+# a fresh machine often runs its daily apt jobs at boot: wait for their lock instead of failing at once
+APT_OPTIONS=(-o DPkg::Lock::Timeout=600)
 apt_install() {
-  apt-get install -y -q --no-install-recommends "${missing[@]}"
+  apt-get "${APT_OPTIONS[@]}" install -y -q --no-install-recommends "${missing[@]}"
 }
 
 # Refresh the package lists only when needed: a fresh machine (or container) has none, and stale lists make the
 # install fail; otherwise skipping the refresh keeps repeated runs fast.
 if ! compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; then
-  apt-get update -q
+  apt-get "${APT_OPTIONS[@]}" update -q
 fi
 echo "ceph install: installing ${missing[*]}"
 if ! apt_install; then
   echo "ceph install: refreshing the apt package lists and retrying"
-  apt-get update -q
+  apt-get "${APT_OPTIONS[@]}" update -q
   apt_install
 fi
 

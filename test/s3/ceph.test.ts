@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials } from '../support/ceph';
@@ -173,6 +174,20 @@ describe('the errors a destination validation meets', () => {
 
 describe('scripts/ceph/up.sh and down.sh', () => {
   const scripts = resolve(__dirname, '..', '..', 'scripts', 'ceph');
+  /** Directories of the clusters the tests below start by hand: stopped and removed after each test. */
+  let own: string[] = [];
+  const ownDir = (name: string): string => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ceph-script-')), name);
+    own.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of own) {
+      spawnSync('bash', [join(scripts, 'down.sh')], { env: { ...process.env, CEPH_DATA_DIR: dir, CEPH_REMOVE_DATA: '1' }, stdio: 'ignore' });
+      rmSync(resolve(dir, '..'), { recursive: true, force: true });
+    }
+    own = [];
+  });
 
   test('a second cluster runs side by side with its own users; stop() ends its daemons and removes its directory', async () => {
     const second = await startCeph();
@@ -196,7 +211,7 @@ describe('scripts/ceph/up.sh and down.sh', () => {
       const result = spawnSync('bash', [join(scripts, 'up.sh')], {
         env: {
           ...process.env,
-          CEPH_DATA_DIR: join(ceph.dataDir, 'never-started'),
+          CEPH_DATA_DIR: ownDir('never-started'),
           CEPH_MON_PORT: String(await freePort()),
           CEPH_RGW_PORT: String(busyPort),
         },
@@ -212,7 +227,7 @@ describe('scripts/ceph/up.sh and down.sh', () => {
 
   test('a gateway port taken after up.sh checked it: up.sh stops at the failed bind with 75, leaving nothing running', async () => {
     const [monPort, rgwPort] = await freePorts(2);
-    const dataDir = join(ceph.dataDir, 'port-taken-meanwhile');
+    const dataDir = ownDir('port-taken-meanwhile');
     const up = spawn('bash', [join(scripts, 'up.sh')], {
       env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -224,7 +239,7 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     while (!existsSync(join(dataDir, 'log', 'mon.a.log')) && up.exitCode === null) await new Promise((wait) => setTimeout(wait, 50));
     expect(up.exitCode).toBeNull();
     const squatter: Server = createServer();
-    await new Promise<void>((listening) => squatter.listen(rgwPort, '127.0.0.1', listening));
+    await new Promise<void>((listening, failed) => squatter.once('error', failed).listen(rgwPort, '127.0.0.1', listening));
     try {
       expect(await exited).toBe(75);
       expect(stderr).toContain('the RADOS Gateway on port');
@@ -239,7 +254,7 @@ describe('scripts/ceph/up.sh and down.sh', () => {
 
   test('up.sh that cannot bring a daemon up in time exits non-zero, shows its log and leaves nothing running', async () => {
     const [monPort, rgwPort] = await freePorts(2);
-    const dataDir = join(ceph.dataDir, 'too-impatient');
+    const dataDir = ownDir('too-impatient');
     const result = spawnSync('bash', [join(scripts, 'up.sh')], {
       env: {
         ...process.env,
@@ -259,13 +274,80 @@ describe('scripts/ceph/up.sh and down.sh', () => {
 
   test('up.sh refuses to wipe a non-empty directory it did not create', async () => {
     const [monPort, rgwPort] = await freePorts(2);
+    const dataDir = ownDir('somebody-elses');
+    mkdirSync(dataDir);
+    writeFileSync(join(dataDir, 'keep-me.txt'), 'not a cluster');
     const result = spawnSync('bash', [join(scripts, 'up.sh')], {
-      env: { ...process.env, CEPH_DATA_DIR: scripts, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
+      env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
       encoding: 'utf8',
     });
 
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('is not a cluster made by up.sh');
-    expect(existsSync(join(scripts, 'up.sh'))).toBe(true);
+    expect(readFileSync(join(dataDir, 'keep-me.txt'), 'utf8')).toBe('not a cluster');
   });
+
+  test('down.sh takes a daemon that exited but was never reaped (a zombie) as stopped, instead of waiting forever', async () => {
+    const dataDir = ownDir('zombie');
+    mkdirSync(join(dataDir, 'run'), { recursive: true });
+    writeFileSync(join(dataDir, '.ceph-local-cluster'), '');
+    // a process named ceph-mon that exits at once, whose parent (sleep, exec'ed by bash) never reaps it
+    const fake = join(dataDir, 'ceph-mon');
+    copyFileSync('/bin/true', fake);
+    const parent = spawn('bash', ['-c', '"$0" & echo $!; exec sleep 60', fake], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = await new Promise<string>((resolvePid) => parent.stdout.once('data', (chunk: Buffer) => resolvePid(chunk.toString().trim())));
+      const state = () => {
+        try {
+          return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+        } catch {
+          return undefined;
+        }
+      };
+      for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((wait) => setTimeout(wait, 50));
+      expect(state()).toBe('Z');
+      expect(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).toBe('ceph-mon');
+      writeFileSync(join(dataDir, 'run', 'mon.a.pid'), pid);
+
+      const down = spawnSync('bash', [join(scripts, 'down.sh')], {
+        env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_REMOVE_DATA: '1' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+
+      expect(down.status).toBe(0);
+      expect(down.stdout).toContain('stopped 1 daemon(s)');
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
+  test('Ctrl-C during up.sh stops the daemons it started; a pid file naming another process does not block it', async () => {
+    const [monPort, rgwPort] = await freePorts(2);
+    const dataDir = ownDir('interrupted');
+    // an earlier cluster's directory whose pid file now names an unrelated process (pids are reused after a reboot)
+    mkdirSync(join(dataDir, 'run'), { recursive: true });
+    writeFileSync(join(dataDir, '.ceph-local-cluster'), '');
+    writeFileSync(join(dataDir, 'run', 'mon.a.pid'), String(process.pid));
+    const up = spawn('bash', [join(scripts, 'up.sh')], {
+      env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    up.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolveExit) => up.once('exit', resolveExit));
+    try {
+      // the monitor runs once up.sh waits for the OSD: its log is there
+      while (!existsSync(join(dataDir, 'log', 'osd.0.log')) && up.exitCode === null) await new Promise((wait) => setTimeout(wait, 50));
+      expect(stderr).not.toContain('still running');
+      expect(daemonsUsing(dataDir)).toContain('ceph-mon');
+      up.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain('interrupted');
+      expect(daemonsUsing(dataDir)).toEqual([]);
+    } finally {
+      if (up.exitCode === null) up.kill('SIGKILL');
+    }
+  }, CEPH_START_TIMEOUT_MS);
 });

@@ -26,6 +26,13 @@ export const CEPH_REGION = 'us-east-1';
 
 /** Timeout for a `beforeAll` that calls {@link startCeph}; a start takes a few seconds, far more on a busy machine. */
 export const CEPH_START_TIMEOUT_MS = 180_000;
+/**
+ * Time {@link startCeph} gives up.sh, over all its attempts, so that it fails with up.sh's log, and up.sh stops
+ * what it started, before jest's hook times out.
+ */
+const UP_BUDGET_MS = CEPH_START_TIMEOUT_MS - 25_000;
+/** Seconds up.sh waits for each daemon (its CEPH_START_TIMEOUT): three waits fit in {@link UP_BUDGET_MS}. */
+const UP_WAIT_SECONDS = 40;
 
 /** A pair of S3 keys. */
 export interface S3Credentials {
@@ -87,7 +94,15 @@ function assertCephInstalled(): void {
   );
 }
 
-function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs a script of scripts/ceph. After `timeoutMs` it is sent SIGTERM (up.sh then stops what it started) and, 15 s
+ * later, SIGKILL; its code is then null.
+ */
+function runScript(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = Number.POSITIVE_INFINITY,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolveRun, rejectRun) => {
     const child = spawn('bash', [join(CEPH_SCRIPTS, script)], {
       env: { ...process.env, ...env },
@@ -96,10 +111,61 @@ function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code: numb
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', rejectRun);
+    const timers: NodeJS.Timeout[] = [];
+    if (Number.isFinite(timeoutMs)) {
+      timers.push(
+        setTimeout(() => {
+          output += `\n${script} did not finish in ${Math.round(timeoutMs / 1000)} s: stopped\n`;
+          child.kill('SIGTERM');
+          timers.push(setTimeout(() => child.kill('SIGKILL'), 15_000));
+        }, timeoutMs),
+      );
+    }
+    const settle = () => timers.forEach((timer) => clearTimeout(timer));
+    child.once('error', (err) => {
+      settle();
+      rejectRun(err);
+    });
     // 'exit', not 'close': a daemon that inherited a pipe must not keep the caller waiting.
-    child.once('exit', (code) => resolveRun({ code, output }));
+    child.once('exit', (code) => {
+      settle();
+      resolveRun({ code, output });
+    });
   });
+}
+
+/**
+ * The data dirs of the clusters this process started and has not stopped. The daemons run in sessions of their
+ * own, so a Ctrl-C does not reach them, and Node does not emit 'exit' when a signal ends it: on SIGINT, SIGTERM or
+ * SIGHUP they are stopped here, and the signal is raised again.
+ */
+const liveClusters = new Set<string>();
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+function stopLiveClusters(): void {
+  for (const dataDir of liveClusters) stopSync(dataDir);
+  liveClusters.clear();
+}
+
+function onStopSignal(signal: NodeJS.Signals): void {
+  stopLiveClusters();
+  for (const each of STOP_SIGNALS) process.removeListener(each, onStopSignal);
+  process.kill(process.pid, signal);
+}
+
+function trackCluster(dataDir: string): void {
+  if (liveClusters.size === 0) {
+    process.once('exit', stopLiveClusters);
+    for (const signal of STOP_SIGNALS) process.once(signal, onStopSignal);
+  }
+  liveClusters.add(dataDir);
+}
+
+function untrackCluster(dataDir: string): void {
+  liveClusters.delete(dataDir);
+  if (liveClusters.size > 0) return;
+  process.removeListener('exit', stopLiveClusters);
+  for (const signal of STOP_SIGNALS) process.removeListener(signal, onStopSignal);
 }
 
 function stopSync(dataDir: string): void {
@@ -129,16 +195,21 @@ function describeAwsError(error: unknown): string {
 export async function startCeph(): Promise<CephCluster> {
   assertCephInstalled();
   const dataDir = await mkdtemp(join(tmpdir(), 'ceph-cluster-'));
+  const deadline = Date.now() + UP_BUDGET_MS;
+  // tracked from the start: a signal during up.sh stops the daemons it has started so far
+  trackCluster(dataDir);
   for (let attempt = 1; ; attempt++) {
     const [monPort, rgwPort] = await freePorts(2);
-    const { code, output } = await runScript('up.sh', {
-      CEPH_DATA_DIR: dataDir,
-      CEPH_MON_PORT: String(monPort),
-      CEPH_RGW_PORT: String(rgwPort),
-    });
+    const { code, output } = await runScript(
+      'up.sh',
+      { CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort), CEPH_START_TIMEOUT: String(UP_WAIT_SECONDS) },
+      Math.max(1, deadline - Date.now()),
+    );
     if (code === 0) break;
     // Another process took a port after it was chosen: choose others (up.sh has stopped what it started).
-    if (code === UP_PORT_IN_USE && attempt < PORT_ATTEMPTS) continue;
+    if (code === UP_PORT_IN_USE && attempt < PORT_ATTEMPTS && Date.now() < deadline) continue;
+    stopSync(dataDir);
+    untrackCluster(dataDir);
     await rm(dataDir, { recursive: true, force: true });
     throw new Error(`scripts/ceph/up.sh failed (exit ${code}):\n${output.trim().split('\n').slice(-50).join('\n')}`);
   }
@@ -148,9 +219,6 @@ export async function startCeph(): Promise<CephCluster> {
     accessKeyId: string;
     secretAccessKey: string;
   };
-  // A test run that dies before afterAll must not leave daemons behind.
-  const stopOnExit = () => stopSync(dataDir);
-  process.once('exit', stopOnExit);
 
   const admin: S3Credentials = { accessKeyId: cluster.accessKeyId, secretAccessKey: cluster.secretAccessKey };
   const clients: Array<S3Client | IAMClient> = [];
@@ -221,7 +289,7 @@ export async function startCeph(): Promise<CephCluster> {
       stopped ??= (async () => {
         for (const client of clients) client.destroy();
         const result = await runScript('down.sh', { CEPH_DATA_DIR: dataDir, CEPH_REMOVE_DATA: '1' });
-        process.removeListener('exit', stopOnExit);
+        if (result.code === 0) untrackCluster(dataDir);
         if (result.code !== 0) throw new Error(`scripts/ceph/down.sh failed (exit ${result.code}): ${result.output}`);
       })();
       return stopped;
