@@ -112,3 +112,16 @@ test('objects survive a restart on the same directory, and close() frees the por
     await second.close();
   }
 });
+
+test('a port already in use fails the start with EADDRINUSE, and the port may be used again once free', async () => {
+  const taken = join(directory, 'taken');
+  await expect(startInProcessS3({ port: server.port, directory: taken })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  const other = await startInProcessS3({ port: 0, directory: taken, buckets: ['after-failure'] });
+  const otherClient = clientFor(other);
+  try {
+    expect(await keysIn(otherClient, 'after-failure')).toEqual([]);
+  } finally {
+    otherClient.destroy();
+    await other.close();
+  }
+});

@@ -23,8 +23,8 @@ function decision(err: unknown): { retryable: boolean; message: string } {
   return { retryable: decided.retryable, message: decided.message };
 }
 
-test('a gateway that could not reach the store (502, 503, 504 without S3 request id) is a passing problem: retried', () => {
-  for (const status of [502, 503, 504]) {
+test('a gateway that could not reach the store or limits the rate (429, 502, 503, 504 without S3 request id) is a passing problem: retried', () => {
+  for (const status of [429, 502, 503, 504]) {
     const err = answer(status, 'Unknown');
     expect(classifyStorageError(err).kind).toBe('transient');
     expect(decision(err)).toEqual({ retryable: true, message: expect.stringMatching(/^Storage unavailable: .*\(HTTP \d{3}\)/) });
@@ -58,4 +58,12 @@ test('errors with a code that do not come from the store are processing errors; 
 test('credentials the S3 client cannot resolve (none given, none in the environment) are not retried', () => {
   const err = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
   expect(decision(err)).toEqual({ retryable: false, message: expect.stringContaining('Access denied') });
+});
+
+test('TLS failures (plain HTTP behind https:, an untrusted certificate) are the endpoint not answering as asked', () => {
+  for (const code of ['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID']) {
+    expect(classifyStorageError(coded(`TLS failure ${code}`, code)).kind).toBe('unreachable');
+  }
+  // the SDK's wrapper of another realm's error keeps only the text
+  expect(classifyStorageError(new Error('write EPROTO 80:error:0A00010B:SSL routines:ssl3_get_record:wrong version number')).kind).toBe('unreachable');
 });

@@ -1,3 +1,4 @@
+import type { AddressInfo, Server } from 'node:net';
 import S3rver from 's3rver';
 
 /**
@@ -47,13 +48,22 @@ export interface InProcessS3 {
  */
 export async function startInProcessS3(options: InProcessS3Options): Promise<InProcessS3> {
   const server = new S3rver({
-    address: '127.0.0.1',
-    port: options.port ?? 0,
     silent: true,
     directory: options.directory,
     configureBuckets: (options.buckets ?? []).map((name) => ({ name })),
   });
-  const { port } = await server.run();
+  await server.configureBuckets();
+  // listening here rather than in s3rver's run(), which never settles when the port is taken (the error goes
+  // unhandled and ends the process)
+  const listening = await new Promise<Server>((resolve, reject) => {
+    const http = server.listen(options.port ?? 0, '127.0.0.1', () => {
+      http.off('error', reject);
+      resolve(http);
+    });
+    http.once('error', reject);
+  });
+  server.httpServer = listening;
+  const { port } = listening.address() as AddressInfo;
   let closed: Promise<void> | undefined;
   return {
     endpoint: `http://127.0.0.1:${port}`,

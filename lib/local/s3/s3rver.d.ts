@@ -1,6 +1,6 @@
 /** The part of s3rver 3.7 (which ships no type declarations) that the in-process S3 server uses. */
 declare module 's3rver' {
-  import type { AddressInfo } from 'node:net';
+  import type { AddressInfo, Server } from 'node:net';
 
   interface S3rverOptions {
     address?: string;
@@ -14,6 +14,12 @@ declare module 's3rver' {
   class S3rver {
     constructor(options?: S3rverOptions);
     run(): Promise<AddressInfo>;
+    /** Creates the configured buckets (what `run()` does before it listens). */
+    configureBuckets(): Promise<void>;
+    /** A new HTTP server serving the API, listening with these arguments (those of `net.Server.listen`). */
+    listen(port: number, host: string, callback: () => void): Server;
+    /** The server `close()` closes. */
+    httpServer: Server | undefined;
     close(): Promise<void>;
   }
 

@@ -13,7 +13,7 @@ export type StorageFailureKind =
   | 'bucket_not_valid'
   /** The access key id is unknown to the store. */
   | 'unknown_key_id'
-  /** Nothing answered (connection refused, unknown host, timeout). */
+  /** Nothing answered (connection refused, unknown host, timeout), or not over TLS as `https:` asks. */
   | 'unreachable'
   /** Something answered, but not an S3-compatible API. */
   | 'not_s3'
@@ -56,8 +56,11 @@ const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
   RequestTimeTooSkewed: 'transient',
 };
 
-/** A gateway in front of the store that could not reach it answers without S3's request id: a passing problem. */
-const GATEWAY_STATUSES = new Set([502, 503, 504]);
+/**
+ * A gateway in front of the store that could not reach it, or that limits the rate of requests, answers without
+ * S3's request id: a passing problem.
+ */
+const GATEWAY_STATUSES = new Set([429, 502, 503, 504]);
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -70,7 +73,24 @@ const NETWORK_CODES = new Set([
   'EPIPE',
   'ERR_INVALID_URL',
 ]);
-const NETWORK_CODE_IN_TEXT = new RegExp(`\\b(${[...NETWORK_CODES].join('|')})\\b`);
+/**
+ * TLS failures: an `https:` endpoint that speaks plain HTTP (`EPROTO`, `ERR_SSL_…`: wrong version number), or a
+ * certificate the platform does not trust. Nothing S3 answered, as with the network codes.
+ */
+const TLS_CODES = new Set([
+  'EPROTO',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+const isTlsCode = (code: string): boolean => TLS_CODES.has(code) || code.startsWith('ERR_SSL_');
+const NETWORK_CODE_IN_TEXT = new RegExp(`\\b(${[...NETWORK_CODES, ...TLS_CODES].join('|')}|ERR_SSL_[A-Z_]+)\\b`);
+/** The SDK's refusal of a region that cannot be part of a host name ("eu-west-1 ", "my_region"): no request went out. */
+const REGION_NOT_ACCEPTED = /^Region not accepted\b/;
 const NETWORK_ERROR_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'AbortError']);
 
 interface SdkErrorShape {
@@ -89,11 +109,14 @@ export function classifyStorageError(err: unknown): StorageFailure {
   const description = `${code ?? 'Error'}${status ? ` (HTTP ${status})` : ''}: ${String(e.message ?? err).split('\n')[0].slice(0, 300)}`;
   const known = code ? CODE_KINDS[code] : undefined;
   if (known) return { kind: known, description };
+  if (status === undefined && REGION_NOT_ACCEPTED.test(String(e.message ?? ''))) return { kind: 'bucket_not_valid', description };
   if (status === undefined) {
     // the SDK wraps errors it does not recognise as Errors (another realm's) into a message that keeps only the text
     const codeInMessage = NETWORK_CODE_IN_TEXT.exec(String(e.message ?? ''))?.[1];
     const network =
-      (e.code && NETWORK_CODES.has(e.code)) || (e.name && NETWORK_ERROR_NAMES.has(e.name)) || codeInMessage !== undefined;
+      (e.code && (NETWORK_CODES.has(e.code) || isTlsCode(e.code))) ||
+      (e.name && NETWORK_ERROR_NAMES.has(e.name)) ||
+      codeInMessage !== undefined;
     return { kind: network ? 'unreachable' : 'other', description };
   }
   const answeredByS3 = Boolean(e.$metadata?.requestId ?? e.$response?.headers?.['x-amz-request-id']);

@@ -48,8 +48,12 @@ export async function validateDestination(
           ContentType: 'text/plain',
         }),
       );
-      // S3 answers every successful PUT with an ETag; a server that does not is not an S3 API.
-      if (!put.ETag) throw new HttpError(400, DESTINATION_ERRORS.invalidEndpoint);
+      // S3 answers every successful PUT with an ETag; a server that does not is not an S3 API (or a proxy in front of
+      // one strips it): the object may have been written all the same, so it is deleted when the credentials may
+      if (!put.ETag) {
+        await client.send(new DeleteObjectCommand({ Bucket: config.bucket_name, Key: testObjectKey })).catch(() => undefined);
+        throw new HttpError(400, DESTINATION_ERRORS.invalidEndpoint);
+      }
     } catch (err) {
       if (err instanceof HttpError) throw err;
       const failure = classifyStorageError(err);
