@@ -6,6 +6,7 @@ import { messages } from './errors';
 export function httpUrlProblem(value: string): string | undefined {
   try {
     const url = new URL(value);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && (url.username !== '' || url.password !== '')) return messages.urlWithUserInfo();
     if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
   } catch {
     // not a URL at all: same message

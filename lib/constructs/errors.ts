@@ -64,6 +64,8 @@ const quote = (value: unknown): string => JSON.stringify(value);
 export const messages = {
   // ---- shared ----
   notHttpUrl: (value: string) => `must be an absolute http:// or https:// URL; got ${quote(value)}.`,
+  // the value itself is not quoted: it holds a password
+  urlWithUserInfo: () => 'must not carry a user name or password in the URL: give the keys as credentials, which stay out of the synthesized stack.',
   notWholeNumber: (value: number, min: number, max?: number) =>
     `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}; got ${value}.`,
   notPositiveDuration: (value: string) => `must be longer than zero; got ${value}.`,

@@ -109,6 +109,12 @@ describe('Deployment', () => {
       ['fractional memory', { resources: { memoryMb: 0.5 } }, 'resources.memoryMb', 'whole number of at least 1'],
       ['zero CPU', { resources: { cpu: 0 } }, 'resources.cpu', 'more than 0 CPUs'],
       ['a custom URL that is not a URL', { customUrl: 'agent.example.com' }, 'customUrl', 'http:// or https:// URL'],
+      [
+        'a repository URL with a token in it',
+        { source: DeploymentSource.github({ repoUrl: 'https://x-access-token:ghs_secret@github.com/acme/a' }) },
+        'source.repoUrl',
+        'must not carry a user name or password',
+      ],
       ['a zero create timeout', { timeouts: { create: Duration.minutes(0) } }, 'timeouts.create', 'longer than zero'],
     ] as const)('%s', (_, props, prop, message) => {
       expect(violationsOf(() => deploy(props as Partial<DeploymentProps>))).toEqual([{ prop, message: expect.stringContaining(message) }]);
@@ -127,14 +133,16 @@ describe('Deployment', () => {
       const message = messageOf(() =>
         deploy({
           name: '_bad',
+          customUrl: 'https://agent:url-password@agent.example.com',
           source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: 'refs/tags/v2', buildOnPush: true }),
           resources: { minScale: 5, maxScale: 1 },
           secrets: { TOKEN: 'hunter2' },
         }),
       );
-      expect(message).toMatch(/^Invalid Deployment "test\/Agent" \(4 problems\):\n/);
-      for (const prop of ['name', 'source.buildOnPush', 'resources.minScale', 'secrets.TOKEN']) expect(message).toContain(`  - ${prop}: `);
+      expect(message).toMatch(/^Invalid Deployment "test\/Agent" \(5 problems\):\n/);
+      for (const prop of ['name', 'customUrl', 'source.buildOnPush', 'resources.minScale', 'secrets.TOKEN']) expect(message).toContain(`  - ${prop}: `);
       expect(message).not.toContain('hunter2');
+      expect(message).not.toContain('url-password');
     });
 
     test('tokens are not checked at synth: Terraform knows them only at apply', () => {

@@ -58,6 +58,12 @@ describe('export resources: input checks', () => {
   credentials_version = 1
 }
 `,
+        `resource "agentplatform_export_destination" "password_in_url" {
+  display_name = "x"
+  bucket_name  = "b"
+  endpoint_url = "https://minio:minio-password@s3.example.com"
+}
+`,
       ].join('\n'),
     );
     expect((await dir.init()).code).toBe(0);
@@ -98,6 +104,9 @@ describe('export resources: input checks', () => {
 
     expect(pointsAt(diagnostic(stderr, 'Invalid end_time'), type, 'backwards', 'end_time')).toBe(true);
     expect(pointsAt(diagnostic(stderr, 'credentials_version without credentials'), 'agentplatform_export_destination', 'version_only', 'credentials_version')).toBe(true);
+    const userInfo = diagnostic(stderr, 'Invalid endpoint_url');
+    expect(pointsAt(userInfo, 'agentplatform_export_destination', 'password_in_url', 'endpoint_url')).toBe(true);
+    expect(flat(userInfo)).toContain('must not carry a user name or password: set the keys in `credentials`');
   });
 
   it('shows the platform\'s refusal of a create on the attribute it names', async () => {

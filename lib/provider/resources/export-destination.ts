@@ -37,6 +37,10 @@ const notEmpty = (value: string): string | undefined => (value.trim() === '' ? '
 const endpointProblem = (value: string): string | undefined => {
   try {
     const url = new URL(value);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && (url.username !== '' || url.password !== '')) {
+      // the address is kept in plan and state as it is, and returned by the platform: no secret may ride in it
+      return 'must not carry a user name or password: set the keys in `credentials`, which are write-only.';
+    }
     if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
   } catch {
     // not a URL at all: same message
