@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { EXPORTABLE_FIELD_NAMES } from '../lib/api/schemas/trace';
+import { AUTH_MIGRATIONS, AuthStore } from '../lib/local/auth';
 import { systemClock } from '../lib/local/clock';
 import { migrate, openDatabase } from '../lib/local/db';
 import { SecretBox } from '../lib/local/secret-box';
@@ -34,7 +35,6 @@ import { toMicros } from '../lib/local/tracing/store/time';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const BUCKET = 'bench';
-const TENANT = '00000000-0000-4000-8000-000000000001';
 const RANGE_START = '2024-05-01T00:00:00Z';
 const DAY_MS = 86_400_000;
 /** The end of a range of `days` UTC days from RANGE_START. */
@@ -138,7 +138,7 @@ const figure = (n: number): string => Math.round(n).toLocaleString('en-US');
 function generate(dataDir: string, size: number, days: number, payloadBytes: number): void {
   const cli = require.resolve('../lib/local/tracing/generate-cli');
   const end = new Date(Date.parse(rangeEnd(days)) - 10_000).toISOString();
-  const args = ['--data-dir', dataDir, '--tenant-id', TENANT, '--project', 'bench', '--count', String(size)];
+  const args = ['--data-dir', dataDir, '--project', 'bench', '--count', String(size)];
   args.push('--start', RANGE_START, '--end', end, '--payload-bytes', String(payloadBytes));
   const result = spawnSync(process.execPath, [...process.execArgv, cli, ...args], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`generate-runs failed: ${result.stderr}`);
@@ -148,16 +148,18 @@ function generate(dataDir: string, size: number, days: number, payloadBytes: num
 /** Child process mode: two exports of the data dir, one after the other, with one engine; prints both as JSON. */
 async function measure(job: MeasureJob): Promise<void> {
   const db = openDatabase(job.dataDir);
-  migrate(db, [TRACING_MIGRATIONS]);
+  migrate(db, [AUTH_MIGRATIONS, TRACING_MIGRATIONS]);
+  // the data dir's default workspace, which generate-runs wrote the runs into
+  const tenant = new AuthStore(db, systemClock).defaultOrganization().tenantId;
   const stores = createTracingStores(db, systemClock, SecretBox.forDataDir(job.dataDir));
   const settings = { ...DEFAULT_EXPORT_ENGINE_SETTINGS, writer: { ...DEFAULT_EXPORT_ENGINE_SETTINGS.writer, rowGroupRows: job.rowGroupRows } };
   const engine = new ExportEngine(stores.exports, stores.runs, stores.destinations, systemClock, settings, (line) => console.error(line));
-  const destination = stores.destinations.create(TENANT, {
+  const destination = stores.destinations.create(tenant, {
     display_name: 'bench',
     config: { bucket_name: BUCKET, prefix: '', endpoint_url: job.endpoint },
     credentials: { access_key_id: 'S3RVER', secret_access_key: 'S3RVER' },
   });
-  const sessionId = stores.sessions.findByName(TENANT, 'bench')!.id;
+  const sessionId = stores.sessions.findByName(tenant, 'bench')!.id;
   const startRss = process.memoryUsage.rss();
   let peakRss = startRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 25);
@@ -165,7 +167,7 @@ async function measure(job: MeasureJob): Promise<void> {
   const exports: { id: string; rows: number; seconds: number; cpuSeconds: number; peakRssMb: number }[] = [];
   for (let i = 0; i < EXPORT_ORDER.length; i++) {
     const row = stores.exports.create({
-      tenantId: TENANT,
+      tenantId: tenant,
       destinationId: destination.id,
       sessionId,
       startTime: RANGE_START,

@@ -69,6 +69,9 @@ export const AUTH_MIGRATIONS: MigrationSet = {
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_ORGANIZATION_SETTING = 'default_organization_id';
 
+/** The shortest API key the platform takes. */
+export const MIN_API_KEY_LENGTH = 8;
+
 /** A new random API key (`lp_` + 32 random bytes, base64url). */
 export const generateApiKey = (): string => `lp_${randomBytes(32).toString('base64url')}`;
 
@@ -110,7 +113,7 @@ export class AuthStore {
 
   /** Lets `apiKey` act for the organization. Adding a key the organization already has is a no-op. */
   addApiKey(organizationId: string, apiKey: string): void {
-    if (apiKey.length < 8) throw new Error('an API key must have at least 8 characters');
+    if (apiKey.length < MIN_API_KEY_LENGTH) throw new Error(`an API key must have at least ${MIN_API_KEY_LENGTH} characters`);
     const hash = hashKey(apiKey);
     const owner = prepared(this.db, 'SELECT organization_id FROM api_keys WHERE key_hash = ?').get(hash) as
       | { organization_id: string }

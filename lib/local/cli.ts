@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { MIN_API_KEY_LENGTH } from './auth';
 import { uniformStepTimings, type PipelineTimings } from './control-plane/pipeline';
 import { startLocalPlatform, type LocalPlatformOptions } from './platform';
 
@@ -49,6 +50,13 @@ function milliseconds(name: string, raw: string | undefined): number | undefined
   if (raw === undefined || raw === '') return undefined;
   if (!/^\d+$/.test(raw.trim())) throw new UsageError(`${name} must be a whole number of milliseconds, got '${raw}'`);
   return Number(raw);
+}
+
+function portOf(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const port = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  if (!(port <= 65535)) throw new UsageError(`${name} must be a port number from 0 to 65535 (0: any free port), got '${raw}'`);
+  return port;
 }
 
 function parseTimings(raw: string | undefined): Partial<PipelineTimings> {
@@ -116,10 +124,12 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliSe
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
-  const flagOrEnv = (flag: string | undefined, name: string) => flag ?? env[name];
+  // a flag names itself in errors; an empty environment variable counts as unset
+  const flagOrEnv = (flag: string | undefined, name: string) => flag ?? (env[name] === '' ? undefined : env[name]);
+  const source = (flag: string | undefined, flagName: string, envName: string) => (flag !== undefined ? flagName : envName);
   const isOn = (name: string) => ['1', 'true', 'yes'].includes((env[name] ?? '').toLowerCase());
-  const port = milliseconds('--port', flagOrEnv(values.port, 'AGENTPLATFORM_LOCAL_PORT')) ?? DEFAULT_CLI_PORT;
-  if (port > 65535) throw new UsageError(`--port must be 0-65535, got ${port}`);
+  const port =
+    portOf(source(values.port, '--port', 'AGENTPLATFORM_LOCAL_PORT'), flagOrEnv(values.port, 'AGENTPLATFORM_LOCAL_PORT')) ?? DEFAULT_CLI_PORT;
   const stepMs = milliseconds('--step-ms', flagOrEnv(values['step-ms'], 'AGENTPLATFORM_LOCAL_STEP_MS'));
   const deleteDelayMs = milliseconds(
     '--delete-delay-ms',
@@ -131,6 +141,14 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliSe
     ...parseTimings(flagOrEnv(values.timings, 'AGENTPLATFORM_LOCAL_TIMINGS')),
   };
   const apiKeys = values['api-key'] ?? list(env.AGENTPLATFORM_LOCAL_API_KEYS);
+  for (const key of apiKeys) {
+    // the key itself is not shown: it is a secret
+    if (key.length < MIN_API_KEY_LENGTH) {
+      const from = source(values['api-key']?.[0], '--api-key', 'AGENTPLATFORM_LOCAL_API_KEYS');
+      throw new UsageError(`${from}: an API key must have at least ${MIN_API_KEY_LENGTH} characters`);
+    }
+  }
+  if (values['data-dir'] === '') throw new UsageError('--data-dir must not be empty');
   const verbose = values.verbose ?? isOn('AGENTPLATFORM_LOCAL_VERBOSE');
   return {
     options: {

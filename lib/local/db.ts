@@ -101,16 +101,3 @@ export function migrate(db: PlatformDatabase, sets: readonly MigrationSet[]): vo
     }
   }
 }
-
-/**
- * Empties a data dir for `--reset`. Only a directory that holds a platform database (or nothing at all) is wiped,
- * so a mistyped `--data-dir` never deletes unrelated files.
- */
-export function resetDataDir(dataDir: string): void {
-  if (!fs.existsSync(dataDir)) return;
-  const entries = fs.readdirSync(dataDir);
-  if (entries.length > 0 && !entries.includes(DATABASE_FILE)) {
-    throw new Error(`refusing to reset ${dataDir}: it is not empty and holds no ${DATABASE_FILE}`);
-  }
-  for (const entry of entries) fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
-}

@@ -5,11 +5,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SandboxTemplate } from '../api/schemas/control-plane';
-import { AUTH_MIGRATIONS, AuthStore, generateApiKey, type CreatedOrganization } from './auth';
+import { AUTH_MIGRATIONS, AuthStore, MIN_API_KEY_LENGTH, generateApiKey, type CreatedOrganization } from './auth';
 import { systemClock, type Clock } from './clock';
 import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from './control-plane/pipeline';
 import { controlPlaneModule } from './control-plane/routes';
-import { migrate, openDatabase, resetDataDir } from './db';
+import { lockDataDir, resetDataDir } from './data-dir';
+import { migrate, openDatabase, type PlatformDatabase } from './db';
 import type { ModuleContext, MountedModule, PlatformModule } from './module';
 import { SandboxTemplateInput, SandboxTemplateStore } from './sandbox-templates';
 import { SecretBox } from './secret-box';
@@ -96,11 +97,18 @@ function resolveTimings(overrides: Partial<PipelineTimings> | undefined): Pipeli
   return timings;
 }
 
+/**
+ * The data dir's dev key: the one kept in `dev-api-key`, else a new one, written whole or not at all. A file that
+ * holds no usable key (emptied by a crash or a full disk while it was written) gets a new one.
+ */
 function devApiKeyOf(dataDir: string): string {
   const file = path.join(dataDir, DEV_API_KEY_FILE);
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const kept = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
+  if (kept.length >= MIN_API_KEY_LENGTH) return kept;
   const key = generateApiKey();
-  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  const partial = `${file}.${process.pid}.partial`;
+  fs.writeFileSync(partial, `${key}\n`, { mode: 0o600 });
+  fs.renameSync(partial, file);
   return key;
 }
 
@@ -110,9 +118,17 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
+  if (options.dataDir.trim() === '') throw new Error('the data dir must not be empty');
   const dataDir = path.resolve(options.dataDir);
-  if (options.reset) resetDataDir(dataDir);
-  const db = openDatabase(dataDir);
+  const unlock = lockDataDir(dataDir);
+  let db: PlatformDatabase;
+  try {
+    if (options.reset) resetDataDir(dataDir);
+    db = openDatabase(dataDir);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const modules = platformModules(options);
   let mounted: MountedModule[] = [];
   let server: Awaited<ReturnType<typeof listen>> | undefined;
@@ -145,7 +161,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     };
     mounted = modules.map((module) => module.mount(ctx));
     const listening = (server = await listen(app, host, options.port ?? 0, fastRoutes));
-    const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    // an address of every interface is reached on loopback; an IPv6 address goes in brackets in a URL
+    const urlHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
     baseUrl = `http://${urlHost}:${listening.port}`;
     for (const module of mounted) module.start?.();
 
@@ -171,6 +188,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
           for (const module of mounted) await module.stop?.();
           await listening.close();
           db.close();
+          unlock();
         })()),
     };
   } catch (err) {
@@ -178,6 +196,7 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     for (const module of mounted) await module.stop?.();
     await server?.close();
     db.close();
+    unlock();
     throw err;
   }
 }

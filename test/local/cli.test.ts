@@ -126,7 +126,7 @@ describe('--sandbox-template', () => {
 });
 
 describe('bad usage', () => {
-  test.each([[['--port', 'eighty']], [['--no-such-flag']], [['--timings', '{"brewingMs": 5}']]])(
+  test.each([[['--port', 'eighty']], [['--port', '99999']], [['--api-key', 'short']], [['--no-such-flag']], [['--timings', '{"brewingMs": 5}']]])(
     '%j exits with 2 and the usage text',
     async (args) => {
       const result = await runCliToEnd([...args, '--data-dir', tempDataDir()]);
@@ -135,4 +135,59 @@ describe('bad usage', () => {
       expect(result.stdout).toBe('');
     },
   );
+});
+
+describe('bad usage, named by where it came from', () => {
+  test('a bad port from the environment names the variable; an empty --data-dir is refused, not taken as the working directory', async () => {
+    const fromEnv = await runCliToEnd(['--data-dir', tempDataDir()], childEnv({ AGENTPLATFORM_LOCAL_PORT: 'abc' }));
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain("AGENTPLATFORM_LOCAL_PORT must be a port number from 0 to 65535 (0: any free port), got 'abc'");
+    const emptyDir = await runCliToEnd(['--port', '0', '--data-dir', '']);
+    expect(emptyDir.code).toBe(2);
+    expect(emptyDir.stderr).toContain('--data-dir must not be empty');
+    const shortKey = await runCliToEnd(['--port', '0', '--data-dir', tempDataDir()], childEnv({ AGENTPLATFORM_LOCAL_API_KEYS: 'tiny' }));
+    expect(shortKey.code).toBe(2);
+    expect(shortKey.stderr).toContain('AGENTPLATFORM_LOCAL_API_KEYS: an API key must have at least 8 characters');
+    expect(shortKey.stderr).not.toContain('tiny');
+  });
+
+  test('a data dir in use by a running platform is refused, and its --reset deletes nothing', async () => {
+    const dataDir = tempDataDir();
+    const running = await cli(['--port', '0', '--data-dir', dataDir]);
+    const second = await runCliToEnd(['--port', '0', '--data-dir', dataDir, '--reset']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`is in use by process ${running.child.pid}`);
+    expect((await new RawApi(running.url, running.keyLine).get('/v2/deployments')).status).toBe(200);
+    expect(fs.existsSync(path.join(dataDir, 'platform.db'))).toBe(true);
+    expect(await stop(running)).toBe(0);
+  });
+});
+
+describe('generate-runs', () => {
+  const range = ['--project', 'demo', '--start', '2024-05-01T00:00:00Z', '--end', '2024-05-02T00:00:00Z'];
+
+  test('writes runs into the default workspace; a count beyond the limit and an unknown workspace are usage errors', async () => {
+    const dataDir = tempDataDir();
+    const ok = await runCliToEnd(['generate-runs', ...range, '--count', '20', '--data-dir', dataDir]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^generated 20 runs in project "demo"/);
+
+    const huge = await runCliToEnd(['generate-runs', ...range, '--count', '99999999999999999999', '--data-dir', dataDir]);
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toContain("--count must be at most 100,000,000, got '99999999999999999999'");
+
+    const tenant = '7c1f4e2a-0d3b-4a5c-8e6f-9a0b1c2d3e4f';
+    const unknown = await runCliToEnd(['generate-runs', ...range, '--count', '5', '--tenant-id', tenant, '--data-dir', dataDir]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`--tenant-id ${tenant} is not a workspace of the platform in ${dataDir}`);
+  });
+
+  test('a data dir that cannot be opened ends with its message and exit 1, without a stack trace', async () => {
+    const file = path.join(tempDataDir(), 'a-file');
+    fs.writeFileSync(file, 'not a directory');
+    const result = await runCliToEnd(['generate-runs', ...range, '--count', '5', '--data-dir', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^generate-runs: EEXIST/);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
 });

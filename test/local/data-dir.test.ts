@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LOCK_FILE } from '../../lib/local/data-dir';
 import { DATABASE_FILE } from '../../lib/local/db';
 import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
 import { SECRET_KEY_ENV } from '../../lib/local/secret-box';
@@ -92,5 +93,93 @@ test('a database of a newer version is refused, untouched', async () => {
     expect((after.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(before);
   } finally {
     after.close();
+  }
+});
+
+describe('one platform per data dir', () => {
+  test('a second platform on a data dir in use is refused, naming the process; the data dir is free again after close', async () => {
+    const dataDir = newDataDir();
+    const first = await start(dataDir);
+    try {
+      await expect(start(dataDir)).rejects.toThrow(`the data dir ${dataDir} is in use by another platform of this process`);
+      await expect(startLocalPlatform({ dataDir, reset: true })).rejects.toThrow('in use');
+      // the running platform's database is still there
+      expect(fs.existsSync(path.join(dataDir, DATABASE_FILE))).toBe(true);
+    } finally {
+      await first.close();
+    }
+    await (await start(dataDir)).close();
+  });
+
+  test('a lock held by another running process is refused; one left by a process that is gone is taken over', async () => {
+    const dataDir = newDataDir();
+    fs.mkdirSync(dataDir, { recursive: true });
+    const lock = path.join(dataDir, LOCK_FILE);
+    // the parent of this test process runs, and is not this process
+    fs.writeFileSync(lock, `${process.ppid}\n`);
+    await expect(start(dataDir)).rejects.toThrow(`the data dir ${dataDir} is in use by process ${process.ppid}: stop that platform`);
+    expect(fs.readFileSync(lock, 'utf8')).toBe(`${process.ppid}\n`);
+
+    fs.writeFileSync(lock, '2147483646\n');
+    const platform = await start(dataDir);
+    expect(fs.readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    await platform.close();
+    expect(fs.existsSync(lock)).toBe(false);
+  });
+});
+
+describe('--reset', () => {
+  test('deletes only the platform\'s own files, and refuses a data dir that holds anything else, deleting nothing', async () => {
+    const dataDir = newDataDir();
+    await (await startLocalPlatform({ dataDir })).close();
+    const notes = path.join(dataDir, 'notes.txt');
+    fs.writeFileSync(notes, 'keep me');
+    fs.mkdirSync(path.join(dataDir, 'src'));
+    await expect(startLocalPlatform({ dataDir, reset: true })).rejects.toThrow(
+      `refusing to reset ${dataDir}: it holds files the platform did not make (notes.txt, src)`,
+    );
+    expect(fs.readFileSync(notes, 'utf8')).toBe('keep me');
+    expect(fs.existsSync(path.join(dataDir, DATABASE_FILE))).toBe(true);
+
+    fs.rmSync(notes);
+    fs.rmSync(path.join(dataDir, 'src'), { recursive: true });
+    const before = fs.readFileSync(path.join(dataDir, 'dev-api-key'), 'utf8');
+    const reset = await startLocalPlatform({ dataDir, reset: true });
+    try {
+      expect(`${reset.devApiKey}\n`).not.toBe(before);
+    } finally {
+      await reset.close();
+    }
+  });
+
+  test('an empty data dir path is refused rather than taken as the working directory', async () => {
+    await expect(startLocalPlatform({ dataDir: '', reset: true })).rejects.toThrow('the data dir must not be empty');
+  });
+});
+
+test('a dev key file left empty (a crash while it was written) gets a new key, written whole', async () => {
+  const dataDir = newDataDir();
+  await (await startLocalPlatform({ dataDir })).close();
+  const keyFile = path.join(dataDir, 'dev-api-key');
+  fs.writeFileSync(keyFile, '');
+  const platform = await startLocalPlatform({ dataDir });
+  try {
+    expect(platform.devApiKey).toMatch(/^lp_[A-Za-z0-9_-]{43}$/);
+    expect(fs.readFileSync(keyFile, 'utf8')).toBe(`${platform.devApiKey}\n`);
+    expect(mode(keyFile)).toBe(0o600);
+    expect(fs.readdirSync(dataDir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  } finally {
+    await platform.close();
+  }
+});
+
+test('on an IPv6 address the platform\'s URL puts it in brackets, and serves there', async () => {
+  const platform = await startLocalPlatform({ dataDir: newDataDir(), host: '::1', port: 0 });
+  try {
+    expect(platform.url).toBe(`http://[::1]:${platform.port}`);
+    const response = await fetch(`${platform.url}/v2/deployments`, { headers: { 'x-api-key': platform.devApiKey } });
+    expect(response.status).toBe(200);
+  } finally {
+    await platform.close();
   }
 });

@@ -54,13 +54,13 @@ test('a PUT answered without an ETag is "Invalid endpoint", and the test object 
 });
 
 test('an https: endpoint that speaks plain HTTP is "Invalid endpoint", not a passing problem', async () => {
-  const config = { bucket_name: 'exports', endpoint_url: endpoint.replace('http:', 'https:') };
+  const config = { bucket_name: 'exports', prefix: '', endpoint_url: endpoint.replace('http:', 'https:') };
   expect(await rejection(validateDestination(config, KEYS))).toEqual({ status: 400, message: DESTINATION_ERRORS.invalidEndpoint });
 });
 
 test('a region that cannot be part of a host name is "Bucket is not valid", as a wrong region is', async () => {
   for (const region of ['eu-west-1 ', 'my_region']) {
-    const withEndpoint = { bucket_name: 'exports', region, endpoint_url: endpoint };
+    const withEndpoint = { bucket_name: 'exports', prefix: '', region, endpoint_url: endpoint };
     expect(await rejection(validateDestination(withEndpoint, KEYS))).toEqual({ status: 400, message: DESTINATION_ERRORS.bucketNotValid });
   }
   expect(seen).toEqual([]);

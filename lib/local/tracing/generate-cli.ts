@@ -34,13 +34,20 @@ export interface TextSink {
 /** A usage mistake (exit code 2). */
 class UsageError extends Error {}
 
-function positiveInteger(name: string, raw: string | undefined, fallback?: number): number {
+/** The most runs one command writes (about 1.6 GB of database at the default payload). */
+const MAX_COUNT = 100_000_000;
+/** The largest payload per run, in bytes. */
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+function positiveInteger(name: string, raw: string | undefined, fallback?: number, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined) {
     if (fallback === undefined) throw new UsageError(`--${name} is required`);
     return fallback;
   }
   if (!/^\d+$/.test(raw) || Number(raw) <= 0) throw new UsageError(`--${name} must be a positive integer, got '${raw}'`);
-  return Number(raw);
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value > max) throw new UsageError(`--${name} must be at most ${max.toLocaleString('en-US')}, got '${raw}'`);
+  return value;
 }
 
 function instant(name: string, raw: string | undefined): number {
@@ -77,15 +84,23 @@ export function generateRunsCommand(
       return 0;
     }
     if (!values.project) throw new UsageError('--project is required');
-    const count = positiveInteger('count', values.count);
+    const count = positiveInteger('count', values.count, undefined, MAX_COUNT);
+    const payloadBytes = positiveInteger('payload-bytes', values['payload-bytes'], 1024, MAX_PAYLOAD_BYTES);
+    const seed = positiveInteger('seed', values.seed, 1);
     const startMicros = instant('start', values.start);
     const endMicros = instant('end', values.end);
     if (endMicros <= startMicros) throw new UsageError('--end must be after --start');
-    const dataDir = path.resolve(values['data-dir'] ?? env.AGENTPLATFORM_LOCAL_DATA_DIR ?? '.local-platform');
+    if (values['data-dir'] === '') throw new UsageError('--data-dir must not be empty');
+    const dataDir = path.resolve(values['data-dir'] ?? (env.AGENTPLATFORM_LOCAL_DATA_DIR || '.local-platform'));
     const db = openDatabase(dataDir);
     try {
       migrate(db, [AUTH_MIGRATIONS, TRACING_MIGRATIONS]);
-      const tenantId = values['tenant-id'] ?? new AuthStore(db, systemClock).defaultOrganization().tenantId;
+      const auth = new AuthStore(db, systemClock);
+      const tenantId = values['tenant-id'] ?? auth.defaultOrganization().tenantId;
+      // runs of a workspace the platform does not have would never be seen
+      if (auth.organizationOfTenant(tenantId) === undefined) {
+        throw new UsageError(`--tenant-id ${tenantId} is not a workspace of the platform in ${dataDir}`);
+      }
       const sessions = new SessionStore(db, systemClock);
       const session = sessions.getOrCreateByName(tenantId, values.project);
       const started = performance.now();
@@ -95,8 +110,8 @@ export function generateRunsCommand(
         count,
         startMicros,
         endMicros,
-        payloadBytes: positiveInteger('payload-bytes', values['payload-bytes'], 1024),
-        seed: positiveInteger('seed', values.seed, 1),
+        payloadBytes,
+        seed,
       });
       const seconds = (performance.now() - started) / 1000;
       out.write(`generated ${created} runs in project "${session.name}" (${session.id}) in ${seconds.toFixed(1)} s\n`);
@@ -109,7 +124,9 @@ export function generateRunsCommand(
       err.write(`${(error as Error).message}\n\n${USAGE}`);
       return 2;
     }
-    throw error;
+    // a data dir that cannot be opened, a database of a newer version, a full disk: the message, without a stack
+    err.write(`generate-runs: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
   }
 }
 
