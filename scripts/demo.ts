@@ -7,6 +7,7 @@
  * is shared with the test that deploys the example.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -142,26 +143,30 @@ interface PlatformProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `agentplatform-local` as a child process and reads its ready line and dev key. */
+/**
+ * Starts `agentplatform-local` as a child process, with an API key of the demo's own, and reads its ready line. The
+ * user's AGENTPLATFORM_LOCAL_* settings (their keys, port, reset, timings) are for their own platform, not the demo's:
+ * the child does not inherit them.
+ */
 async function startPlatform(dataDir: string): Promise<PlatformProcess> {
   const bin = join(packageRoot(), 'bin', 'agentplatform-local.js');
-  const child = spawn(process.execPath, [bin, '--port', '0', '--data-dir', dataDir, '--step-ms', '250', '--delete-delay-ms', '250'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const apiKey = `demo_${randomBytes(24).toString('base64url')}`;
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPLATFORM_LOCAL_')));
+  const args = ['--port', '0', '--data-dir', dataDir, '--api-key', apiKey, '--step-ms', '250', '--delete-delay-ms', '250'];
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   // The platform must not outlive the demo, however the demo ends (an error, a closed stdout).
   const killPlatform = (): void => void child.kill('SIGTERM');
   process.once('exit', killPlatform);
   const lines = createInterface({ input: child.stdout! });
-  const ready = new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
-    let url: string | undefined;
+  const url = await new Promise<string>((resolve, reject) => {
+    let ready: string | undefined;
     lines.on('line', (line) => {
-      url ??= /^local platform ready at (\S+)/.exec(line)?.[1];
-      const key = /^dev api key: (\S+)/.exec(line)?.[1];
-      if (url && key) resolve({ url, apiKey: key });
+      ready ??= /^local platform ready at (\S+)/.exec(line)?.[1];
+      // the key line follows the ready line: both printed, the platform serves
+      if (ready && line.startsWith('dev api key:')) resolve(ready);
     });
     child.once('exit', (code) => reject(new Error(`the local platform exited (code ${code}) before it was ready`)));
   });
-  const { url, apiKey } = await ready;
   return {
     url,
     apiKey,
@@ -179,8 +184,9 @@ async function main(): Promise<void> {
   // Node 20 is supported: the AWS SDK's notice about future versions is noise here (the platform inherits this too).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const work = mkdtempSync(join(tmpdir(), 'agentplatform-demo-'));
-  // Ctrl-C ends the demo through 'exit', where the platform and cdktf are stopped and the scratch directory removed.
-  process.once('SIGINT', () => process.exit(130));
+  // Ctrl-C (or a SIGTERM, SIGHUP) ends the demo through 'exit', where the platform and cdktf are stopped and the
+  // scratch directory removed; Node itself would end without 'exit' on these signals.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) process.once(signal, () => process.exit(code));
   process.once('exit', () => rmSync(work, { recursive: true, force: true }));
   let platform: PlatformProcess | undefined;
   let s3: InProcessS3 | undefined;
