@@ -28,14 +28,25 @@ export function main(argv: readonly string[], out: (text: string) => void = (t) 
   let dir = '.';
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
-    if (arg === '--dir' && rest[i + 1] !== undefined) dir = rest[++i]!;
-    else if (arg.startsWith('--dir=')) dir = arg.slice('--dir='.length);
-    else {
+    const value = arg === '--dir' ? rest[++i] : arg.startsWith('--dir=') ? arg.slice('--dir='.length) : undefined;
+    if (arg !== '--dir' && value === undefined) {
       process.stderr.write(`Unexpected argument ${JSON.stringify(arg)}.\n${USAGE}`);
       return 2;
     }
+    if (value === undefined || value === '') {
+      process.stderr.write(`--dir needs a directory, e.g. --dir infra (leave it out for the current directory).\n${USAGE}`);
+      return 2;
+    }
+    dir = value;
   }
-  const result = installProvider({ dir });
+  let result: ReturnType<typeof installProvider>;
+  try {
+    result = installProvider({ dir });
+  } catch (err) {
+    // a directory that cannot be written, a package that is not built: the message says what to do, no stack
+    process.stderr.write(`agentplatform-provider install: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
   const shown = (p: string): string => relative(process.cwd(), p) || '.';
   out(
     `Installed ${PROVIDER_SOURCE} ${result.version} for ${resolve(dir)}\n` +

@@ -113,6 +113,26 @@ describe('agentplatform-provider CLI', () => {
       stderr.mockRestore();
     }
   });
+
+  it('refuses --dir without a directory, and reports a directory it cannot write without a stack trace', () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(main(['install', '--dir'])).toBe(2);
+      expect(main(['install', '--dir='])).toBe(2);
+      expect(stderr.mock.calls.slice(0, 2).map((call) => String(call[0]).split('\n')[0])).toEqual([
+        '--dir needs a directory, e.g. --dir infra (leave it out for the current directory).',
+        '--dir needs a directory, e.g. --dir infra (leave it out for the current directory).',
+      ]);
+      const file = join(tempDir(), 'a-file');
+      writeFileSync(file, 'not a directory');
+      expect(main(['install', '--dir', file], () => undefined)).toBe(1);
+      const message = String(stderr.mock.calls[2]![0]);
+      expect(message).toMatch(/^agentplatform-provider install: .*(ENOTDIR|EEXIST)/);
+      expect(message).not.toMatch(/^\s+at /m);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
 });
 
 describe('provider logs', () => {
