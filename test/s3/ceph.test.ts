@@ -291,10 +291,11 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     const dataDir = ownDir('zombie');
     mkdirSync(join(dataDir, 'run'), { recursive: true });
     writeFileSync(join(dataDir, '.ceph-local-cluster'), '');
-    // a process named ceph-mon that exits at once, whose parent (sleep, exec'ed by bash) never reaps it
+    // a process named ceph-mon (a copy of sleep) that exits after half a second, when its parent has become `sleep 60`
+    // (bash exec'ed it), which never reaps a child; bash itself would reap one that exited before the exec
     const fake = join(dataDir, 'ceph-mon');
-    copyFileSync('/bin/true', fake);
-    const parent = spawn('bash', ['-c', '"$0" & echo $!; exec sleep 60', fake], { stdio: ['ignore', 'pipe', 'ignore'] });
+    copyFileSync('/bin/sleep', fake);
+    const parent = spawn('bash', ['-c', '"$0" 0.5 & echo $!; exec sleep 60', fake], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = await new Promise<string>((resolvePid) => parent.stdout.once('data', (chunk: Buffer) => resolvePid(chunk.toString().trim())));
       const state = () => {
@@ -304,7 +305,7 @@ describe('scripts/ceph/up.sh and down.sh', () => {
           return undefined;
         }
       };
-      for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((wait) => setTimeout(wait, 50));
+      for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((wait) => setTimeout(wait, 50));
       expect(state()).toBe('Z');
       expect(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).toBe('ceph-mon');
       writeFileSync(join(dataDir, 'run', 'mon.a.pid'), pid);

@@ -1,6 +1,6 @@
 /**
  * Compiles a filter AST into a predicate over run records. All per-expression work (literal conversion, LIKE
- * RegExps, lower-cased search text, value sets) happens once at compile time; the predicate only reads the record.
+ * matchers, lower-cased search text, value sets) happens once at compile time; the predicate only reads the record.
  * Semantics: a comparison with a missing or null field is false (also for `neq`), as in SQL; `not` negates the
  * result; `eq(field, null)` / `neq(field, null)` test for absence / presence.
  */
