@@ -7,7 +7,7 @@ import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport } from '../../api/schemas/bulk-export';
 import type { Logger } from '../log';
 import { FINAL_EXPORT_STATUSES } from './bulk-export-checks';
-import { PollInterval, type PollSchedule } from './deployment-wait';
+import { PollInterval, waitLimit, type PollSchedule } from './deployment-wait';
 
 /** Exports run for minutes to hours: polls start at 200 ms and back off to 10 s. */
 export const EXPORT_POLL_SCHEDULE: PollSchedule = { initialMs: 200, factor: 1.5, maxMs: 10_000 };
@@ -32,10 +32,24 @@ export interface ExportWaitOptions {
 
 /** Polls the export until its status is final (Completed, Failed, Cancelled, TimedOut), the time runs out or Terraform stops. */
 export async function waitForExport(options: ExportWaitOptions): Promise<ExportWaitOutcome> {
-  const { client, exportId, log } = options;
   const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
   const interval = new PollInterval(options.schedule ?? EXPORT_POLL_SCHEDULE);
-  const limit = AbortSignal.any([options.signal, AbortSignal.timeout(Math.max(0, options.timeoutMs))]);
+  const { signal: limit, dispose } = waitLimit(options.signal, options.timeoutMs);
+  try {
+    return await pollExport(options, interval, limit, isTransient);
+  } finally {
+    dispose();
+  }
+}
+
+/** The polls of {@link waitForExport}, under `limit`. */
+async function pollExport(
+  options: ExportWaitOptions,
+  interval: PollInterval,
+  limit: AbortSignal,
+  isTransient: (err: unknown) => boolean,
+): Promise<ExportWaitOutcome> {
+  const { client, exportId, log } = options;
   let lastStatus: string | undefined;
   const ended = (): ExportWaitOutcome => ({ kind: options.signal.aborted ? 'stopped' : 'timed-out', lastStatus });
   for (;;) {

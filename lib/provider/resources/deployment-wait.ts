@@ -12,6 +12,7 @@
 import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
 import type { Revision } from '../../api/schemas/control-plane';
 import { FAILED_REVISION_STATUSES, type RevisionStatusName } from '../../api/schemas/control-plane-constants';
+import { Deadline } from '../../api/deadline';
 import { formatDuration } from '../framework/timeouts';
 import type { Logger } from '../log';
 
@@ -66,6 +67,17 @@ export class PollInterval {
     this.current = Math.min(this.current * this.schedule.factor, this.schedule.maxMs);
     return delay;
   }
+}
+
+/**
+ * The signal of a wait: aborted by Terraform's stop or at the time limit, whichever comes first; `dispose` when the
+ * wait ends. A timer, not `AbortSignal.timeout`: combined by `AbortSignal.any` and held by nothing else, Node 20's
+ * timeout signal was garbage-collected and never fired, and the wait outlasted its limit.
+ */
+export function waitLimit(stop: AbortSignal, timeoutMs: number): { readonly signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const deadline = new Deadline(stop, Math.max(0, timeoutMs), (reason) => controller.abort(reason));
+  return { signal: controller.signal, dispose: () => deadline.dispose() };
 }
 
 /** Why a wait ended without success. */
@@ -183,7 +195,29 @@ async function poll<T>(
   const interval = new PollInterval(options.schedule, options.expectedMs);
   const started = Date.now();
   const deadline = started + options.timeoutMs;
-  const limit = AbortSignal.any([options.signal, AbortSignal.timeout(Math.max(0, options.timeoutMs))]);
+  const { signal: limit, dispose } = waitLimit(options.signal, options.timeoutMs);
+  try {
+    return await pollUntil(options, interval, limit, { awaited, subject, step, isTransient, started, deadline });
+  } finally {
+    dispose();
+  }
+}
+
+/** The polls of {@link poll}, under `limit`. */
+async function pollUntil<T>(
+  options: WaitOptions,
+  interval: PollInterval,
+  limit: AbortSignal,
+  how: {
+    readonly awaited: () => string;
+    readonly subject: () => string | undefined;
+    readonly step: (call: CallOptions) => Promise<PollStep<T>>;
+    readonly isTransient: (err: unknown) => boolean;
+    readonly started: number;
+    readonly deadline: number;
+  },
+): Promise<T> {
+  const { awaited, subject, step, isTransient, started, deadline } = how;
   let lastStatus: string | undefined;
   const ended = (): WaitError => {
     const last = lastStatus ? `last status ${lastStatus}` : 'no status seen yet';
