@@ -305,12 +305,19 @@ describe('exports whose store went away (their runs wait for retries)', () => {
     const drift = await dir.plan();
     expect(drift.code).toBe(2);
     expect(flat(diagnostic(drift.stdout + drift.stderr, `Bulk export ${ids.keep} was cancelled outside Terraform`))).toContain('plans a new export in its place');
-    expect(drift.stdout).toContain('# agentplatform_bulk_export.keep_children will be created');
-    expect(drift.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+    expect(drift.stdout).toContain('# agentplatform_bulk_export.keep_children must be replaced');
+    expect(flat(drift.stdout)).toContain('~ status = "Cancelled" -> (known after apply) # forces replacement');
+    expect(drift.stdout).toContain('Plan: 1 to add, 0 to change, 1 to destroy.');
+    // the new schedule starts at the same start_time: the intervals since then (by this machine's clock, not the
+    // platform's manual one) are exported again, and the plan says so
+    expect(flat(diagnostic(drift.stdout + drift.stderr, 'Scheduled export starts in the past'))).toMatch(/is \d+ interval\(s\) of 1h in the past: .* This replaces an export that exported them already/);
     expect((await dir.apply()).code).toBe(0);
     const recreated = dir.instance('agentplatform_bulk_export.keep_children').attributes.id as string;
     expect(recreated).not.toBe(ids.keep);
 
+    // a schedule cancelled outside Terraform stays in state, so its destroy still cancels what it spawned
+    await lp.client.cancelExport(ids.cancel);
+    expect((await childrenOf(ids.cancel)).map((c) => c.status)).toEqual(['Running', 'Running']);
     const destroyed = await dir.destroy();
 
     expect(destroyed.code).toBe(0);

@@ -94,10 +94,16 @@ Import an export by its id:
 terraform import agentplatform_bulk_export.january 6d2c8f0a-91b3-4e7d-a5c4-0f3b2e1d9a87
 \`\`\`
 
-A configuration that matches the export then plans no changes.
+The platform does not know Terraform's own settings (\`wait_for_completion\`, \`cancel_spawned_on_destroy\`,
+\`timeouts\`): a configuration that matches the export plans one in-place update that sets them in the state, and
+nothing after it.
 
 An export cancelled outside Terraform (for example with \`PATCH /api/v1/bulk-exports/<id>\`) cannot be restarted: the
-next plan warns, drops it from the state and plans a new export. A one-off export that ended \`Failed\` or \`TimedOut\`
+next plan warns and replaces it. The replacement's destroy of the cancelled export still cancels, with
+\`cancel_spawned_on_destroy\`, the exports it spawned that are not finished.
+
+Creating (or replacing) a scheduled export whose \`start_time\` lies whole intervals in the past exports each of those
+intervals at once, and again when a replaced export had exported them: the plan warns, with the number of intervals. A one-off export that ended \`Failed\` or \`TimedOut\`
 while Terraform waited for it stays in the state, tainted, so the next apply replaces it.
 `;
 

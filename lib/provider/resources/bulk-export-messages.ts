@@ -229,10 +229,25 @@ export function exportWaitEnded(diagnostics: Diagnostics, id: string, reason: 't
 }
 
 /** The warning of a read that finds the export cancelled outside Terraform: the plan creates a new one. */
-export function exportCancelledOutside(diagnostics: Diagnostics, id: string): void {
+export function exportCancelledOutside(diagnostics: Diagnostics, id: string, cancelsSpawned: boolean): void {
   diagnostics.warning(
     `Bulk export ${id} was cancelled outside Terraform`,
-    'A cancelled export cannot be restarted: Terraform removed it from state and plans a new export in its place.',
+    'A cancelled export cannot be restarted: Terraform plans a new export in its place (a replacement)' +
+      (cancelsSpawned ? ', and destroying the cancelled one first cancels the exports it spawned that are not finished.' : '.'),
+  );
+}
+
+/** A scheduled export created with a start this many whole intervals in the past: they are all exported at once. */
+export function exportBackfill(diagnostics: Diagnostics, start: string, hours: number, intervals: number, replacing: boolean): void {
+  diagnostics.warning(
+    'Scheduled export starts in the past',
+    `\`start_time\` (${start}) is ${intervals} interval(s) of ${hours}h in the past: the platform exports each of them as soon ` +
+      'as the export is created' +
+      (replacing
+        ? '. This replaces an export that exported them already: they are exported again, under a new `export_id=` prefix.'
+        : '.') +
+      ' To export only from now on, set a later `start_time`.',
+    'start_time',
   );
 }
 

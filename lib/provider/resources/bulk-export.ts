@@ -8,6 +8,7 @@ import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import {
   DiagnosticError,
+  UNKNOWN,
   attr,
   defineResource,
   defineSchema,
@@ -18,6 +19,7 @@ import {
   type CreateRequest,
   type DeleteRequest,
   type ImportRequest,
+  type PlanRequest,
   type ReadRequest,
   type SchemaModel,
   type UpdateRequest,
@@ -38,6 +40,7 @@ import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
 import {
   EXPORT_BODY_FIELDS,
   apiFailure,
+  exportBackfill,
   exportCancelledOutside,
   exportCancelledWhileWaiting,
   exportFailed,
@@ -237,12 +240,41 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
     if (statusOf(err) === 404) return null;
     throw err;
   }
-  // Destroy removes what it cancels from state, so a cancelled export in state was cancelled by someone else.
-  if (current.status === 'Cancelled') {
-    exportCancelledOutside(diagnostics, current.id);
-    return null;
-  }
+  // Destroy removes what it cancels from state, so a cancelled export in state was cancelled by someone else. It
+  // stays in state, and the plan replaces it (see plan): its destroy still cancels what a schedule spawned.
+  if (current.status === 'Cancelled') exportCancelledOutside(diagnostics, current.id, state.interval_hours !== null && state.cancel_spawned_on_destroy === true);
   return toModel(current, state);
+}
+
+// ---- plan ----
+
+/** The platform starts the export of an interval this long after the interval ends. */
+const SPAWN_DELAY_MS = 10 * 60_000;
+
+function plan({ prior, planned, requireReplace, diagnostics }: PlanRequest<Schema>): void {
+  // a cancelled export cannot be restarted: a new one takes its place
+  if (prior?.status === 'Cancelled') {
+    planned.status = UNKNOWN;
+    requireReplace('status');
+  }
+  // Terraform shows the warnings of a replacement's first plan only (the one with the prior state)
+  const replacing = prior !== null && (prior.status === 'Cancelled' || REPLACING_ATTRIBUTES.some((key) => !sameArgument(key, prior, planned)));
+  if (prior !== null && !replacing) return;
+  const { start_time: start, interval_hours: hours } = planned;
+  if (typeof start !== 'string' || typeof hours !== 'number') return;
+  const startMs = instantMicros(start) / 1000;
+  const past = Math.floor((Date.now() - SPAWN_DELAY_MS - startMs) / (hours * 3_600_000));
+  if (past >= 1) exportBackfill(diagnostics, start, hours, past, replacing);
+}
+
+/** The arguments whose change replaces the export. */
+const REPLACING_ATTRIBUTES = ['destination_id', 'session_id', 'start_time', 'end_time', 'interval_hours', 'filter', 'export_fields', 'format_version'] as const;
+
+function sameArgument(key: (typeof REPLACING_ATTRIBUTES)[number], prior: BulkExportModel, planned: PlanRequest<Schema>['planned']): boolean {
+  const [was, will] = [prior[key], planned[key]];
+  if (!isKnown(will)) return false;
+  if ((key === 'start_time' || key === 'end_time') && typeof was === 'string' && typeof will === 'string') return sameInstant(was, will);
+  return JSON.stringify(was) === JSON.stringify(will);
 }
 
 // ---- update ----
@@ -353,6 +385,7 @@ export default defineResource({
   typeName: 'agentplatform_bulk_export',
   schema: bulkExportSchema,
   validate,
+  plan,
   create,
   read,
   update,
