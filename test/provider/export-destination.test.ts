@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials } from '../support/ceph';
+import { startFaultProxy } from '../tracing/support/fault-proxy';
 import { ExportTestPlatform, diagnostic, flat } from './support/export-platform';
 import type { DeploymentDir } from './support/deployment-platform';
 import type { TerraformResult } from './support/terraform';
@@ -216,6 +217,44 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
     };
     for (const [place, text] of Object.entries(places)) {
       for (const secret of secrets) expect({ place, leaked: text.includes(secret) }).toEqual({ place, leaked: false });
+    }
+  });
+});
+
+describe('agentplatform_export_destination with a bucket slower than timeouts.create', () => {
+  it('fails saying the destination may exist, and names the one a timed-out create left, instead of making more in silence', async () => {
+    const proxy = await startFaultProxy(ceph.endpoint);
+    try {
+      const dir = lp.terraform({ ...keysEnv('slow', writer), TF_VAR_endpoint: proxy.endpoint });
+      dir.configure([ENDPOINT_VARIABLE, destination('slow', 1).replace('  credentials_version = 1\n', '  credentials_version = 1\n  timeouts = { create = "2s" }\n')].join('\n'));
+      expect((await dir.init()).code).toBe(0);
+      // the platform's test object waits in the proxy: the platform validates, and answers, only once it goes on
+      proxy.setMode('hold-requests', '/tmp/validation-', 'PUT');
+      const count = async () => (await lp.client.listDestinations()).filter((d) => d.display_name === 'slow').length;
+
+      const first = await dir.apply();
+
+      expect(first.code).toBe(1);
+      const timedOut = flat(diagnostic(first.stderr, 'The platform did not answer the create of export destination "slow" in time'));
+      expect(timedOut).toContain('timed out after 2000 ms. It may have created the destination all the same');
+      expect(timedOut).toContain('None with this name, bucket and prefix is listed yet');
+      expect(dir.stateText()).not.toContain(TYPE);
+      // the platform finishes the validation it started, and creates the destination
+      proxy.release();
+      for (let i = 0; i < 100 && (await count()) === 0; i++) await new Promise((wait) => setTimeout(wait, 50));
+      const [left] = (await lp.client.listDestinations()).filter((d) => d.display_name === 'slow');
+      expect(left).toBeDefined();
+
+      const second = await dir.apply();
+
+      expect(second.code).toBe(1);
+      expect(flat(diagnostic(second.stderr, 'The platform did not answer the create of export destination "slow" in time'))).toContain(
+        `Destinations with this name, bucket and prefix: ${left!.id}`,
+      );
+      proxy.setMode('pass');
+      proxy.release();
+    } finally {
+      await proxy.close();
     }
   });
 });

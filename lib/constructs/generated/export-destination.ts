@@ -24,6 +24,40 @@ export function tfExportDestinationCredentialsToTerraform(struct?: TfExportDesti
   };
 }
 
+/** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says which status it last saw. */
+export interface TfExportDestinationTimeouts {
+  /** How long create may take, e.g. "30s", "10m", "1h30m". Default: `5m`. */
+  readonly create?: string;
+  /** How long update may take, e.g. "30s", "10m", "1h30m". Default: `5m`. */
+  readonly update?: string;
+}
+
+/** Converts {@link TfExportDestinationTimeouts} to Terraform JSON. */
+export function tfExportDestinationTimeoutsToTerraform(struct?: TfExportDestinationTimeouts | cdktf.IResolvable): unknown {
+  if (struct === undefined || !cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) return struct;
+  return {
+    create: cdktf.stringToTerraform(struct.create),
+    update: cdktf.stringToTerraform(struct.update),
+  };
+}
+
+/** A reference to the `timeouts` object. */
+export class TfExportDestinationTimeoutsOutputReference extends cdktf.ComplexObject {
+  constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, complexObjectIndex?: number, complexObjectIsFromSet = false) {
+    super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
+  }
+
+  /** How long create may take, e.g. "30s", "10m", "1h30m". Default: `5m`. */
+  get create(): string {
+    return this.getStringAttribute('create');
+  }
+
+  /** How long update may take, e.g. "30s", "10m", "1h30m". Default: `5m`. */
+  get update(): string {
+    return this.getStringAttribute('update');
+  }
+}
+
 /** Configuration of the `agentplatform_export_destination` resource. */
 export interface TfExportDestinationConfig extends cdktf.TerraformMetaArguments {
   /** Name shown on the platform. */
@@ -42,6 +76,8 @@ export interface TfExportDestinationConfig extends cdktf.TerraformMetaArguments 
   readonly credentials?: TfExportDestinationCredentials | cdktf.IResolvable;
   /** Change it (for example, increment it) to rotate `credentials` in place: the platform validates the new keys first. */
   readonly credentialsVersion?: number;
+  /** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says which status it last saw. */
+  readonly timeouts?: TfExportDestinationTimeouts | cdktf.IResolvable;
 }
 
 /** The `agentplatform_export_destination` resource. An S3 bucket, or a bucket of any S3-compatible store, that bulk exports write Parquet files to. On creation the platform checks it by writing a small test object under `<prefix>/tmp/` with the given credentials (and deletes it when the credentials may). The platform cannot change a destination's settings (a change replaces it) nor delete one: destroy only removes it from the Terraform state. */
@@ -111,6 +147,11 @@ export class TfExportDestination extends cdktf.TerraformResource {
     return this.getListAttribute('credentials_keys');
   }
 
+  /** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says which status it last saw. */
+  get timeouts(): TfExportDestinationTimeoutsOutputReference {
+    return new TfExportDestinationTimeoutsOutputReference(this, 'timeouts');
+  }
+
   /** When the destination was created (RFC 3339). */
   get createdAt(): string {
     return this.getStringAttribute('created_at');
@@ -126,6 +167,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
       include_bucket_in_prefix: cdktf.booleanToTerraform(this.tfConfig.includeBucketInPrefix),
       credentials: tfExportDestinationCredentialsToTerraform(this.tfConfig.credentials),
       credentials_version: cdktf.numberToTerraform(this.tfConfig.credentialsVersion),
+      timeouts: tfExportDestinationTimeoutsToTerraform(this.tfConfig.timeouts),
     };
   }
 

@@ -10,6 +10,8 @@ import {
   defineResource,
   defineSchema,
   element,
+  timeoutMs,
+  timeoutsAttribute,
   type CreateRequest,
   type DeleteRequest,
   type Diagnostics,
@@ -31,6 +33,13 @@ export type ExportDestinationModel = SchemaModel<typeof exportDestinationSchema>
 type Credentials = NonNullable<ExportDestinationModel['credentials']>;
 
 // ---- schema ----
+
+/**
+ * Time limits of a create and of a rotation (an update). The platform answers them only once it has written (and
+ * deleted) a test object in the bucket, which may take long on a slow store: the transport's usual `request_timeout`
+ * could end the request while the platform goes on and creates the destination.
+ */
+const timeouts = timeoutsAttribute({ create: '5m', update: '5m' });
 
 const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty.' : undefined);
 
@@ -108,6 +117,7 @@ export const exportDestinationSchema = defineSchema({
       computed: true,
       description: 'Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`.',
     }),
+    timeouts,
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the destination was created (RFC 3339).' }),
   },
 });
@@ -146,23 +156,26 @@ function plan({ config, prior, planned, requireReplace }: PlanRequest<Schema>): 
 
 // ---- create ----
 
+
 async function create({ config, planned, ctx, signal, diagnostics }: CreateRequest<Schema>): Promise<ExportDestinationModel> {
   const client = bulkExportClient(ctx);
   let destination: Destination;
   try {
-    destination = await client.createDestination(createBody(planned, config.credentials), { signal });
+    destination = await client.createDestination(createBody(planned, config.credentials), { signal, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts) });
   } catch (err) {
+    const { TimeoutError } = require('../../api/errors') as typeof import('../../api/errors');
+    if (err instanceof TimeoutError) throw await mayHaveBeenCreated(client, planned, err, signal);
     throw refusal(diagnostics, err, planned, config.credentials, 'create');
   }
   ctx.log.info(`created export destination ${destination.id} (${destination.display_name})`);
-  return toModel(destination, planned.credentials_version);
+  return toModel(destination, planned);
 }
 
 // ---- read ----
 
 async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<ExportDestinationModel | null> {
   try {
-    return toModel(await bulkExportClient(ctx).getDestination(state.id!, { signal }), state.credentials_version);
+    return toModel(await bulkExportClient(ctx).getDestination(state.id!, { signal }), state);
   } catch (err) {
     if (statusOf(err) === 404) return null;
     throw err;
@@ -173,16 +186,19 @@ async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<Export
 
 async function update({ config, planned, prior, ctx, signal, diagnostics }: UpdateRequest<Schema>): Promise<ExportDestinationModel> {
   if (planned.credentials_version === prior.credentials_version || config.credentials === null) {
-    return { ...prior, credentials_version: planned.credentials_version };
+    return { ...prior, credentials_version: planned.credentials_version, timeouts: planned.timeouts };
   }
   let destination: Destination;
   try {
-    destination = await bulkExportClient(ctx).rotateDestinationCredentials(prior.id!, credentialsBody(config.credentials), { signal });
+    destination = await bulkExportClient(ctx).rotateDestinationCredentials(prior.id!, credentialsBody(config.credentials), {
+      signal,
+      timeoutMs: timeoutMs(planned.timeouts, 'update', timeouts),
+    });
   } catch (err) {
     throw refusal(diagnostics, err, prior, config.credentials, 'rotate');
   }
   ctx.log.info(`rotated the credentials of export destination ${destination.id}`);
-  return toModel(destination, planned.credentials_version);
+  return toModel(destination, planned);
 }
 
 // ---- delete ----
@@ -207,6 +223,35 @@ async function importDestination({ id, ctx, signal }: ImportRequest): Promise<Pa
 // ---- API mapping ----
 
 /** A failed create or rotation as the diagnostic to throw: the platform's validation failures explained. */
+/**
+ * A create that got no answer in time may have been carried out all the same, and the platform cannot delete
+ * destinations: rather than another apply, which would create one more, the error names the destinations that look
+ * like it, to import.
+ */
+async function mayHaveBeenCreated(
+  client: ReturnType<typeof bulkExportClient>,
+  planned: ExportDestinationModel,
+  err: Error,
+  signal: AbortSignal,
+): Promise<DiagnosticError> {
+  let candidates: string[] = [];
+  try {
+    const listed = await client.listDestinations({ signal, timeoutMs: 30_000 });
+    candidates = listed
+      .filter((d) => d.display_name === planned.display_name && d.config.bucket_name === planned.bucket_name && (d.config.prefix ?? '') === (planned.prefix ?? ''))
+      .map((d) => d.id);
+  } catch {
+    // the list is a help, not a requirement
+  }
+  const found = candidates.length
+    ? `Destinations with this name, bucket and prefix: ${candidates.join(', ')}. Import the new one (\`terraform import <this resource's address> <id>\`) instead of applying again, which would create another.`
+    : 'None with this name, bucket and prefix is listed yet: list the destinations (`GET /api/v1/bulk-exports/destinations`) before applying again, and import the one that appears (`terraform import <this resource\'s address> <id>`).';
+  return new DiagnosticError(
+    `The platform did not answer the create of export destination "${planned.display_name}" in time`,
+    `${err.message}. It may have created the destination all the same (it validates the bucket before it answers). ${found}`,
+  );
+}
+
 function refusal(
   diagnostics: Diagnostics,
   err: unknown,
@@ -245,8 +290,8 @@ function createBody(planned: ExportDestinationModel, credentials: Credentials | 
   };
 }
 
-/** The state of a destination as the API returns it, with the version only Terraform keeps. */
-function toModel(d: Destination, credentialsVersion: number | null): ExportDestinationModel {
+/** The state of a destination as the API returns it, with the settings only Terraform keeps. */
+function toModel(d: Destination, kept: Pick<ExportDestinationModel, 'credentials_version' | 'timeouts'>): ExportDestinationModel {
   return {
     id: d.id,
     display_name: d.display_name,
@@ -256,8 +301,9 @@ function toModel(d: Destination, credentialsVersion: number | null): ExportDesti
     endpoint_url: d.config.endpoint_url ?? null,
     include_bucket_in_prefix: d.config.include_bucket_in_prefix ?? false,
     credentials: null,
-    credentials_version: credentialsVersion,
+    credentials_version: kept.credentials_version,
     credentials_keys: [...d.credentials_keys],
+    timeouts: kept.timeouts,
     created_at: d.created_at,
   };
 }
