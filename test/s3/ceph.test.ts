@@ -181,6 +181,17 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     own.push(dir);
     return dir;
   };
+  /** Starts up.sh on `dataDir` in the background; `stderr()` is what it printed so far. */
+  const startUp = (dataDir: string, monPort: number, rgwPort: number) => {
+    const up = spawn('bash', [join(scripts, 'up.sh')], {
+      env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    up.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolveExit) => up.once('exit', resolveExit));
+    return { up, exited, stderr: () => stderr };
+  };
   afterEach(() => {
     for (const dir of own) {
       spawnSync('bash', [join(scripts, 'down.sh')], { env: { ...process.env, CEPH_DATA_DIR: dir, CEPH_REMOVE_DATA: '1' }, stdio: 'ignore' });
@@ -228,13 +239,7 @@ describe('scripts/ceph/up.sh and down.sh', () => {
   test('a gateway port taken after up.sh checked it: up.sh stops at the failed bind with 75, leaving nothing running', async () => {
     const [monPort, rgwPort] = await freePorts(2);
     const dataDir = ownDir('port-taken-meanwhile');
-    const up = spawn('bash', [join(scripts, 'up.sh')], {
-      env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    up.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolveExit) => up.once('exit', resolveExit));
+    const { up, exited, stderr } = startUp(dataDir, monPort, rgwPort);
     // The monitor's log appears once the port check is behind; the gateway starts seconds later.
     while (!existsSync(join(dataDir, 'log', 'mon.a.log')) && up.exitCode === null) await new Promise((wait) => setTimeout(wait, 50));
     expect(up.exitCode).toBeNull();
@@ -242,9 +247,9 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     await new Promise<void>((listening, failed) => squatter.once('error', failed).listen(rgwPort, '127.0.0.1', listening));
     try {
       expect(await exited).toBe(75);
-      expect(stderr).toContain('the RADOS Gateway on port');
-      expect(stderr).toContain('could not bind its port');
-      expect(stderr).not.toContain('timed out');
+      expect(stderr()).toContain('the RADOS Gateway on port');
+      expect(stderr()).toContain('could not bind its port');
+      expect(stderr()).not.toContain('timed out');
       expect(daemonsUsing(dataDir)).toEqual([]);
     } finally {
       squatter.close();
@@ -331,21 +336,15 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     mkdirSync(join(dataDir, 'run'), { recursive: true });
     writeFileSync(join(dataDir, '.ceph-local-cluster'), '');
     writeFileSync(join(dataDir, 'run', 'mon.a.pid'), String(process.pid));
-    const up = spawn('bash', [join(scripts, 'up.sh')], {
-      env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    up.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolveExit) => up.once('exit', resolveExit));
+    const { up, exited, stderr } = startUp(dataDir, monPort, rgwPort);
     try {
       // the monitor runs once up.sh waits for the OSD: its log is there
       while (!existsSync(join(dataDir, 'log', 'osd.0.log')) && up.exitCode === null) await new Promise((wait) => setTimeout(wait, 50));
-      expect(stderr).not.toContain('still running');
+      expect(stderr()).not.toContain('still running');
       expect(daemonsUsing(dataDir)).toContain('ceph-mon');
       up.kill('SIGINT');
       expect(await exited).toBe(130);
-      expect(stderr).toContain('interrupted');
+      expect(stderr()).toContain('interrupted');
       expect(daemonsUsing(dataDir)).toEqual([]);
     } finally {
       if (up.exitCode === null) up.kill('SIGKILL');
