@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { ValidationErrorItem } from '../api/schemas/control-plane';
 import { RequestValidationError } from './errors';
+import { jsonErrorPosition } from './json-error-position';
 
 type Loc = (string | number)[];
 
@@ -215,10 +216,9 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   }
   try {
     return JSON.parse(text);
-  } catch (err) {
-    const position = /position (\d+)/.exec(err instanceof Error ? err.message : '');
-    throw new RequestValidationError([
-      { loc: ['body', position ? Number(position[1]) : 0], msg: 'JSON decode error', type: 'json_invalid' },
-    ]);
+  } catch {
+    // Node's message names a position for few mistakes: the offset is found by a scan of the text
+    const position = jsonErrorPosition(text);
+    throw new RequestValidationError([{ loc: ['body', Math.max(0, position)], msg: 'JSON decode error', type: 'json_invalid' }]);
   }
 }
