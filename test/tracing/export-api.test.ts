@@ -205,4 +205,78 @@ describe('trace store', () => {
       }),
     ).rejects.toBeInstanceOf(NotFoundError);
   });
+
+  describe('runs/batch refuses what it could not store or export, and keeps ids in their canonical form', () => {
+    const send = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${platform.url}/api/v1${path}`, {
+        method,
+        headers: { 'x-api-key': platform.apiKey, 'x-tenant-id': platform.tenantId, 'content-type': 'application/json' },
+        body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as { detail?: unknown } & Record<string, unknown> };
+    };
+    const run = (fields: Record<string, unknown>) => ({ name: 'r', run_type: 'chain', start_time: '2024-01-06T00:00:00Z', session_id: sessionId, ...fields });
+    const id = (n: number) => `5a1e${String(n).padStart(4, '0')}-0000-4000-8000-000000000001`;
+
+    test('an instant outside the years 0000-9999 is a 400, at create and at patch, and the stored run stays readable', async () => {
+      expect((await send('POST', '/runs/batch', { post: [run({ id: id(1) })] })).status).toBe(202);
+      const patched = await send('POST', '/runs/batch', { post: [], patch: [{ id: id(1), end_time: 1e16 }] });
+      expect(patched).toEqual({ status: 400, body: { detail: 'Run field end_time is outside the years 0000-9999: 10000000000000000' } });
+      expect((await send('POST', '/runs/batch', { post: [run({ id: id(2), start_time: 3e14 })] })).status).toBe(400);
+      expect((await send('GET', `/runs/${id(1)}`)).status).toBe(200);
+    });
+
+    test('a patch cannot clear status or tags, and a document nested too deep is refused: 400s, not 500s', async () => {
+      expect((await send('POST', '/runs/batch', { post: [run({ id: id(3) })] })).status).toBe(202);
+      for (const field of ['status', 'tags']) {
+        expect(await send('POST', '/runs/batch', { post: [], patch: [{ id: id(3), [field]: null }] })).toEqual({
+          status: 400,
+          body: { detail: `Run field ${field} cannot be null` },
+        });
+      }
+      // JSON that parses but is nested too deep to write again (written by hand: JSON.stringify cannot either)
+      const deep = `${'['.repeat(20_000)}"leaf"${']'.repeat(20_000)}`;
+      const body = JSON.stringify({ post: [run({ id: id(4), inputs: { deep: 'DEEP' } })] }).replace('"DEEP"', deep);
+      const refused = await send('POST', '/runs/batch', body);
+      expect(refused.status).toBe(400);
+      expect((await send('GET', `/runs/${id(4)}`)).status).toBe(404);
+    });
+
+    test('ids sent in upper case are kept in lower case, so the project and the run are found again', async () => {
+      const upperSession = 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEE01';
+      expect((await send('POST', '/sessions', { name: 'upper', id: upperSession })).status).toBe(201);
+      const found = await send('GET', `/sessions/${upperSession}`);
+      expect(found).toMatchObject({ status: 200, body: { id: upperSession.toLowerCase() } });
+      const upperRun = 'CCCCCCCC-DDDD-4EEE-8FFF-00000000000A';
+      expect((await send('POST', '/runs/batch', { post: [run({ id: upperRun, session_id: upperSession })] })).status).toBe(202);
+      expect(await send('GET', `/runs/${upperRun}`)).toMatchObject({ status: 200, body: { id: upperRun.toLowerCase() } });
+    });
+
+    test('a duplicate id in a batch is skipped, and its children take the hierarchy of the run that is stored', async () => {
+      const parent = id(5);
+      const child = id(6);
+      const otherTrace = id(7);
+      const batch = {
+        post: [
+          run({ id: parent, start_time: '2024-01-06T00:00:00Z' }),
+          run({ id: parent, start_time: '2024-01-07T00:00:00Z', trace_id: otherTrace }),
+          run({ id: child, start_time: '2024-01-06T00:00:01Z', parent_run_id: parent }),
+        ],
+      };
+      expect(await send('POST', '/runs/batch', batch)).toMatchObject({ status: 202, body: { created: 2 } });
+      const stored = (await send('GET', `/runs/${child}`)).body;
+      expect(stored).toMatchObject({ trace_id: parent, parent_run_ids: [parent] });
+      expect(String(stored.dotted_order)).toMatch(new RegExp(`^20240106T000000000000Z${parent}\\.20240106T000001000000Z${child}$`));
+    });
+
+    test('a dotted order that is not segments of start and id ending with the run, an end before the start and negative tokens are refused', async () => {
+      const refusedOrder = await send('POST', '/runs/batch', { post: [run({ id: id(8), parent_run_id: id(5), dotted_order: 'garbage.more' })] });
+      expect(refusedOrder.status).toBe(400);
+      expect(String(refusedOrder.body.detail)).toContain('dotted_order must be segments of <start>Z<run id>');
+      const backwards = await send('POST', '/runs/batch', { post: [run({ id: id(9), end_time: '2024-01-05T00:00:00Z' })] });
+      expect(backwards).toEqual({ status: 400, body: { detail: `Run ${id(9)}: end_time is before start_time` } });
+      expect((await send('POST', '/runs/batch', { post: [run({ id: id(10), total_tokens: -5 })] })).status).toBe(422);
+      for (const n of [8, 9, 10]) expect((await send('GET', `/runs/${id(n)}`)).status).toBe(404);
+    });
+  });
 });

@@ -4,9 +4,15 @@
  */
 import { z } from 'zod';
 
+/**
+ * An id a client chooses, kept in its canonical (lower-case) form: the platform reads ids in paths that way, so a run
+ * or project created with an upper-case id is found again.
+ */
+const clientId = z.guid().transform((id) => id.toLowerCase());
+
 /** Body of `POST /api/v1/sessions`. */
 export const SessionCreate = z.object({
-  id: z.guid().optional(),
+  id: clientId.optional(),
   name: z.string().min(1),
   description: z.string().nullish(),
 });
@@ -29,17 +35,17 @@ const timestamp = z.union([z.string(), z.number()]);
 
 /** Fields a run may be created with; ids and hierarchy fields the caller omits are derived by the platform. */
 export const RunCreate = z.object({
-  id: z.guid().optional(),
+  id: clientId.optional(),
   name: z.string().min(1),
   run_type: z.string().min(1),
   start_time: timestamp,
   end_time: timestamp.nullish(),
-  session_id: z.guid().nullish(),
+  session_id: clientId.nullish(),
   session_name: z.string().min(1).nullish(),
-  trace_id: z.guid().nullish(),
-  parent_run_id: z.guid().nullish(),
+  trace_id: clientId.nullish(),
+  parent_run_id: clientId.nullish(),
   dotted_order: z.string().nullish(),
-  reference_example_id: z.guid().nullish(),
+  reference_example_id: clientId.nullish(),
   status: z.string().nullish(),
   trace_tier: z.string().nullish(),
   inputs: jsonObject.nullish(),
@@ -49,12 +55,12 @@ export const RunCreate = z.object({
   events: z.array(jsonObject).nullish(),
   tags: z.array(z.string()).nullish(),
   feedback_stats: jsonObject.nullish(),
-  total_tokens: z.number().int().nullish(),
-  prompt_tokens: z.number().int().nullish(),
-  completion_tokens: z.number().int().nullish(),
-  total_cost: z.number().nullish(),
-  prompt_cost: z.number().nullish(),
-  completion_cost: z.number().nullish(),
+  total_tokens: z.number().int().nonnegative().nullish(),
+  prompt_tokens: z.number().int().nonnegative().nullish(),
+  completion_tokens: z.number().int().nonnegative().nullish(),
+  total_cost: z.number().nonnegative().nullish(),
+  prompt_cost: z.number().nonnegative().nullish(),
+  completion_cost: z.number().nonnegative().nullish(),
   first_token_time: timestamp.nullish(),
 });
 export type RunCreate = z.input<typeof RunCreate>;
@@ -76,7 +82,7 @@ export const RunPatch = RunCreate.pick({
   prompt_cost: true,
   completion_cost: true,
   first_token_time: true,
-}).extend({ id: z.guid() });
+}).extend({ id: clientId });
 export type RunPatch = z.input<typeof RunPatch>;
 
 /** Body of `POST /api/v1/runs/batch`. */

@@ -84,12 +84,46 @@ const INSERT_PLACEHOLDERS = EXPORTABLE_FIELD_NAMES.map((name) => `@${name}`).joi
 const PATCHABLE_JSON = new Set(['outputs', 'extra', 'events', 'feedback_stats', 'tags']);
 const PATCHABLE_TIMES = new Set(['end_time', 'first_token_time']);
 
-const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+/** JSON text of a value; a document nested too deep to write (the stack runs out) is refused, not a 500. */
+function json(value: unknown, field = 'a JSON field'): string | null {
+  if (value === undefined || value === null) return null;
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError) throw new HttpError(400, `Run field ${field} is nested too deeply to store`);
+    throw err;
+  }
+}
+
+/** The instants a run may carry: years 0000–9999, the range of ISO 8601 text (and of exports' timestamps). */
+const MIN_MICROS = Date.parse('0000-01-01T00:00:00.000Z') * 1000;
+const MAX_MICROS = Date.parse('9999-12-31T23:59:59.999Z') * 1000 + 999;
 
 function micros(value: string | number, field: string): number {
   const result = toMicros(value);
   if (Number.isNaN(result)) throw new HttpError(400, `Run field ${field} is not an ISO 8601 timestamp: ${String(value)}`);
+  if (result < MIN_MICROS || result > MAX_MICROS) {
+    throw new HttpError(400, `Run field ${field} is outside the years 0000-9999: ${String(value)}`);
+  }
   return result;
+}
+
+/** Fields a run always has: a patch cannot clear them. */
+const NOT_NULL_PATCH_FIELDS = new Set(['status', 'tags']);
+
+/** One segment of a dotted order: the run's start (`20240501T100000123456Z`) and its id. */
+const DOTTED_SEGMENT = /^\d{8}T\d{6,}Z[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A dotted order given by the client: segments of start and id, root first, the last one the run's own. */
+function checkDottedOrder(dottedOrder: string, id: string): void {
+  const segments = dottedOrder.split('.');
+  if (!segments.every((segment) => DOTTED_SEGMENT.test(segment)) || segments[segments.length - 1]!.slice(-36).toLowerCase() !== id) {
+    throw new HttpError(
+      400,
+      `Run ${id}: dotted_order must be segments of <start>Z<run id> joined by ".", root first, ending with the run's own id ` +
+        '(e.g. 20240501T100000000000Z<trace id>.20240501T100001000000Z<run id>)',
+    );
+  }
 }
 
 /** The ids in a dotted order (`<time>Z<id>.<time>Z<id>…`), root first. */
@@ -117,8 +151,10 @@ export class RunStore {
       const hierarchy = new Map<string, { trace_id: string; dotted_order: string }>();
       for (const input of batch.post) {
         const run = this.toStoredRun(tenantId, input, hierarchy);
-        hierarchy.set(run.id, run);
-        created += this.insert.run(run).changes;
+        const inserted = this.insert.run(run).changes;
+        // a duplicate is skipped: its children take the hierarchy of the run that is stored
+        if (inserted === 1) hierarchy.set(run.id, run);
+        created += inserted;
       }
       let patched = 0;
       for (const input of batch.patch) patched += this.patch(tenantId, input);
@@ -186,9 +222,10 @@ export class RunStore {
     const values: unknown[] = [];
     for (const [field, value] of Object.entries(input)) {
       if (field === 'id' || value === undefined) continue;
+      if (value === null && NOT_NULL_PATCH_FIELDS.has(field)) throw new HttpError(400, `Run field ${field} cannot be null`);
       assignments.push(`${field} = ?`);
       if (PATCHABLE_TIMES.has(field)) values.push(value === null ? null : micros(value as string | number, field));
-      else if (PATCHABLE_JSON.has(field)) values.push(json(value));
+      else if (PATCHABLE_JSON.has(field)) values.push(json(value, field));
       else values.push(value);
     }
     if (input.error && input.status === undefined) assignments.push(`status = 'error'`);
@@ -214,9 +251,14 @@ export class RunStore {
         : (batchHierarchy.get(parentId) ??
           (this.hierarchyOf.get(parentId, tenantId) as { trace_id: string; dotted_order: string } | undefined));
     const ownSegment = `${formatDottedTimestamp(startTime)}${id}`;
-    const dottedOrder = input.dotted_order ?? (parent ? `${parent.dotted_order}.${ownSegment}` : ownSegment);
+    if (input.dotted_order != null) checkDottedOrder(input.dotted_order, id);
+    // the ids in it in their canonical (lower-case) form, as every id is kept
+    const given = input.dotted_order?.split('.').map((segment) => segment.slice(0, -36) + segment.slice(-36).toLowerCase()).join('.');
+    const dottedOrder = given ?? (parent ? `${parent.dotted_order}.${ownSegment}` : ownSegment);
     const ancestors = idsOfDottedOrder(dottedOrder).slice(0, -1);
     const parentRunIds = parentId !== null && ancestors.length === 0 ? [parentId] : ancestors;
+    const endTime = input.end_time == null ? null : micros(input.end_time, 'end_time');
+    if (endTime !== null && endTime < startTime) throw new HttpError(400, `Run ${id}: end_time is before start_time`);
     const tokens = (a?: number | null, b?: number | null) => (a == null && b == null ? null : (a ?? 0) + (b ?? 0));
     return {
       id,
@@ -229,18 +271,18 @@ export class RunStore {
       name: input.name,
       run_type: input.run_type,
       start_time: startTime,
-      end_time: input.end_time == null ? null : micros(input.end_time, 'end_time'),
+      end_time: endTime,
       status: input.status ?? (input.error ? 'error' : input.end_time != null ? 'success' : 'pending'),
       is_root: parentId === null ? 1 : 0,
       dotted_order: dottedOrder,
       trace_tier: input.trace_tier ?? null,
-      inputs: JSON.stringify(input.inputs ?? {}),
-      outputs: json(input.outputs),
+      inputs: json(input.inputs ?? {}, 'inputs')!,
+      outputs: json(input.outputs, 'outputs'),
       error: input.error ?? null,
-      extra: json(input.extra),
-      events: json(input.events),
-      tags: JSON.stringify(input.tags ?? []),
-      feedback_stats: json(input.feedback_stats),
+      extra: json(input.extra, 'extra'),
+      events: json(input.events, 'events'),
+      tags: json(input.tags ?? [], 'tags')!,
+      feedback_stats: json(input.feedback_stats, 'feedback_stats'),
       total_tokens: input.total_tokens ?? tokens(input.prompt_tokens, input.completion_tokens),
       prompt_tokens: input.prompt_tokens ?? null,
       completion_tokens: input.completion_tokens ?? null,
