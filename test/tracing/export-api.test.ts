@@ -60,6 +60,19 @@ describe('export request validation (422)', () => {
     expect(items).toEqual([{ loc: ['body', 'end_time'], msg: 'Value error, end_time must be after start_time', type: 'value_error' }]);
   });
 
+  test('an export covers at most 1000 UTC days, and a schedule may not have more than 1000 intervals due at once', async () => {
+    expect(await invalid({ end_time: '2026-09-28T00:00:01Z' })).toEqual([
+      { loc: ['body', 'end_time'], msg: 'Value error, an export covers at most 1000 UTC days: split the range into several exports', type: 'value_error' },
+    ]);
+    // 2024-01-01 to 2026-09-27 is 1000 days: not refused for its length (the project does not exist)
+    expect(await invalid({ end_time: '2026-09-27T00:00:00Z', session_id: '00000000-0000-4000-8000-000000000000' })).toEqual([
+      expect.objectContaining({ loc: ['body', 'session_id'] }),
+    ]);
+    const hourlySince2024 = await invalid({ interval_hours: 1 }, ['end_time']);
+    expect(hourlySince2024).toEqual([expect.objectContaining({ loc: ['body', 'start_time'], type: 'value_error' })]);
+    expect(hourlySince2024[0]!.msg).toMatch(/^Value error, more than 1000 intervals of 1h since start_time are due at once/);
+  });
+
   test('timestamps must be ISO 8601', async () => {
     const items = await invalid({ start_time: 'yesterday' });
     expect(items).toEqual([expect.objectContaining({ loc: ['body', 'start_time'], type: 'datetime_from_date_parsing' })]);

@@ -84,7 +84,7 @@ export function createTracingModule(overrides: Partial<TracingSettings> = {}): P
       api.route('/', traceStoreRoutes({ auth, ...stores }));
       // destinations first: `/bulk-exports/destinations` must not be taken for an export id
       api.route('/', destinationRoutes({ auth, destinations: stores.destinations, s3Limits: settings.validationLimits }));
-      api.route('/', exportRoutes({ auth, engine, ...stores }));
+      api.route('/', exportRoutes({ auth, engine, clock: ctx.clock, ...stores }));
       ctx.app.route('/api/v1', api);
       return { start: () => engine.start(), stop: () => engine.stop() };
     },

@@ -31,7 +31,19 @@ export interface ValidExportRequest {
 export interface ExportReferences {
   readonly sessionExists: (id: string) => boolean;
   readonly destinationExists: (id: string) => boolean;
+  /** The platform's clock, epoch milliseconds: how many intervals of a schedule are due at once. */
+  readonly nowMs: number;
 }
+
+/**
+ * The most UTC days one export covers (an export run each, made when the export is created), and the most intervals
+ * of a schedule already due when it is created (an export each, spawned at once). Beyond them the request would hold
+ * the platform for seconds to hours; a longer history goes in several exports.
+ */
+export const MAX_EXPORT_DAYS = 1000;
+export const MAX_DUE_INTERVALS = 1000;
+const DAY_MICROS = 86_400_000_000;
+const SPAWN_DELAY_MS = 10 * 60_000;
 
 function instant(validator: RequestValidator, field: string, text: string): number {
   const micros = parseIsoInstant(text);
@@ -67,6 +79,8 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
     endMicros = instant(validator, 'end_time', endTime);
     if (!Number.isNaN(startMicros) && !Number.isNaN(endMicros) && endMicros <= startMicros) {
       validator.add(['body', 'end_time'], 'value_error', 'Value error, end_time must be after start_time');
+    } else if (Math.ceil(endMicros / DAY_MICROS) - Math.floor(startMicros / DAY_MICROS) > MAX_EXPORT_DAYS) {
+      validator.add(['body', 'end_time'], 'value_error', `Value error, an export covers at most ${MAX_EXPORT_DAYS} UTC days: split the range into several exports`);
     }
   }
   if (intervalHours !== null) {
@@ -74,6 +88,12 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
       validator.add(['body', 'interval_hours'], 'greater_than_equal', `Input should be greater than or equal to ${INTERVAL_HOURS_MIN}`);
     } else if (intervalHours > INTERVAL_HOURS_MAX) {
       validator.add(['body', 'interval_hours'], 'less_than_equal', `Input should be less than or equal to ${INTERVAL_HOURS_MAX}`);
+    } else if (endTime === null && !Number.isNaN(startMicros) && (refs.nowMs - SPAWN_DELAY_MS - startMicros / 1000) / (intervalHours * 3_600_000) > MAX_DUE_INTERVALS) {
+      validator.add(
+        ['body', 'start_time'],
+        'value_error',
+        `Value error, more than ${MAX_DUE_INTERVALS} intervals of ${intervalHours}h since start_time are due at once: start the schedule later, or export the past in one-off exports`,
+      );
     }
   }
 

@@ -5,6 +5,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { BulkExportUpdate } from '../../../api/schemas/bulk-export';
 import { HttpError } from '../../errors';
+import type { Clock } from '../../clock';
 import type { PlatformEnv } from '../../server';
 import { RequestValidator, readJsonBody } from '../../validation';
 import type { DestinationStore } from '../destinations/store';
@@ -26,10 +27,12 @@ export interface ExportRouteDeps {
   readonly destinations: DestinationStore;
   /** To check the referenced project. */
   readonly sessions: SessionStore;
+  /** The platform's clock. */
+  readonly clock: Clock;
 }
 
 /** The export routes, each behind the auth middleware. */
-export function exportRoutes({ auth, exports, engine, destinations, sessions }: ExportRouteDeps): Hono<PlatformEnv> {
+export function exportRoutes({ auth, exports, engine, destinations, sessions, clock }: ExportRouteDeps): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 
   const exportIdOf = (raw: string, tenantId: string) => {
@@ -46,6 +49,7 @@ export function exportRoutes({ auth, exports, engine, destinations, sessions }: 
     const request = validateExportRequest(await readJsonBody(c), {
       sessionExists: (id) => sessions.get(tenantId, id) !== undefined,
       destinationExists: (id) => destinations.get(tenantId, id) !== undefined,
+      nowMs: clock.now(),
     });
     const row = exports.create({
       tenantId,
