@@ -24,3 +24,11 @@ export const INTERVAL_HOURS_MIN = 1;
 
 /** Largest `interval_hours` of a scheduled export (a week). */
 export const INTERVAL_HOURS_MAX = 168;
+
+/**
+ * The most UTC days one export covers (an export run each, made when the export is created), and the most intervals
+ * of a schedule already due when it is created (an export each, spawned at once): the local platform's limits (the
+ * spec names none), beyond which a request would hold it for seconds to hours.
+ */
+export const MAX_EXPORT_DAYS = 1000;
+export const MAX_DUE_INTERVALS = 1000;

@@ -38,7 +38,7 @@ export interface TfBulkExportConfig extends cdktf.TerraformMetaArguments {
   readonly sessionId: string;
   /** Start of the range of runs (ISO 8601, UTC), e.g. `"2025-01-01T00:00:00Z"`. */
   readonly startTime: string;
-  /** End of the range (ISO 8601, UTC, after `start_time`): a one-off export. Exactly one of `end_time` and `interval_hours`. */
+  /** End of the range (ISO 8601, UTC, after `start_time`, at most 1000 UTC days on): a one-off export. Exactly one of `end_time` and `interval_hours`. */
   readonly endTime?: string;
   /** Hours per spawned export: a scheduled export from `start_time` on. Exactly one of `end_time` and `interval_hours`. */
   readonly intervalHours?: number;
@@ -98,7 +98,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getStringAttribute('start_time');
   }
 
-  /** End of the range (ISO 8601, UTC, after `start_time`): a one-off export. Exactly one of `end_time` and `interval_hours`. */
+  /** End of the range (ISO 8601, UTC, after `start_time`, at most 1000 UTC days on): a one-off export. Exactly one of `end_time` and `interval_hours`. */
   get endTime(): string {
     return this.getStringAttribute('end_time');
   }

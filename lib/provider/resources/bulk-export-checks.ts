@@ -10,7 +10,11 @@ import {
   FORMAT_VERSIONS,
   INTERVAL_HOURS_MAX,
   INTERVAL_HOURS_MIN,
+  MAX_EXPORT_DAYS,
 } from '../../api/schemas/bulk-export-constants';
+
+/** The most UTC days one export may cover on the platform. */
+export const EXPORT_DAYS_MAX = MAX_EXPORT_DAYS;
 
 /** `format_version` values. */
 export const EXPORT_FORMAT_VERSIONS = FORMAT_VERSIONS;

@@ -27,6 +27,7 @@ import {
 } from '../framework';
 import {
   DEFAULT_EXPORT_FORMAT_VERSION,
+  EXPORT_DAYS_MAX,
   EXPORT_FORMAT_VERSIONS,
   FINAL_EXPORT_STATUSES,
   INTERVAL_HOURS,
@@ -97,7 +98,8 @@ export const bulkExportSchema = defineSchema({
       requiresReplace: true,
       validate: timestampProblem,
       sameValue: sameInstant,
-      description: 'End of the range (ISO 8601, UTC, after `start_time`): a one-off export. Exactly one of `end_time` and `interval_hours`.',
+      description:
+        'End of the range (ISO 8601, UTC, after `start_time`, at most 1000 UTC days on): a one-off export. Exactly one of `end_time` and `interval_hours`.',
     }),
     interval_hours: attr.number({
       optional: true,
@@ -175,6 +177,12 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
     const stop = instantMicros(end);
     if (!Number.isNaN(start) && !Number.isNaN(stop) && stop <= start) {
       diagnostics.error('Invalid end_time', `\`end_time\` (${end}) must be after \`start_time\` (${config.start_time}).`, 'end_time');
+    } else if (Math.ceil(stop / DAY_MICROS) - Math.floor(start / DAY_MICROS) > EXPORT_DAYS_MAX) {
+      diagnostics.error(
+        'Invalid end_time',
+        `An export covers at most ${EXPORT_DAYS_MAX} UTC days; ${config.start_time} to ${end} is more. Split the range into several exports.`,
+        'end_time',
+      );
     }
   }
   const fields = config.export_fields;
@@ -247,6 +255,8 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
 }
 
 // ---- plan ----
+
+const DAY_MICROS = 86_400_000_000;
 
 /** The platform starts the export of an interval this long after the interval ends. */
 const SPAWN_DELAY_MS = 10 * 60_000;

@@ -10,6 +10,7 @@ import {
   type FormatVersion,
 } from '../../../api/schemas/bulk-export';
 import { validateFilter } from '../../../api/filter';
+import { MAX_DUE_INTERVALS, MAX_EXPORT_DAYS } from '../../../api/schemas/bulk-export-constants';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../../../api/schemas/trace';
 import { RequestValidator, enumMessage } from '../../validation';
 
@@ -35,13 +36,6 @@ export interface ExportReferences {
   readonly nowMs: number;
 }
 
-/**
- * The most UTC days one export covers (an export run each, made when the export is created), and the most intervals
- * of a schedule already due when it is created (an export each, spawned at once). Beyond them the request would hold
- * the platform for seconds to hours; a longer history goes in several exports.
- */
-export const MAX_EXPORT_DAYS = 1000;
-export const MAX_DUE_INTERVALS = 1000;
 const DAY_MICROS = 86_400_000_000;
 const SPAWN_DELAY_MS = 10 * 60_000;
 
