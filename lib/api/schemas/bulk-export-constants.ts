@@ -32,3 +32,12 @@ export const INTERVAL_HOURS_MAX = 168;
  */
 export const MAX_EXPORT_DAYS = 1000;
 export const MAX_DUE_INTERVALS = 1000;
+
+/** The platform starts the export of a schedule's interval this long after the interval ends. */
+export const SCHEDULE_DELAY_MS = 10 * 60_000;
+
+const DAY_MICROS = 86_400_000_000;
+
+/** The UTC days the range [start, end) of an export touches (an export run each). */
+export const exportDays = (startMicros: number, endMicros: number): number =>
+  Math.ceil(endMicros / DAY_MICROS) - Math.floor(startMicros / DAY_MICROS);

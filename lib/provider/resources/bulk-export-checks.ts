@@ -11,7 +11,11 @@ import {
   INTERVAL_HOURS_MAX,
   INTERVAL_HOURS_MIN,
   MAX_EXPORT_DAYS,
+  SCHEDULE_DELAY_MS,
+  exportDays,
 } from '../../api/schemas/bulk-export-constants';
+
+export { SCHEDULE_DELAY_MS, exportDays };
 
 /** The most UTC days one export may cover on the platform. */
 export const EXPORT_DAYS_MAX = MAX_EXPORT_DAYS;

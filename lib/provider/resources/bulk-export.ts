@@ -29,6 +29,8 @@ import {
   DEFAULT_EXPORT_FORMAT_VERSION,
   EXPORT_DAYS_MAX,
   EXPORT_FORMAT_VERSIONS,
+  SCHEDULE_DELAY_MS,
+  exportDays,
   FINAL_EXPORT_STATUSES,
   INTERVAL_HOURS,
   exportFieldProblem,
@@ -177,7 +179,7 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
     const stop = instantMicros(end);
     if (!Number.isNaN(start) && !Number.isNaN(stop) && stop <= start) {
       diagnostics.error('Invalid end_time', `\`end_time\` (${end}) must be after \`start_time\` (${config.start_time}).`, 'end_time');
-    } else if (Math.ceil(stop / DAY_MICROS) - Math.floor(start / DAY_MICROS) > EXPORT_DAYS_MAX) {
+    } else if (exportDays(start, stop) > EXPORT_DAYS_MAX) {
       diagnostics.error(
         'Invalid end_time',
         `An export covers at most ${EXPORT_DAYS_MAX} UTC days; ${config.start_time} to ${end} is more. Split the range into several exports.`,
@@ -256,11 +258,6 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
 
 // ---- plan ----
 
-const DAY_MICROS = 86_400_000_000;
-
-/** The platform starts the export of an interval this long after the interval ends. */
-const SPAWN_DELAY_MS = 10 * 60_000;
-
 function plan({ prior, planned, requireReplace, diagnostics }: PlanRequest<Schema>): void {
   // a cancelled export cannot be restarted: a new one takes its place
   if (prior?.status === 'Cancelled') {
@@ -273,7 +270,7 @@ function plan({ prior, planned, requireReplace, diagnostics }: PlanRequest<Schem
   const { start_time: start, interval_hours: hours } = planned;
   if (typeof start !== 'string' || typeof hours !== 'number') return;
   const startMs = instantMicros(start) / 1000;
-  const past = Math.floor((Date.now() - SPAWN_DELAY_MS - startMs) / (hours * 3_600_000));
+  const past = Math.floor((Date.now() - SCHEDULE_DELAY_MS - startMs) / (hours * 3_600_000));
   if (past >= 1) exportBackfill(diagnostics, start, hours, past, replacing);
 }
 

@@ -10,6 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { isFinalBulkExportStatus, type BulkExportStatus } from '../../../api/schemas/bulk-export';
+import { SCHEDULE_DELAY_MS } from '../../../api/schemas/bulk-export-constants';
 import type { Clock, TimerHandle } from '../../clock';
 import { HttpError } from '../../errors';
 import type { DestinationStore } from '../destinations/store';
@@ -50,7 +51,7 @@ export const DEFAULT_EXPORT_ENGINE_SETTINGS: ExportEngineSettings = {
   workflowTimeoutMs: 72 * HOUR_MS,
   maxConcurrentRunsPerExport: 45,
   maxConcurrentExportsPerWorkspace: 15,
-  scheduleDelayMs: 10 * 60_000,
+  scheduleDelayMs: SCHEDULE_DELAY_MS,
   encodeThreads: availableParallelism(),
   encodeWorkerMinRows: 10_000,
   segmentMinRows: 100_000,

@@ -10,7 +10,7 @@ import {
   type FormatVersion,
 } from '../../../api/schemas/bulk-export';
 import { validateFilter } from '../../../api/filter';
-import { MAX_DUE_INTERVALS, MAX_EXPORT_DAYS } from '../../../api/schemas/bulk-export-constants';
+import { MAX_DUE_INTERVALS, MAX_EXPORT_DAYS, SCHEDULE_DELAY_MS, exportDays } from '../../../api/schemas/bulk-export-constants';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../../../api/schemas/trace';
 import { RequestValidator, enumMessage } from '../../validation';
 
@@ -36,8 +36,6 @@ export interface ExportReferences {
   readonly nowMs: number;
 }
 
-const DAY_MICROS = 86_400_000_000;
-const SPAWN_DELAY_MS = 10 * 60_000;
 
 function instant(validator: RequestValidator, field: string, text: string): number {
   const micros = parseIsoInstant(text);
@@ -73,7 +71,7 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
     endMicros = instant(validator, 'end_time', endTime);
     if (!Number.isNaN(startMicros) && !Number.isNaN(endMicros) && endMicros <= startMicros) {
       validator.add(['body', 'end_time'], 'value_error', 'Value error, end_time must be after start_time');
-    } else if (Math.ceil(endMicros / DAY_MICROS) - Math.floor(startMicros / DAY_MICROS) > MAX_EXPORT_DAYS) {
+    } else if (exportDays(startMicros, endMicros) > MAX_EXPORT_DAYS) {
       validator.add(['body', 'end_time'], 'value_error', `Value error, an export covers at most ${MAX_EXPORT_DAYS} UTC days: split the range into several exports`);
     }
   }
@@ -82,7 +80,7 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
       validator.add(['body', 'interval_hours'], 'greater_than_equal', `Input should be greater than or equal to ${INTERVAL_HOURS_MIN}`);
     } else if (intervalHours > INTERVAL_HOURS_MAX) {
       validator.add(['body', 'interval_hours'], 'less_than_equal', `Input should be less than or equal to ${INTERVAL_HOURS_MAX}`);
-    } else if (endTime === null && !Number.isNaN(startMicros) && (refs.nowMs - SPAWN_DELAY_MS - startMicros / 1000) / (intervalHours * 3_600_000) > MAX_DUE_INTERVALS) {
+    } else if (endTime === null && !Number.isNaN(startMicros) && (refs.nowMs - SCHEDULE_DELAY_MS - startMicros / 1000) / (intervalHours * 3_600_000) > MAX_DUE_INTERVALS) {
       validator.add(
         ['body', 'start_time'],
         'value_error',
