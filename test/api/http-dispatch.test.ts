@@ -1,7 +1,7 @@
 /**
- * The transport's JSON requests against real loopback servers: how a buffered response is decoded, how a timeout or
+ * The transport's requests against real loopback servers: how a buffered response is decoded, how a timeout or
  * the caller's abort ends a request that still waits for a free connection, how the transport's own keep-alive pool
- * reuses connections, and how a refused connection is reported.
+ * reuses connections, how a refused connection is reported, and how a stream's body outlasts the pool's body timeout.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -150,5 +150,29 @@ describe("the transport's own keep-alive pool", () => {
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).code).toBe('ECONNREFUSED');
     expect(delays).toHaveLength(2);
+  });
+});
+
+describe('a streamed body', () => {
+  it('keeps the body open through a silence longer than the connection pool allows a body to pause', async () => {
+    // over real HTTP: the pause between two events outlasts the pool's body timeout (undici checks it about every 500 ms)
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: a\ndata: 1\n\n');
+      setTimeout(() => res.end('event: b\ndata: 2\n\n'), 2_000);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const pool = new Agent({ bodyTimeout: 500 });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const streaming = new HttpTransport({ baseUrl: `http://127.0.0.1:${port}`, auth: { kind: 'api-key', apiKey: 'dispatch-test-key' }, dispatcher: pool });
+      const response = await streaming.stream({ method: 'GET', path: '/runs/stream' });
+      let text = '';
+      for await (const chunk of response.body) text += Buffer.from(chunk).toString();
+      expect(text).toBe('event: a\ndata: 1\n\nevent: b\ndata: 2\n\n');
+    } finally {
+      await pool.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,7 +1,5 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { Agent, MockAgent } from 'undici';
+import { MockAgent } from 'undici';
 import { z } from 'zod';
 import {
   AbortError, ApiError, BadRequestError, ConflictError, ForbiddenError, NetworkError, NotFoundError, RateLimitedError,
@@ -408,25 +406,4 @@ describe('stream', () => {
     expect(err).toBeInstanceOf(TimeoutError);
   });
 
-  it('keeps the body open through a silence longer than the connection pool allows a body to pause', async () => {
-    // over real HTTP: the pause between two events outlasts the pool's body timeout (undici checks it about every 500 ms)
-    const server = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('event: a\ndata: 1\n\n');
-      setTimeout(() => res.end('event: b\ndata: 2\n\n'), 2_000);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const pool = new Agent({ bodyTimeout: 500 });
-    try {
-      const { port } = server.address() as AddressInfo;
-      const streaming = new HttpTransport({ baseUrl: `http://127.0.0.1:${port}`, auth: { kind: 'api-key', apiKey: API_KEY }, dispatcher: pool });
-      const response = await streaming.stream({ method: 'GET', path: '/runs/stream' });
-      let text = '';
-      for await (const chunk of response.body) text += Buffer.from(chunk).toString();
-      expect(text).toBe('event: a\ndata: 1\n\nevent: b\ndata: 2\n\n');
-    } finally {
-      await pool.close();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
 });
