@@ -73,8 +73,8 @@ export class AgentRunError extends ApiError {
 
   constructor(error: StreamErrorChunk, init: ApiErrorInit) {
     super(`run failed: ${error.error}: ${error.message}`, init);
-    this.errorType = error.error;
-    this.serverMessage = error.message;
+    this.errorType = init.redactor ? init.redactor.redact(error.error) : error.error;
+    this.serverMessage = init.redactor ? init.redactor.redact(error.message) : error.message;
   }
 }
 
@@ -225,8 +225,10 @@ export class AgentServerClient {
     join: async (threadId: string, runId: string, o: CallOptions = {}): Promise<ThreadValues> => {
       const path = `/threads/${segment(threadId)}/runs/${segment(runId)}/join`;
       const result = await this.transport.request({ method: 'GET', path, schema: JoinResult, ...o, timeoutMs: o.timeoutMs ?? Infinity });
-      if (result.__error__)
-        throw new AgentRunError(result.__error__, { method: 'GET', url: `${this.transport.baseUrl}${path}` });
+      if (result.__error__) {
+        const init = { method: 'GET', url: `${this.transport.baseUrl}${path}`, redactor: this.transport.secretRedactor } as const;
+        throw new AgentRunError(result.__error__, init);
+      }
       return ThreadValues.parse(result);
     },
     /** `POST /threads/{id}/runs/{run_id}/cancel`. */
@@ -297,7 +299,12 @@ export class AgentServerClient {
       signal: o.signal,
       timeoutMs: o.timeoutMs,
     });
-    const init: ApiErrorInit = { method, url: `${this.transport.baseUrl}${path}`, requestId: response.requestId };
+    const init: ApiErrorInit = {
+      method,
+      url: `${this.transport.baseUrl}${path}`,
+      requestId: response.requestId,
+      redactor: this.transport.secretRedactor,
+    };
     try {
       for await (const message of readServerSentEvents(response.body)) {
         if (message.event === 'error') throw new AgentRunError(StreamErrorChunk.parse(JSON.parse(message.data)), init);

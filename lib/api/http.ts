@@ -195,6 +195,11 @@ export class HttpTransport {
     this.redactor.add(secret);
   }
 
+  /** The secrets of this transport (its key or token, and registered ones), for errors built outside it. */
+  get secretRedactor(): SecretRedactor {
+    return this.redactor;
+  }
+
   /** `text` with every registered secret replaced, for callers that log or quote server output. */
   redact(text: string): string {
     return this.redactor.redact(text);

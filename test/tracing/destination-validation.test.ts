@@ -65,3 +65,22 @@ test('a region that cannot be part of a host name is "Bucket is not valid", as a
   }
   expect(seen).toEqual([]);
 });
+
+test('a passing store error that writes the session token back is a 503 that leaves it out', async () => {
+  const token = 'validation-session-token-0123456789';
+  const echo = createServer((req, res) => {
+    req.resume();
+    res.writeHead(500, { 'content-type': 'application/xml', 'x-amz-request-id': 'echo' });
+    res.end(`<Error><Code>InternalError</Code><Message>Backend rejected session ${String(req.headers['x-amz-security-token'])}</Message></Error>`);
+  });
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  try {
+    const config = { bucket_name: 'exports', prefix: '', endpoint_url: `http://127.0.0.1:${(echo.address() as AddressInfo).port}` };
+    const { status, message } = await rejection(validateDestination(config, { ...KEYS, session_token: token }));
+    expect(status).toBe(503);
+    expect(message).toContain('Backend rejected session [REDACTED]');
+    expect(message).not.toContain(token);
+  } finally {
+    await new Promise<void>((resolve) => echo.close(() => resolve()));
+  }
+});

@@ -114,6 +114,18 @@ describe('failure table', () => {
     expect(Object.values(run.errors).every((error) => error.startsWith('Storage unavailable: InternalError'))).toBe(true);
   });
 
+  test("A store error that writes the destination's session token back is kept, logged and shown without it", async () => {
+    const token = 'session-token-marker-0123456789';
+    scenario = await startScenario({ days: 1, sessionToken: token });
+    scenario.proxy.setMode('fail-echoing-token', 'export_id');
+    const exp = await scenario.createExport(1);
+    const [run] = await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === 1);
+    expect(run.errors.retry_0).toMatch(/^Storage unavailable: InternalError \(HTTP 500\): Backend rejected session \[REDACTED\]/);
+    expect(scenario.platform.logs.join('\n')).toContain('Backend rejected session [REDACTED]');
+    const stored = scenario.platform.db.prepare('SELECT errors FROM bulk_export_runs WHERE id = ?').get(run.id) as { errors: string };
+    expect([JSON.stringify(run), scenario.platform.logs.join('\n'), stored.errors].filter((text) => text.includes(token))).toEqual([]);
+  });
+
   test('A file the store does not show right after its upload (HEAD 404) is retried, not taken for a missing bucket', async () => {
     scenario = await startScenario({ days: 1 });
     scenario.proxy.setMode('not-found', 'part-00000.parquet', 'HEAD');

@@ -183,12 +183,15 @@ const KEPT =
   'The export stays in state; Terraform marks it tainted, so the next apply replaces it with a new export (an export ' +
   'cannot be restarted). Run `terraform untaint` on it to keep it instead.';
 
-/** The error of a one-off export that ended Failed, listing each failed run's errors. */
-export function exportFailed(diagnostics: Diagnostics, exp: BulkExport, runs: readonly BulkExportRun[]): void {
+/**
+ * The error of a one-off export that ended Failed, listing each failed run's errors, with the secrets this provider
+ * knows redacted (`redact`: a store may have written a destination's credentials into its errors).
+ */
+export function exportFailed(diagnostics: Diagnostics, exp: BulkExport, runs: readonly BulkExportRun[], redact: (text: string) => string): void {
   const failed = runs.filter((r) => r.status === 'Failed' || r.status === 'TimedOut').length;
   diagnostics.error(
     `Bulk export ${exp.id} failed`,
-    `${failed} of ${runs.length} export run(s) failed; a run that fails for good fails the whole export.\n\n${runErrors(runs)}\n\n` +
+    `${failed} of ${runs.length} export run(s) failed; a run that fails for good fails the whole export.\n\n${redact(runErrors(runs))}\n\n` +
       'Storage and destination errors are not retried: fix the destination (bucket, credentials, policy) first. ' +
       KEPT,
   );

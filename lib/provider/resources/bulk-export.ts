@@ -229,8 +229,10 @@ async function settle(
       return { ...model, status: outcome.lastStatus ?? model.status };
     }
     const finished = outcome.export;
-    if (finished.status === 'Failed') exportFailed(req.diagnostics, finished, await client.listExportRuns(id, { signal: req.signal }));
-    else if (finished.status === 'TimedOut') exportTimedOut(req.diagnostics, finished);
+    if (finished.status === 'Failed') {
+      const runs = await client.listExportRuns(id, { signal: req.signal });
+      exportFailed(req.diagnostics, finished, runs, (text) => client.transport.redact(text));
+    } else if (finished.status === 'TimedOut') exportTimedOut(req.diagnostics, finished);
     else if (finished.status === 'Cancelled') exportCancelledWhileWaiting(req.diagnostics, finished);
     return toModel(finished, model);
   } catch (err) {

@@ -17,7 +17,9 @@ export type ProxyMode =
   /** Answer 500 InternalError, as S3 does when it has a passing problem. */
   | 'fail'
   /** Answer 404 without a body, as S3 answers a HEAD of an object it does not show. */
-  | 'not-found';
+  | 'not-found'
+  /** Answer 500 InternalError with a message that writes back the request's session token, as a careless store may. */
+  | 'fail-echoing-token';
 
 export interface FaultProxy {
   /** The address to use as `endpoint_url`. */
@@ -79,6 +81,10 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       if (current === 'fail') {
         res.writeHead(500, { 'content-type': 'application/xml', 'x-amz-request-id': 'proxy-failure' });
         res.end(INTERNAL_ERROR);
+      } else if (current === 'fail-echoing-token') {
+        const token = String(req.headers['x-amz-security-token'] ?? '');
+        res.writeHead(500, { 'content-type': 'application/xml', 'x-amz-request-id': 'proxy-echo' });
+        res.end(INTERNAL_ERROR.replace('We encountered an internal error.', `Backend rejected session ${token}.`));
       } else if (current === 'not-found') {
         res.writeHead(404, { 'x-amz-request-id': 'proxy-not-found' });
         res.end();

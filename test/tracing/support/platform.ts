@@ -42,6 +42,8 @@ export interface TracingPlatform {
   readonly stores: TracingStores;
   /** The platform's database, for tests that read or change stored rows directly. */
   readonly db: PlatformDatabase;
+  /** The lines the platform logged. */
+  readonly logs: string[];
   readonly client: BulkExportClient;
   /** A client acting as another key/workspace. */
   clientFor(apiKey: string, tenantId?: string): BulkExportClient;
@@ -61,6 +63,7 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
   const secrets = SecretBox.forDataDir(dataDir);
   const app = createPlatformApp();
   let baseUrl = '';
+  const logs: string[] = [];
   const mounted: MountedModule = module.mount({
     db,
     clock,
@@ -70,7 +73,7 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
     secrets,
     dataDir,
     timings: DEFAULT_PIPELINE_TIMINGS,
-    log: () => undefined,
+    log: (line) => logs.push(line),
     baseUrl: () => baseUrl,
   });
   const server = await listen(app, '127.0.0.1', options.port ?? 0);
@@ -97,6 +100,7 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
     auth,
     stores: createTracingStores(db, clock, secrets),
     db,
+    logs,
     client: clientFor(apiKey, tenantId),
     clientFor,
     close: () =>

@@ -43,6 +43,8 @@ export interface ScenarioOptions {
   readonly runsPerDay?: number;
   readonly settings?: Partial<TracingSettings>;
   readonly dataDir?: string;
+  /** A session token for the destination's credentials. */
+  readonly sessionToken?: string;
 }
 
 export async function startScenario(options: ScenarioOptions = {}): Promise<Scenario> {
@@ -68,7 +70,7 @@ export async function startScenario(options: ScenarioOptions = {}): Promise<Scen
   const destination = await platform.client.createDestination({
     display_name: 'through the proxy',
     config: { bucket_name: BUCKET, prefix: 'exports', endpoint_url: proxy.endpoint },
-    credentials: s3.credentials,
+    credentials: { ...s3.credentials, ...(options.sessionToken ? { session_token: options.sessionToken } : {}) },
   });
   const scenario: Scenario = {
     s3,

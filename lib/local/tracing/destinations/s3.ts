@@ -4,6 +4,7 @@
  * no credentials), and where objects go inside the bucket.
  */
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretRedactor } from '../../../api/redact';
 import type { DestinationConfig, DestinationCredentials } from '../../../api/schemas/bulk-export';
 
 /** Region used to sign requests when a destination names none (S3-compatible stores accept it). */
@@ -56,6 +57,13 @@ export function createDestinationClient(
     },
   });
 }
+
+/**
+ * What scrubs a destination's secret credentials out of a text: a store may write them back in its error messages,
+ * which the platform keeps in export runs, logs and answers.
+ */
+export const credentialRedactor = (credentials: DestinationCredentials | null): SecretRedactor =>
+  new SecretRedactor([credentials?.secret_access_key, credentials?.session_token]);
 
 const trimSlashes = (text: string): string => text.replace(/^\/+|\/+$/g, '');
 

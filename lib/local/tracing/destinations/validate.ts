@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DESTINATION_ERRORS, type DestinationConfig, type DestinationCredentials } from '../../../api/schemas/bulk-export';
 import { HttpError } from '../../errors';
-import { createDestinationClient, destinationKeyPrefix, joinKey, type S3ClientLimits } from './s3';
+import { createDestinationClient, credentialRedactor, destinationKeyPrefix, joinKey, type S3ClientLimits } from './s3';
 import { classifyStorageError, destinationErrorOf } from './storage-errors';
 
 /** What a successful validation did. */
@@ -59,7 +59,7 @@ export async function validateDestination(
       const failure = classifyStorageError(err);
       const message = destinationErrorOf(failure.kind);
       if (message) throw new HttpError(400, message);
-      throw new HttpError(503, `The destination could not be validated, try again later (${failure.description})`);
+      throw new HttpError(503, `The destination could not be validated, try again later (${credentialRedactor(credentials).redact(failure.description)})`);
     }
     try {
       await client.send(new DeleteObjectCommand({ Bucket: config.bucket_name, Key: testObjectKey }));

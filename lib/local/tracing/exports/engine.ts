@@ -13,6 +13,7 @@ import { isFinalBulkExportStatus, type BulkExportStatus } from '../../../api/sch
 import { SCHEDULE_DELAY_MS } from '../../../api/schemas/bulk-export-constants';
 import type { Clock, TimerHandle } from '../../clock';
 import { HttpError } from '../../errors';
+import { credentialRedactor } from '../destinations/s3';
 import type { DestinationStore } from '../destinations/store';
 import type { RunStore } from '../store/runs';
 import { formatInstant, toMicros } from '../store/time';
@@ -255,7 +256,7 @@ export class ExportEngine {
         else this.store.clearAttempt(run.id);
       } catch (err) {
         if (!this.running) return;
-        const decision = decideFailure(err, controller.signal.reason as AbortCause | undefined);
+        const decision = decideFailure(err, controller.signal.reason as AbortCause | undefined, credentialRedactor(destination.credentials));
         const current = this.store.runRow(run.id)!;
         if (decision.action === 'ignore' || current.status !== 'Running') {
           this.store.clearAttempt(run.id);

@@ -11,6 +11,7 @@
  * | network error or 5xx of the store         | yes, up to the maximum   | Failed           |
  * The workflow timeout is not an attempt failure: it ends the whole export (TimedOut) and is never retried.
  */
+import type { SecretRedactor } from '../../../api/redact';
 import type { BulkExportStatus } from '../../../api/schemas/bulk-export';
 import { classifyStorageError, destinationErrorOf, isPermanentStorageFailure } from '../destinations/storage-errors';
 
@@ -54,8 +55,16 @@ const isStorageError = (err: unknown): boolean =>
   err !== null &&
   ('$metadata' in err || (err as Error).name === 'TimeoutError' || classifyStorageError(err).kind !== 'other');
 
-/** Decides what an attempt's error means. */
-export function decideFailure(err: unknown, cause: AbortCause | undefined): FailureDecision {
+/**
+ * Decides what an attempt's error means. Its message leaves out the destination's secrets (`redactor`): a store may
+ * write them back in its error messages, and the message is kept in the run, logged and shown.
+ */
+export function decideFailure(err: unknown, cause: AbortCause | undefined, redactor?: SecretRedactor): FailureDecision {
+  const decision = decide(err, cause);
+  return decision.action === 'record' && redactor ? { ...decision, message: redactor.redact(decision.message) } : decision;
+}
+
+function decide(err: unknown, cause: AbortCause | undefined): FailureDecision {
   if (cause?.kind === 'shutdown' || cause?.kind === 'workflow-timeout' || cause?.kind === 'export-finished') {
     return { action: 'ignore' };
   }
