@@ -61,8 +61,9 @@ function startPlatform(): Promise<Platform> {
   const cli = path.join(REPO_ROOT, 'bin', 'agentplatform-local.js');
   const child: ChildProcess = spawn(
     process.execPath,
-    [cli, '--port', '0', '--data-dir', dataDir, '--api-key', apiKey, '--step-ms', '1'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    [cli, '--port', '0', '--data-dir', dataDir, '--step-ms', '1'],
+    // the key in the environment, not on the command line, where every user of the machine can read it
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, AGENTPLATFORM_LOCAL_API_KEYS: apiKey } },
   );
   return new Promise((resolve, reject) => {
     let out = '';

@@ -144,15 +144,17 @@ interface PlatformProcess {
 }
 
 /**
- * Starts `agentplatform-local` as a child process, with an API key of the demo's own, and reads its ready line. The
- * user's AGENTPLATFORM_LOCAL_* settings (their keys, port, reset, timings) are for their own platform, not the demo's:
- * the child does not inherit them.
+ * Starts `agentplatform-local` as a child process, with an API key of the demo's own (in its environment, not on its
+ * command line), and reads its ready line. The user's AGENTPLATFORM_LOCAL_* settings (their keys, port, reset,
+ * timings) are for their own platform, not the demo's: the child does not inherit them.
  */
 async function startPlatform(dataDir: string): Promise<PlatformProcess> {
   const bin = join(packageRoot(), 'bin', 'agentplatform-local.js');
   const apiKey = `demo_${randomBytes(24).toString('base64url')}`;
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPLATFORM_LOCAL_')));
-  const args = ['--port', '0', '--data-dir', dataDir, '--api-key', apiKey, '--step-ms', '250', '--delete-delay-ms', '250'];
+  // the key goes in the environment: a command line is readable by every user of the machine (ps)
+  env.AGENTPLATFORM_LOCAL_API_KEYS = apiKey;
+  const args = ['--port', '0', '--data-dir', dataDir, '--step-ms', '250', '--delete-delay-ms', '250'];
   const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   // The platform must not outlive the demo, however the demo ends (an error, a closed stdout).
   const killPlatform = (): void => void child.kill('SIGTERM');

@@ -182,9 +182,9 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     return dir;
   };
   /** Starts up.sh on `dataDir` in the background; `stderr()` is what it printed so far. */
-  const startUp = (dataDir: string, monPort: number, rgwPort: number) => {
+  const startUp = (dataDir: string, monPort: number, rgwPort: number, env: NodeJS.ProcessEnv = {}) => {
     const up = spawn('bash', [join(scripts, 'up.sh')], {
-      env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort) },
+      env: { ...process.env, CEPH_DATA_DIR: dataDir, CEPH_MON_PORT: String(monPort), CEPH_RGW_PORT: String(rgwPort), ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -348,6 +348,33 @@ describe('scripts/ceph/up.sh and down.sh', () => {
       expect(daemonsUsing(dataDir)).toEqual([]);
     } finally {
       if (up.exitCode === null) up.kill('SIGKILL');
+    }
+  }, CEPH_START_TIMEOUT_MS);
+
+  test('a given access key without a secret: radosgw-admin generates the secret, which is never on a command line', async () => {
+    const [monPort, rgwPort] = await freePorts(2);
+    const dataDir = ownDir('given-access-key');
+    // radosgw-admin behind a shim that writes down every command line it is given
+    const shims = join(resolve(dataDir, '..'), 'shims');
+    mkdirSync(shims);
+    const real = spawnSync('bash', ['-c', 'command -v radosgw-admin'], { encoding: 'utf8' }).stdout.trim();
+    const argsLog = join(shims, 'args.log');
+    writeFileSync(join(shims, 'radosgw-admin'), `#!/bin/bash\necho "$*" >> '${argsLog}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const accessKeyId = 'GIVENACCESSKEY000001';
+    const env = { PATH: `${shims}:${process.env.PATH}`, CEPH_ACCESS_KEY: accessKeyId };
+    const { exited, stderr } = startUp(dataDir, monPort, rgwPort, env);
+    expect([await exited, stderr()]).toEqual([0, expect.any(String)]);
+    const cluster = JSON.parse(readFileSync(join(dataDir, 'cluster.json'), 'utf8')) as S3Credentials & { endpoint: string };
+    expect(cluster.accessKeyId).toBe(accessKeyId);
+    expect(readFileSync(argsLog, 'utf8')).toContain('user create');
+    expect(readFileSync(argsLog, 'utf8')).not.toContain(cluster.secretAccessKey);
+    // the keys are the admin's: it may create a bucket
+    const { S3Client: Client } = await import('@aws-sdk/client-s3');
+    const client = new Client({ endpoint: cluster.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: cluster });
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: 'given-key-bucket' }));
+    } finally {
+      client.destroy();
     }
   }, CEPH_START_TIMEOUT_MS);
 });
