@@ -65,7 +65,9 @@ export const messages = {
   // ---- shared ----
   notHttpUrl: (value: string) => `must be an absolute http:// or https:// URL; got ${quote(value)}.`,
   // the value itself is not quoted: it holds a password
-  urlWithUserInfo: () => 'must not carry a user name or password in the URL: give the keys as credentials, which stay out of the synthesized stack.',
+  urlWithUserInfo: () =>
+    'must not carry a user name or password in the URL, which is kept as written in the synthesized stack and the state: ' +
+    "give them where the construct takes secrets (a destination's `credentials`; a private repository is reached through `integrationId`).",
   notWholeNumber: (value: number, min: number, max?: number) =>
     `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}; got ${value}.`,
   notPositiveDuration: (value: string) => `must be longer than zero; got ${value}.`,

@@ -100,6 +100,16 @@ describe('create: rules between fields', () => {
       ['body', 'source_config', 'custom_url'],
     ],
     [
+      'a repo_url that carries a token',
+      { name: 'with-token', source: 'github', source_config: { repo_url: 'https://x-access-token:ghp_secret@github.com/example/a' } },
+      ['body', 'source_config', 'repo_url'],
+    ],
+    [
+      'a custom_url that carries a user name and password',
+      githubBody({ source_config: { custom_url: 'https://user:password@agent.example.com' } }),
+      ['body', 'source_config', 'custom_url'],
+    ],
+    [
       'duplicate secret names',
       githubBody({
         secrets: [

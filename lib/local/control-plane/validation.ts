@@ -190,9 +190,13 @@ function checkOutcome(
   }
   if (sentConfig?.repo_url != null && !/^https?:\/\/\S+$/.test(sentConfig.repo_url)) {
     valueError(v, [...SOURCE_CONFIG, 'repo_url'], 'repo_url must be an http(s) URL of a git repository');
+  } else if (sentConfig?.repo_url != null && hasUserInfo(sentConfig.repo_url)) {
+    valueError(v, [...SOURCE_CONFIG, 'repo_url'], USER_INFO_REFUSED('repo_url'));
   }
   if (sentConfig?.custom_url != null && !isHttpUrl(sentConfig.custom_url)) {
     valueError(v, [...SOURCE_CONFIG, 'custom_url'], 'custom_url must be an absolute http(s) URL');
+  } else if (sentConfig?.custom_url != null && hasUserInfo(sentConfig.custom_url)) {
+    valueError(v, [...SOURCE_CONFIG, 'custom_url'], USER_INFO_REFUSED('custom_url'));
   }
   const spec = sourceConfig.resource_spec;
   if (spec?.min_scale != null && spec.max_scale != null && spec.min_scale > spec.max_scale) {
@@ -210,6 +214,23 @@ function checkOutcome(
       valueError(v, ['body', 'secrets', index, 'name'], `duplicate secret name '${secret.name}'`);
     seen.add(secret.name);
   });
+}
+
+/**
+ * A user name or password in a deployment's URL is refused: the URL is stored and returned as it is, so a token in it
+ * would be readable by every key of the workspace. A private repository is reached through `integration_id`.
+ */
+const USER_INFO_REFUSED = (field: string): string =>
+  `${field} must not carry a user name or password: it is stored and returned as sent` +
+  (field === 'repo_url' ? '; a private repository is reached through integration_id' : '');
+
+function hasUserInfo(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
 }
 
 function isHttpUrl(value: string): boolean {

@@ -52,9 +52,15 @@ const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
 
 const timeouts = timeoutsAttribute({ create: '30m', update: '30m', delete: '15m' });
 
-const httpUrlProblem = (value: string): string | undefined => {
+const REPO_ACCESS = ' A private repository is reached through `integration_id`.';
+
+const httpUrlProblem = (value: string, userInfoHint = ''): string | undefined => {
   try {
     const url = new URL(value);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && (url.username !== '' || url.password !== '')) {
+      // the URL is kept in plan and state as it is, and returned by the platform: no secret may ride in it
+      return `must not carry a user name or password: the URL is kept in plan and state and returned by the platform.${userInfoHint}`;
+    }
     if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
   } catch {
     // not a URL at all: same message
@@ -90,7 +96,7 @@ export const deploymentSchema = defineSchema({
       description: 'Where the code comes from: `github` (built from `repo_url`) or `external_docker` (runs `image_uri`).',
     }),
     integration_id: attr.string({ optional: true, requiresReplace: true, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
-    repo_url: attr.string({ optional: true, requiresReplace: true, validate: httpUrlProblem, description: 'URL of the git repository (`github`: required).' }),
+    repo_url: attr.string({ optional: true, requiresReplace: true, validate: (value) => httpUrlProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
     deployment_type: attr.string({ optional: true, computed: true, default: 'prod', oneOf: DEPLOYMENT_TYPES, requiresReplace: true, description: 'Kind of deployment.' }),
     repo_ref: attr.string({
       optional: true,
@@ -111,7 +117,7 @@ export const deploymentSchema = defineSchema({
       default: false,
       description: 'Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag).',
     }),
-    custom_url: attr.string({ optional: true, validate: httpUrlProblem, description: 'URL the deployment is served at, instead of the platform\'s own.' }),
+    custom_url: attr.string({ optional: true, validate: (value) => httpUrlProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
     resource_spec: attr.object(
       {
         min_scale: attr.number({ optional: true, integer: true, min: 0, description: 'Fewest replicas.' }),
