@@ -6,7 +6,8 @@
 /** Which optional permissions an export grant includes; each is on unless turned off. */
 export interface ExportPermissionOptions {
   /**
-   * `s3:DeleteObject`: the platform deletes the test object it writes when a destination is created.
+   * `s3:DeleteObject`, on `<prefix>/tmp/*` only: the platform deletes the test object it writes there when a
+   * destination is created. It deletes nothing else, so the key cannot delete the exported files.
    * @default true
    */
   readonly deleteObject?: boolean;
@@ -28,6 +29,8 @@ export interface ExportPermission {
   readonly action: string;
   /** The option of {@link ExportPermissionOptions} that turns it off; absent when the action is required. */
   readonly option?: keyof ExportPermissionOptions;
+  /** The keys it is granted on: the whole export prefix, or only the test objects under `<prefix>/tmp/`. */
+  readonly on: 'prefix' | 'tmp';
   /** What the platform does with it. */
   readonly purpose: string;
   /** What happens without it. */
@@ -38,24 +41,28 @@ export interface ExportPermission {
 export const EXPORT_PERMISSIONS: readonly ExportPermission[] = [
   {
     action: 's3:PutObject',
+    on: 'prefix',
     purpose: 'writes the Parquet files, and a test object under `<prefix>/tmp/` when a destination is created',
     without: 'the destination is refused with "Access denied"',
   },
   {
     action: 's3:DeleteObject',
     option: 'deleteObject',
-    purpose: 'deletes the test object after writing it',
+    on: 'tmp',
+    purpose: 'deletes the test object after writing it (and nothing else: the exported files cannot be deleted with the key)',
     without: 'the test object stays under `<prefix>/tmp/`',
   },
   {
     action: 's3:GetObject',
     option: 'getObject',
+    on: 'prefix',
     purpose: 'reads back each file it wrote to verify its size',
     without: 'file sizes are not verified',
   },
   {
     action: 's3:AbortMultipartUpload',
     option: 'abortMultipartUpload',
+    on: 'prefix',
     purpose: 'cleans up the parts of a large file whose upload failed',
     without: 'parts of failed uploads stay until a lifecycle rule removes them',
   },
@@ -75,18 +82,28 @@ export function exportKeyPattern(keyPrefix: string): string {
   return trimmed === '' ? '*' : `${trimmed}/*`;
 }
 
-/** The IAM policy document (as an object) allowing exactly the export actions on `objectsArn`. */
+/**
+ * The IAM policy document (as an object) allowing exactly the export actions: on `objectsArn` (the ARN of the keys
+ * under the prefix, ending in `/*`), and, for `s3:DeleteObject`, only on the test objects under its `tmp/`.
+ */
 export function exportPolicyDocument(objectsArn: string, options: ExportPermissionOptions = {}): object {
-  return {
-    Version: '2012-10-17',
-    Statement: [{ Sid: 'AgentPlatformBulkExport', Effect: 'Allow', Action: exportActions(options), Resource: [objectsArn] }],
-  };
+  if (!objectsArn.endsWith('/*')) throw new Error(`the ARN of an export's objects ends in "/*"; got ${objectsArn}`);
+  const granted = EXPORT_PERMISSIONS.filter((p) => p.option === undefined || options[p.option] !== false);
+  const actionsOn = (on: ExportPermission['on']) => granted.filter((p) => p.on === on).map((p) => p.action);
+  const statements = [{ Sid: 'AgentPlatformBulkExport', Effect: 'Allow', Action: actionsOn('prefix'), Resource: [objectsArn] }];
+  if (actionsOn('tmp').length > 0) {
+    const testObjects = `${objectsArn.slice(0, -1)}tmp/*`;
+    statements.push({ Sid: 'AgentPlatformDestinationTestObject', Effect: 'Allow', Action: actionsOn('tmp'), Resource: [testObjects] });
+  }
+  return { Version: '2012-10-17', Statement: statements };
 }
 
 /** The permissions as a markdown table, for the documentation. */
 export function exportPermissionsMarkdown(): string {
+  const keys = { prefix: '`<prefix>/*`', tmp: '`<prefix>/tmp/*`' };
   const rows = EXPORT_PERMISSIONS.map(
-    (p) => `| \`${p.action}\` | ${p.option ? `optional, on by default (\`${p.option}: false\` turns it off)` : 'required'} | ${p.purpose} | ${p.without} |`,
+    (p) =>
+      `| \`${p.action}\` | ${keys[p.on]} | ${p.option ? `optional, on by default (\`${p.option}: false\` turns it off)` : 'required'} | ${p.purpose} | ${p.without} |`,
   );
-  return ['| action | granted | the platform | without it |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| action | on | granted | the platform | without it |', '|---|---|---|---|---|', ...rows].join('\n');
 }

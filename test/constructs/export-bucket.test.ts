@@ -21,7 +21,8 @@ type SynthesizedPolicy = Record<string, unknown> & { document: PolicyDocument };
 const policiesOf = (json: ReturnType<typeof synthesized>, type: 'aws_iam_user_policy' | 'aws_iam_role_policy'): SynthesizedPolicy[] =>
   Object.values(resourcesOf(json, type)).map((p) => ({ ...p, document: JSON.parse(p.policy as string) as PolicyDocument }));
 
-const ALL_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:GetObject', 's3:AbortMultipartUpload'];
+/** The actions of a policy, statement by statement, each with the keys it covers. */
+const grantsOf = (document: PolicyDocument) => document.Statement.map((statement) => [statement.Action, statement.Resource]);
 
 describe('ExportBucket', () => {
   test('a new bucket blocks public access, is encrypted and enforces object ownership', () => {
@@ -52,9 +53,14 @@ describe('ExportBucket', () => {
     const [policy, ...others] = policiesOf(json, 'aws_iam_user_policy');
     expect(others).toEqual([]);
     expect(policy).toMatchObject({ user: 'exporter', name_prefix: 'agentplatform-export-' });
+    const objects = `\${aws_s3_bucket.${bucketAddress}.arn}/agent-traces`;
     expect(policy!.document).toEqual({
       Version: '2012-10-17',
-      Statement: [{ Sid: 'AgentPlatformBulkExport', Effect: 'Allow', Action: ALL_ACTIONS, Resource: [`\${aws_s3_bucket.${bucketAddress}.arn}/agent-traces/*`] }],
+      Statement: [
+        { Sid: 'AgentPlatformBulkExport', Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'], Resource: [`${objects}/*`] },
+        // the key deletes nothing but the test objects of destination validation: never an exported file
+        { Sid: 'AgentPlatformDestinationTestObject', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: [`${objects}/tmp/*`] },
+      ],
     });
   });
 
@@ -64,14 +70,14 @@ describe('ExportBucket', () => {
   });
 
   test.each([
-    [{ deleteObject: false }, ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload']],
-    [{ getObject: false }, ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload']],
-    [{ abortMultipartUpload: false }, ['s3:PutObject', 's3:DeleteObject', 's3:GetObject']],
-    [{ deleteObject: false, getObject: false, abortMultipartUpload: false }, ['s3:PutObject']],
+    [{ deleteObject: false }, [['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload']]],
+    [{ getObject: false }, [['s3:PutObject', 's3:AbortMultipartUpload'], ['s3:DeleteObject']]],
+    [{ abortMultipartUpload: false }, [['s3:PutObject', 's3:GetObject'], ['s3:DeleteObject']]],
+    [{ deleteObject: false, getObject: false, abortMultipartUpload: false }, [['s3:PutObject']]],
   ])('options %j turn actions off, never s3:PutObject', (options, actions) => {
     const stack = exportStack();
     new ExportBucket(stack, 'Traces').grantExport(ExportPrincipal.role('writer'), options);
-    expect(policiesOf(synthesized(stack), 'aws_iam_role_policy')[0]!.document.Statement[0]!.Action).toEqual(actions);
+    expect(policiesOf(synthesized(stack), 'aws_iam_role_policy')[0]!.document.Statement.map((statement) => statement.Action)).toEqual(actions);
   });
 
   test('a self-hosted installation grants both the backend and the queue service roles', () => {
@@ -80,7 +86,12 @@ describe('ExportBucket', () => {
     bucket.grantExport(ExportPrincipal.selfHosted({ backendRoleName: 'platform-backend', queueRoleName: 'platform-queue' }));
     const policies = policiesOf(synthesized(stack), 'aws_iam_role_policy');
     expect(policies.map((p) => String(p.role)).sort()).toEqual(['platform-backend', 'platform-queue']);
-    for (const p of policies) expect(p.document.Statement).toEqual([expect.objectContaining({ Action: ALL_ACTIONS, Resource: ['arn:aws:s3:::acme-traces/*'] })]);
+    for (const p of policies) {
+      expect(grantsOf(p.document)).toEqual([
+        [['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'], ['arn:aws:s3:::acme-traces/*']],
+        [['s3:DeleteObject'], ['arn:aws:s3:::acme-traces/tmp/*']],
+      ]);
+    }
   });
 
   test("a grant's policies keep their addresses when other grants are added, removed or reordered", () => {
@@ -126,7 +137,12 @@ describe('ExportBucket', () => {
     new ExportDestination(stack, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(bucket) });
     const json = synthesized(stack);
     expect(Object.keys(resourcesOf(json, 'aws_iam_access_key'))).toHaveLength(1);
-    expect(policiesOf(json, 'aws_iam_user_policy').map((p) => p.document.Statement[0].Action)).toEqual([['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload']]);
+    expect(policiesOf(json, 'aws_iam_user_policy').map((p) => grantsOf(p.document))).toEqual([
+      [
+        [['s3:PutObject', 's3:AbortMultipartUpload'], ['arn:aws:s3:::acme-traces/agent-traces/*']],
+        [['s3:DeleteObject'], ['arn:aws:s3:::acme-traces/agent-traces/tmp/*']],
+      ],
+    ]);
   });
 
   describe('validation', () => {

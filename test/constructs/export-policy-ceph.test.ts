@@ -1,8 +1,10 @@
 /**
  * The ExportBucket policy, proven on a real policy engine: the IAM policy document is taken from the synthesized
  * stack, put on a fresh Ceph RGW user (iam:PutUserPolicy), and the local platform validates a destination (its
- * PutObject under `<prefix>/tmp/`) and runs an export with that user's keys.
+ * PutObject under `<prefix>/tmp/`) and runs an export with that user's keys; the key deletes nothing but those test
+ * objects.
  */
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import { Testing, TerraformStack } from 'cdktf';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +19,16 @@ import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform
 import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials } from '../support/ceph';
 
 const BUCKET = 'agent-exports';
+
+/** The error code a request failed with. */
+async function errorCodeOf(request: Promise<unknown>): Promise<string> {
+  try {
+    await request;
+  } catch (err) {
+    return (err as { Code?: string; name: string }).Code ?? (err as Error).name;
+  }
+  throw new Error('expected the request to fail');
+}
 const PREFIX = 'traces';
 
 interface PolicyDocument {
@@ -83,7 +95,7 @@ describe('the ExportBucket policy on Ceph RGW', () => {
   test('without s3:PutObject the platform refuses the destination: "Access denied"', async () => {
     const document = synthesizedPolicy();
     document.Statement = document.Statement.map((s) => ({ ...s, Action: s.Action.filter((a) => a !== 's3:PutObject') }));
-    expect(document.Statement[0]!.Action).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:AbortMultipartUpload']);
+    expect(document.Statement.map((s) => s.Action)).toEqual([['s3:GetObject', 's3:AbortMultipartUpload'], ['s3:DeleteObject']]);
     const refused = createDestination(await userWithPolicy(document));
     await expect(refused).rejects.toBeInstanceOf(BadRequestError);
     await expect(refused).rejects.toThrow(DESTINATION_ERRORS.accessDenied);
@@ -91,12 +103,29 @@ describe('the ExportBucket policy on Ceph RGW', () => {
 
   test('with deleteObject turned off the validation object stays in the bucket', async () => {
     const document = synthesizedPolicy({ deleteObject: false });
-    expect(document.Statement[0]!.Action).not.toContain('s3:DeleteObject');
+    expect(document.Statement.flatMap((s) => s.Action)).not.toContain('s3:DeleteObject');
     const before = await validationObjects();
     await createDestination(await userWithPolicy(document));
     const after = await validationObjects();
     expect(after).toHaveLength(before.length + 1);
     expect(after.filter((key) => !before.includes(key))[0]).toMatch(new RegExp(`^${PREFIX}/tmp/`));
+  });
+
+  test('the key deletes the test objects of validation only, never an exported file', async () => {
+    const keys = await userWithPolicy(synthesizedPolicy());
+    const client = ceph.s3Client(keys);
+    try {
+      const exported = `${PREFIX}/export_id=kept/part-00000.parquet`;
+      await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: exported, Body: 'parquet' }));
+      expect(await errorCodeOf(client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: exported })))).toBe('AccessDenied');
+      expect(await ceph.listObjects(BUCKET, exported)).toEqual([exported]);
+      const testObject = `${PREFIX}/tmp/validation-by-hand.txt`;
+      await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: testObject, Body: 'test' }));
+      await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: testObject }));
+      expect(await ceph.listObjects(BUCKET, testObject)).toEqual([]);
+    } finally {
+      client.destroy();
+    }
   });
 
   test('the grant is no wider than the export prefix: another prefix of the same bucket is refused', async () => {

@@ -127,8 +127,14 @@ resource "aws_iam_user_policy" "exporter" {
     Statement = [{
       Sid      = "AgentPlatformBulkExport"
       Effect   = "Allow"
-      Action   = ["s3:PutObject", "s3:DeleteObject", "s3:GetObject", "s3:AbortMultipartUpload"]
+      Action   = ["s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"]
       Resource = ["${aws_s3_bucket.traces.arn}/${local.export_prefix}/*"]
+      }, {
+      # the platform deletes only the test object it writes when the destination is created
+      Sid      = "AgentPlatformDestinationTestObject"
+      Effect   = "Allow"
+      Action   = ["s3:DeleteObject"]
+      Resource = ["${aws_s3_bucket.traces.arn}/${local.export_prefix}/tmp/*"]
     }]
   })
 }

@@ -41,7 +41,7 @@ export function destinationRefused(detail: string, target: DestinationTarget, do
       return new DiagnosticError(
         `Access denied: ${keys} cannot write to ${where}`,
         `${VALIDATION}, and the bucket refused it. ${capitalize(keys)} needs s3:PutObject on ${where}/* ` +
-          '(ExportBucket grants it, with s3:DeleteObject, s3:GetObject and s3:AbortMultipartUpload). ' +
+          '(ExportBucket grants it, with s3:GetObject and s3:AbortMultipartUpload, and s3:DeleteObject on the test objects under tmp/). ' +
           (target.hasCredentials
             ? 'Also check that `secret_access_key` belongs to `access_key_id` (a wrong secret is refused the same way) and that a `session_token` has not expired.'
             : 'Give the destination `credentials`, or grant the role of the platform host (backend and queue services).') +
