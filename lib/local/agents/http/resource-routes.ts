@@ -63,13 +63,19 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   app.get('/assistants/:assistantId', (c) =>
     c.json(assistants.resolve(c.get('deployment').id, c.req.param('assistantId'), graphIds(c))),
   );
+  // the id of the assistant a path names: a uuid, or a served graph's id for its default assistant
+  const assistantIdOf = (c: AgentContext): string => {
+    const named = c.req.param('assistantId') ?? '';
+    if (graphIds(c).includes(named)) return assistants.resolve(c.get('deployment').id, named, graphIds(c)).assistant_id;
+    return uuidParam(c, 'assistantId');
+  };
   app.patch('/assistants/:assistantId', async (c) => {
     const body = await parseBody(c, AssistantUpdate);
     if (body.graph_id !== undefined) requireServedGraph(c, body.graph_id);
-    return c.json(assistants.update(c.get('deployment').id, uuidParam(c, 'assistantId'), body));
+    return c.json(assistants.update(c.get('deployment').id, assistantIdOf(c), body));
   });
   app.delete('/assistants/:assistantId', (c) => {
-    assistants.delete(c.get('deployment').id, uuidParam(c, 'assistantId'));
+    assistants.delete(c.get('deployment').id, assistantIdOf(c));
     return c.body(null, 204);
   });
 

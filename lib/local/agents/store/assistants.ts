@@ -1,6 +1,9 @@
 /**
  * Assistants of each deployment. Every graph a deployment serves has a default assistant (created on first use,
- * with a name-derived id, metadata `{"created_by": "system"}`); its `assistant_id` may also be given as the graph id.
+ * with a name-derived id, metadata `{"created_by": "system"}`, again after it was deleted); its `assistant_id` may also
+ * be given as the graph id. Assistant ids are one namespace for all deployments: an id that another deployment holds
+ * is taken (409), and nothing of that assistant is shown. A derived id that another deployment took first is not used
+ * for the default: it gets a random one, found by its deployment and graph.
  */
 import { randomUUID } from 'node:crypto';
 import type { Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
@@ -40,19 +43,45 @@ export class AssistantStore {
     return uuidFromName(deploymentId, `assistant:${graphId}`);
   }
 
-  /** Creates the default assistant of each graph the deployment serves, once. */
+  /** Creates the default assistant of each graph the deployment serves that has none (on first use, or deleted). */
   ensureDefaults(deploymentId: string, graphIds: readonly string[]): void {
     const key = `${deploymentId}/${graphIds.join(',')}`;
     if (this.seeded.has(key)) return;
-    const now = isoNow(this.clock);
-    const insert = this.db.prepare(
-      `INSERT OR IGNORE INTO agent_assistants
-       (assistant_id, deployment_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
-       VALUES (?, ?, ?, ?, NULL, '{}', '{}', '{"created_by":"system"}', 1, ?, ?)`,
-    );
-    for (const graphId of graphIds)
-      insert.run(AssistantStore.defaultAssistantId(deploymentId, graphId), deploymentId, graphId, graphId, now, now);
+    this.db.transaction(() => {
+      for (const graphId of graphIds) this.ensureDefault(deploymentId, graphId);
+    })();
     this.seeded.add(key);
+  }
+
+  private ensureDefault(deploymentId: string, graphId: string): void {
+    if (this.defaultOf(deploymentId, graphId)) return;
+    const derived = AssistantStore.defaultAssistantId(deploymentId, graphId);
+    const holder = this.db.prepare('SELECT deployment_id FROM agent_assistants WHERE assistant_id = ?').get(derived) as
+      | { deployment_id: string }
+      | undefined;
+    // the deployment's default from before defaults were recorded, or a derived id that is free, or else a new one
+    const assistantId = holder && holder.deployment_id !== deploymentId ? randomUUID() : derived;
+    if (!holder || holder.deployment_id !== deploymentId) {
+      const now = isoNow(this.clock);
+      this.db
+        .prepare(
+          `INSERT INTO agent_assistants
+           (assistant_id, deployment_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
+           VALUES (?, ?, ?, ?, NULL, '{}', '{}', '{"created_by":"system"}', 1, ?, ?)`,
+        )
+        .run(assistantId, deploymentId, graphId, graphId, now, now);
+    }
+    this.db
+      .prepare('INSERT INTO agent_default_assistants (deployment_id, graph_id, assistant_id) VALUES (?, ?, ?)')
+      .run(deploymentId, graphId, assistantId);
+  }
+
+  /** The id of the default assistant of a graph of the deployment, if it has one. */
+  private defaultOf(deploymentId: string, graphId: string): string | undefined {
+    const row = this.db
+      .prepare('SELECT assistant_id FROM agent_default_assistants WHERE deployment_id = ? AND graph_id = ?')
+      .get(deploymentId, graphId) as { assistant_id: string } | undefined;
+    return row?.assistant_id;
   }
 
   /** Finds an assistant by id, or a served graph's default assistant by graph id; 404 otherwise. */
@@ -64,10 +93,11 @@ export class AssistantStore {
 
   /** As {@link resolve}, undefined when there is no such assistant. */
   find(deploymentId: string, assistantIdOrGraph: string, graphIds: readonly string[]): Assistant | undefined {
+    if (!isUuid(assistantIdOrGraph) && graphIds.includes(assistantIdOrGraph)) this.ensureDefault(deploymentId, assistantIdOrGraph);
     const id = isUuid(assistantIdOrGraph)
-      ? assistantIdOrGraph
+      ? assistantIdOrGraph.toLowerCase()
       : graphIds.includes(assistantIdOrGraph)
-      ? AssistantStore.defaultAssistantId(deploymentId, assistantIdOrGraph)
+      ? this.defaultOf(deploymentId, assistantIdOrGraph)
       : undefined;
     const row = id
       ? (this.db
@@ -79,12 +109,14 @@ export class AssistantStore {
 
   /** Creates an assistant of a served graph; 409 when the id exists, unless `if_exists` is `do_nothing`. */
   create(deploymentId: string, body: AssistantCreate): Assistant {
-    const assistantId = body.assistant_id ?? randomUUID();
+    // ids are kept in lower case, as paths are read
+    const assistantId = (body.assistant_id ?? randomUUID()).toLowerCase();
     const existing = this.db.prepare('SELECT * FROM agent_assistants WHERE assistant_id = ?').get(assistantId) as
-      | AssistantRow
+      | (AssistantRow & { deployment_id: string })
       | undefined;
     if (existing) {
-      if (body.if_exists === 'do_nothing') return toAssistant(existing);
+      // another deployment's assistant is neither shown nor touched
+      if (body.if_exists === 'do_nothing' && existing.deployment_id === deploymentId) return toAssistant(existing);
       throw new HttpError(409, `Assistant ${assistantId} already exists`);
     }
     const now = isoNow(this.clock);

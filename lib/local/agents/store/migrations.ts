@@ -81,5 +81,18 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
         CREATE INDEX agent_crons_deployment ON agent_crons (deployment_id, created_at);
       `,
     },
+    {
+      // the default assistant of each served graph, found by deployment and graph rather than by its derived id,
+      // which another deployment could take first
+      id: '002-default-assistants',
+      up: `
+        CREATE TABLE agent_default_assistants (
+          deployment_id TEXT NOT NULL,
+          graph_id TEXT NOT NULL,
+          assistant_id TEXT NOT NULL REFERENCES agent_assistants (assistant_id) ON DELETE CASCADE,
+          PRIMARY KEY (deployment_id, graph_id)
+        );
+      `,
+    },
   ],
 };

@@ -44,7 +44,8 @@ export class ThreadStore {
 
   /** Creates a thread; 409 when the id exists, unless `if_exists` is `do_nothing`. */
   create(deploymentId: string, body: ThreadCreate): Thread {
-    const threadId = body.thread_id ?? randomUUID();
+    // ids are kept in lower case, as paths are read
+    const threadId = (body.thread_id ?? randomUUID()).toLowerCase();
     const existing = this.db.prepare('SELECT deployment_id FROM agent_threads WHERE thread_id = ?').get(threadId) as
       | { deployment_id: string }
       | undefined;
