@@ -2,6 +2,7 @@
  * The bulk export API's contract: request validation (422 HTTPValidationError naming each bad field), not found,
  * auth, and the client's own refusals before sending. Each rule of the issue's export validation list has a test.
  */
+import { validateFilter } from '../../lib/api/filter';
 import { ConflictError, InvalidArgumentError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/api/errors';
 import { startTracingPlatform, type TracingPlatform } from './support/platform';
 import { startTestS3, type TestS3 } from './support/s3';
@@ -110,6 +111,14 @@ describe('export request validation (422)', () => {
     expect(items[0].msg).toMatch(/column \d+|position \d+|\^/);
   });
 
+  test('an empty filter is refused as the parser refuses it: leave filter out to export every run', async () => {
+    for (const filter of ['', '   ']) {
+      const items = await invalid({ filter });
+      expect(items).toEqual([expect.objectContaining({ loc: ['body', 'filter'], type: 'value_error' })]);
+      expect(items[0].msg).toContain((validateFilter(filter) as { error: Error }).error.message);
+    }
+  });
+
   test('format_version is v1 or v2_beta', async () => {
     const items = await invalid({ format_version: 'v3' });
     expect(items).toEqual([expect.objectContaining({ loc: ['body', 'format_version'], type: 'enum' })]);
@@ -118,6 +127,16 @@ describe('export request validation (422)', () => {
   test('every problem is reported at once', async () => {
     const items = await invalid({ interval_hours: 500, export_fields: ['nope'], filter: 'eq(' });
     expect(items.map((item) => item.loc.join('.')).sort()).toEqual(['body.end_time', 'body.export_fields.0', 'body.filter', 'body.interval_hours']);
+    // a field of the wrong type hides none of the others' problems, as with pydantic's field validators
+    const alongTypeErrors = await invalid({ format_version: 'v3', export_fields: ['id', 'id', 'nope'], filter: 'eq(run_typ, "llm")', start_time: 'soon' }, ['session_id']);
+    expect(alongTypeErrors.map((item) => item.loc.join('.')).sort()).toEqual([
+      'body.export_fields.1',
+      'body.export_fields.2',
+      'body.filter',
+      'body.format_version',
+      'body.session_id',
+      'body.start_time',
+    ]);
   });
 });
 

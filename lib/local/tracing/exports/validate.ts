@@ -45,10 +45,40 @@ function instant(validator: RequestValidator, field: string, text: string): numb
   return micros;
 }
 
-/** Validates a creation body; throws the 422 when anything is wrong. */
+/** The checks of `export_fields` of their own (their items' names, each once). */
+function checkExportFields(validator: RequestValidator, exportFields: readonly string[]): void {
+  if (exportFields.length === 0) validator.add(['body', 'export_fields'], 'too_short', 'List should have at least 1 item after validation, not 0');
+  exportFields.forEach((field, index) => {
+    if (!isExportableField(field)) {
+      validator.add(['body', 'export_fields', index], 'enum', `${enumMessage(EXPORTABLE_FIELD_NAMES)}; got '${field}'`);
+    } else if (exportFields.indexOf(field) !== index) {
+      validator.add(['body', 'export_fields', index], 'value_error', `Value error, field '${field}' is listed twice`);
+    }
+  });
+}
+
+/** The check of `filter` of its own: it parses (an empty filter does not: leave `filter` out to export every run). */
+function checkFilter(validator: RequestValidator, filter: string): void {
+  const parsed = validateFilter(filter);
+  if (!parsed.ok) validator.add(['body', 'filter'], 'value_error', `Value error, ${parsed.error.message}`);
+}
+
+/**
+ * Validates a creation body; throws the 422 when anything is wrong. As pydantic's field validators do, the checks of
+ * one field run even when another field has the wrong type, so that every problem is reported at once.
+ */
 export function validateExportRequest(body: unknown, refs: ExportReferences): ValidExportRequest {
   const validator = new RequestValidator();
   const input = validator.parse(BulkExportCreate, body, ['body']);
+  if (!input) {
+    const raw = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if (Array.isArray(raw.export_fields) && raw.export_fields.every((field) => typeof field === 'string')) {
+      checkExportFields(validator, raw.export_fields as string[]);
+    }
+    if (typeof raw.filter === 'string') checkFilter(validator, raw.filter);
+    if (typeof raw.start_time === 'string') instant(validator, 'start_time', raw.start_time);
+    if (typeof raw.end_time === 'string') instant(validator, 'end_time', raw.end_time);
+  }
   validator.throwIfFailed();
   const request = input!;
 
@@ -90,22 +120,9 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
   }
 
   const exportFields = request.export_fields ?? null;
-  if (exportFields !== null) {
-    if (exportFields.length === 0) validator.add(['body', 'export_fields'], 'too_short', 'List should have at least 1 item after validation, not 0');
-    exportFields.forEach((field, index) => {
-      if (!isExportableField(field)) {
-        validator.add(['body', 'export_fields', index], 'enum', `${enumMessage(EXPORTABLE_FIELD_NAMES)}; got '${field}'`);
-      } else if (exportFields.indexOf(field) !== index) {
-        validator.add(['body', 'export_fields', index], 'value_error', `Value error, field '${field}' is listed twice`);
-      }
-    });
-  }
-
+  if (exportFields !== null) checkExportFields(validator, exportFields);
   const filter = request.filter ?? null;
-  if (filter !== null && filter.trim() !== '') {
-    const parsed = validateFilter(filter);
-    if (!parsed.ok) validator.add(['body', 'filter'], 'value_error', `Value error, ${parsed.error.message}`);
-  }
+  if (filter !== null) checkFilter(validator, filter);
 
   validator.throwIfFailed();
   return {
@@ -115,7 +132,7 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
     startMicros,
     endTime,
     endMicros,
-    filter: filter !== null && filter.trim() !== '' ? filter : null,
+    filter,
     exportFields,
     intervalHours,
     formatVersion: request.format_version ?? DEFAULT_FORMAT_VERSION,
