@@ -8,7 +8,7 @@ import type { ValidationErrorItem } from '../api/schemas/control-plane';
 export class HttpError extends Error {
   constructor(
     /** HTTP status code. */
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 503,
     message: string,
   ) {
     super(message);

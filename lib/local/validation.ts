@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { ValidationErrorItem } from '../api/schemas/control-plane';
-import { RequestValidationError } from './errors';
+import { HttpError, RequestValidationError } from './errors';
 import { jsonErrorPosition } from './json-error-position';
 
 type Loc = (string | number)[];
@@ -206,11 +206,42 @@ function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown): Val
 }
 
 /**
+ * The largest request body the platform reads: 32 MiB (a batch of runs with large inputs and outputs fits; a body
+ * that would take the platform's memory does not).
+ */
+export const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
+
+const tooLarge = (): HttpError =>
+  new HttpError(413, `Request body too large: at most ${MAX_REQUEST_BODY_BYTES / 1024 / 1024} MiB; send fewer items per request`);
+
+/** The body as text, read up to {@link MAX_REQUEST_BODY_BYTES}: a larger one is a 413, and is not read further. */
+async function readBodyText(c: Context): Promise<string> {
+  const declared = Number(c.req.header('content-length'));
+  if (declared > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+  const body = c.req.raw.body;
+  if (!body) return '';
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_REQUEST_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, bytes).toString('utf8');
+}
+
+/**
  * The parsed JSON body of a request. An empty body is `missing` at `["body"]`; malformed JSON is `json_invalid` at
- * `["body", <position>]`, as FastAPI answers.
+ * `["body", <position>]`, as FastAPI answers; a body over {@link MAX_REQUEST_BODY_BYTES} is a 413.
  */
 export async function readJsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await readBodyText(c);
   if (text.trim() === '') {
     throw new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   }
