@@ -10,7 +10,7 @@ import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials 
 import { startFaultProxy } from '../tracing/support/fault-proxy';
 import { ExportTestPlatform, diagnostic, flat } from './support/export-platform';
 import type { DeploymentDir } from './support/deployment-platform';
-import type { TerraformResult } from './support/terraform';
+import { collect, type TerraformResult } from './support/terraform';
 
 const BUCKET = 'exports';
 const PREFIX = 'team-a/traces';
@@ -251,6 +251,32 @@ describe('agentplatform_export_destination with a bucket slower than timeouts.cr
       expect(flat(diagnostic(second.stderr, 'The platform did not answer the create of export destination "slow" in time'))).toContain(
         `Destinations with this name, bucket and prefix: ${left!.id}`,
       );
+      proxy.setMode('pass');
+      proxy.release();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('says the same when terraform is interrupted during the create', async () => {
+    const proxy = await startFaultProxy(ceph.endpoint);
+    try {
+      const dir = lp.terraform({ ...keysEnv('interrupted', writer), TF_VAR_endpoint: proxy.endpoint });
+      dir.configure([ENDPOINT_VARIABLE, destination('interrupted', 1)].join('\n'));
+      expect((await dir.init()).code).toBe(0);
+      proxy.setMode('hold-requests', '/tmp/validation-', 'PUT');
+      const child = dir.tf.start(['apply', '-auto-approve', '-input=false', '-no-color']);
+      const done = collect(child);
+      for (let i = 0; i < 400 && proxy.held === 0; i++) await new Promise((wait) => setTimeout(wait, 50));
+      expect(proxy.held).toBe(1);
+
+      // Ctrl-C in a terminal signals the whole process group
+      process.kill(-child.pid!, 'SIGINT');
+      const result = await done;
+
+      expect(result.code).toBe(1);
+      const interrupted = flat(diagnostic(result.stderr, 'The platform did not answer the create of export destination "interrupted" in time'));
+      expect(interrupted).toContain('request aborted by the caller. It may have created the destination all the same');
       proxy.setMode('pass');
       proxy.release();
     } finally {

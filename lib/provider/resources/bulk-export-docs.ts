@@ -53,7 +53,9 @@ The platform never returns credentials, so the imported state has no \`credentia
 one plans one in-place update that sends \`credentials\` again (validated by the platform like a rotation).
 
 The platform has no API to delete a destination: \`terraform destroy\` removes it from the state and says so in a
-warning; it stays in the workspace.
+warning; it stays in the workspace. So a create that gets no answer (\`timeouts.create\` ran out, or terraform was
+interrupted) is an error that names the destinations with the same name, bucket and prefix, to import, rather than
+leaving another apply to create one more.
 `;
 
 const EXPORT_EXAMPLES = [
@@ -105,6 +107,11 @@ next plan warns and replaces it. The replacement's destroy of the cancelled expo
 Creating (or replacing) a scheduled export whose \`start_time\` lies whole intervals in the past exports each of those
 intervals at once, and again when a replaced export had exported them: the plan warns, with the number of intervals. A one-off export that ended \`Failed\` or \`TimedOut\`
 while Terraform waited for it stays in the state, tainted, so the next apply replaces it.
+
+A create that gets no answer (\`request_timeout\` ran out, or terraform was interrupted) may have created the export
+all the same. The provider lists the exports: the one created since the request went out with exactly the configured
+settings is kept in the state, with a warning. Several, or none yet, are an error that names them and says how to
+import or cancel them, so that another apply does not leave a second export (a schedule that spawns) outside the state.
 `;
 
 const RUNS_EXAMPLE = `

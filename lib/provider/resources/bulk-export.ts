@@ -5,7 +5,7 @@
  * cancels an export still in progress (a scheduled one, and with `cancel_spawned_on_destroy` its spawned exports).
  */
 import type { BulkExportClient } from '../../api/bulk-export';
-import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
+import type { BulkExport } from '../../api/schemas/bulk-export';
 import {
   DiagnosticError,
   UNKNOWN,
@@ -50,6 +50,8 @@ import {
   exportTimedOut,
   exportWaitEnded,
 } from './bulk-export-messages';
+import { createBody, localSettings, toModel } from './bulk-export-model';
+import { exportCreatedUnanswered, unanswered } from './bulk-export-orphans';
 import { waitForExport } from './bulk-export-wait';
 
 // ---- model ----
@@ -57,8 +59,6 @@ import { waitForExport } from './bulk-export-wait';
 /** The attributes of `agentplatform_bulk_export` as handlers see them. */
 export type BulkExportModel = SchemaModel<typeof bulkExportSchema>;
 
-/** Attributes that only Terraform keeps (the API has no such field). */
-type LocalSettings = Pick<BulkExportModel, 'wait_for_completion' | 'cancel_spawned_on_destroy' | 'timeouts'>;
 
 // ---- schema ----
 
@@ -201,11 +201,20 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
 
 async function create({ planned, ctx, signal, diagnostics }: CreateRequest<Schema>): Promise<BulkExportModel> {
   const client = bulkExportClient(ctx);
+  const body = createBody(planned);
+  const sentAtMs = Date.now();
   let created: BulkExport;
   try {
-    created = await client.createExport(createBody(planned), { signal });
+    created = await client.createExport(body, { signal });
   } catch (err) {
-    throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);
+    if (!unanswered(err)) throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);
+    const found = await exportCreatedUnanswered(client, body, sentAtMs, err as Error);
+    if (found instanceof DiagnosticError) throw found;
+    diagnostics.warning(
+      'The platform did not answer the create of the bulk export',
+      `${(err as Error).message}. It had created export ${found.id} with exactly these settings: it is kept in state.`,
+    );
+    created = found;
   }
   const kind = created.interval_hours === null ? 'one-off' : `scheduled every ${created.interval_hours}h`;
   ctx.log.info(`created bulk export ${created.id} (${kind}), status ${created.status}`);
@@ -341,53 +350,6 @@ async function importExport({ id, ctx, signal }: ImportRequest): Promise<Partial
     throw new DiagnosticError('Cannot import bulk export', `There is no bulk export ${id} in this workspace (check the id, and \`tenant_id\`).`);
   }
   return { id };
-}
-
-// ---- API mapping ----
-
-function localSettings(from: LocalSettings): LocalSettings {
-  return {
-    wait_for_completion: from.wait_for_completion ?? false,
-    cancel_spawned_on_destroy: from.cancel_spawned_on_destroy ?? false,
-    timeouts: from.timeouts,
-  };
-}
-
-function createBody(planned: BulkExportModel): BulkExportCreate {
-  return {
-    bulk_export_destination_id: planned.destination_id,
-    session_id: planned.session_id,
-    start_time: planned.start_time,
-    ...(planned.end_time !== null ? { end_time: planned.end_time } : {}),
-    ...(planned.interval_hours !== null ? { interval_hours: planned.interval_hours } : {}),
-    ...(planned.filter !== null ? { filter: planned.filter } : {}),
-    ...(planned.export_fields !== null ? { export_fields: planned.export_fields } : {}),
-    format_version: (planned.format_version ?? DEFAULT_EXPORT_FORMAT_VERSION) as BulkExportCreate['format_version'],
-  };
-}
-
-/** A timestamp as the configuration wrote it, when the platform returned the same instant in another form. */
-function keepWritten(returned: string, written: string | null): string {
-  return written !== null && sameInstant(written, returned) ? written : returned;
-}
-
-/** The state of an export as the API returns it, with the settings only Terraform keeps. */
-function toModel(e: BulkExport, local: BulkExportModel): BulkExportModel {
-  return {
-    id: e.id,
-    destination_id: e.bulk_export_destination_id,
-    session_id: e.session_id,
-    start_time: keepWritten(e.start_time, local.start_time),
-    end_time: e.end_time === null ? null : keepWritten(e.end_time, local.end_time),
-    interval_hours: e.interval_hours,
-    filter: e.filter,
-    export_fields: e.export_fields === null ? null : [...e.export_fields],
-    format_version: e.format_version,
-    ...localSettings(local),
-    status: e.status,
-    created_at: e.created_at,
-    finished_at: e.finished_at,
-  };
 }
 
 export default defineResource({

@@ -163,8 +163,9 @@ async function create({ config, planned, ctx, signal, diagnostics }: CreateReque
   try {
     destination = await client.createDestination(createBody(planned, config.credentials), { signal, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts) });
   } catch (err) {
-    const { TimeoutError } = require('../../api/errors') as typeof import('../../api/errors');
-    if (err instanceof TimeoutError) throw await mayHaveBeenCreated(client, planned, err, signal);
+    const { AbortError, TimeoutError } = require('../../api/errors') as typeof import('../../api/errors');
+    // no answer (out of time, or terraform interrupted): the platform may have created it all the same
+    if (err instanceof TimeoutError || err instanceof AbortError) throw await mayHaveBeenCreated(client, planned, err);
     throw refusal(diagnostics, err, planned, config.credentials, 'create');
   }
   ctx.log.info(`created export destination ${destination.id} (${destination.display_name})`);
@@ -232,11 +233,11 @@ async function mayHaveBeenCreated(
   client: ReturnType<typeof bulkExportClient>,
   planned: ExportDestinationModel,
   err: Error,
-  signal: AbortSignal,
 ): Promise<DiagnosticError> {
   let candidates: string[] = [];
   try {
-    const listed = await client.listDestinations({ signal, timeoutMs: 30_000 });
+    // not under the create's signal, which an interrupt has aborted
+    const listed = await client.listDestinations({ timeoutMs: 30_000 });
     candidates = listed
       .filter((d) => d.display_name === planned.display_name && d.config.bucket_name === planned.bucket_name && (d.config.prefix ?? '') === (planned.prefix ?? ''))
       .map((d) => d.id);

@@ -1,0 +1,57 @@
+/**
+ * How `agentplatform_bulk_export` maps to the bulk export API: the creation body of a plan, and the state of an
+ * export as the API returns it, with the settings only Terraform keeps.
+ */
+import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
+import type { BulkExportModel } from './bulk-export';
+import { DEFAULT_EXPORT_FORMAT_VERSION, sameInstant } from './bulk-export-checks';
+
+/** Attributes that only Terraform keeps (the API has no such field). */
+export type LocalSettings = Pick<BulkExportModel, 'wait_for_completion' | 'cancel_spawned_on_destroy' | 'timeouts'>;
+
+/** The settings only Terraform keeps, with their defaults. */
+export function localSettings(from: LocalSettings): LocalSettings {
+  return {
+    wait_for_completion: from.wait_for_completion ?? false,
+    cancel_spawned_on_destroy: from.cancel_spawned_on_destroy ?? false,
+    timeouts: from.timeouts,
+  };
+}
+
+/** The API's creation body of the planned export. */
+export function createBody(planned: BulkExportModel): BulkExportCreate {
+  return {
+    bulk_export_destination_id: planned.destination_id,
+    session_id: planned.session_id,
+    start_time: planned.start_time,
+    ...(planned.end_time !== null ? { end_time: planned.end_time } : {}),
+    ...(planned.interval_hours !== null ? { interval_hours: planned.interval_hours } : {}),
+    ...(planned.filter !== null ? { filter: planned.filter } : {}),
+    ...(planned.export_fields !== null ? { export_fields: planned.export_fields } : {}),
+    format_version: (planned.format_version ?? DEFAULT_EXPORT_FORMAT_VERSION) as BulkExportCreate['format_version'],
+  };
+}
+
+/** A timestamp as the configuration wrote it, when the platform returned the same instant in another form. */
+function keepWritten(returned: string, written: string | null): string {
+  return written !== null && sameInstant(written, returned) ? written : returned;
+}
+
+/** The state of an export as the API returns it, with the settings only Terraform keeps. */
+export function toModel(e: BulkExport, local: BulkExportModel): BulkExportModel {
+  return {
+    id: e.id,
+    destination_id: e.bulk_export_destination_id,
+    session_id: e.session_id,
+    start_time: keepWritten(e.start_time, local.start_time),
+    end_time: e.end_time === null ? null : keepWritten(e.end_time, local.end_time),
+    interval_hours: e.interval_hours,
+    filter: e.filter,
+    export_fields: e.export_fields === null ? null : [...e.export_fields],
+    format_version: e.format_version,
+    ...localSettings(local),
+    status: e.status,
+    created_at: e.created_at,
+    finished_at: e.finished_at,
+  };
+}
