@@ -25,7 +25,6 @@ import {
   element,
   isKnown,
   timeoutMs,
-  timeoutsAttribute,
   type CreateRequest,
   type DeleteRequest,
   type Diagnostics,
@@ -38,7 +37,8 @@ import {
 } from '../framework';
 import { createBody, localSettings, patchOf, redeployPatch, toModel } from './deployment-body';
 import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
-import { revisionDurationMs, WaitError, waitForDeletion, waitForRevision } from './deployment-wait';
+import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
+import { WaitError, waitForDeletion } from './deployment-wait';
 
 // ---- model ----
 
@@ -50,7 +50,7 @@ const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
 
 // ---- schema ----
 
-const timeouts = timeoutsAttribute({ create: '30m', update: '30m', delete: '15m' });
+const timeouts = DEPLOYMENT_TIMEOUTS;
 
 const REPO_ACCESS = ' A private repository is reached through `integration_id`.';
 
@@ -251,16 +251,35 @@ function plan({ config, prior, planned }: PlanRequest<Schema>): void {
 async function create({ config, planned, ctx, signal, diagnostics, private: kept }: CreateRequest<Schema>): Promise<DeploymentModel> {
   const client = ctx.controlPlane();
   let deployment: Deployment;
+  const body = createBody(planned, config.secrets);
   try {
-    deployment = await client.createDeployment(createBody(planned, config.secrets), { signal });
-  } catch (err) {
-    if ((err as { status?: number }).status === 409) {
-      throw nameTaken(planned.name, await existingDeploymentId(client, planned.name, err, signal));
+    try {
+      deployment = await client.createDeployment(body, { signal });
+    } catch (err) {
+      if ((err as { status?: number }).status !== 409) throw err;
+      const existingId = await existingDeploymentId(client, planned.name, err, signal);
+      // the name is still held by a deployment being deleted: it is free once the platform has removed it
+      if (!existingId || !(await beingDeleted(client, existingId, signal))) throw nameTaken(planned.name, existingId);
+      ctx.log.info(`deployment ${existingId} of the same name is being deleted: waiting until it is gone`);
+      await waitForDeletion({ client, deploymentId: existingId, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts), signal, log: ctx.log });
+      deployment = await client.createDeployment(body, { signal });
     }
+  } catch (err) {
+    if (err instanceof DiagnosticError) throw err;
+    if (err instanceof WaitError) throw new DiagnosticError(`Deployment "${planned.name}": create waited in vain`, `${err.message}: a deployment of the same name is still being deleted.`);
+    if ((err as { status?: number }).status === 409) throw nameTaken(planned.name, await existingDeploymentId(client, planned.name, err, signal));
     throw apiFailure(diagnostics, err, `create deployment "${planned.name}"`);
   }
   ctx.log.info(`created deployment ${deployment.id} (${deployment.name}), revision ${deployment.latest_revision_id}`);
   return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'create', client);
+}
+
+async function beingDeleted(client: ControlPlaneClient, id: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    return (await client.getDeployment(id, { signal })).status === 'AWAITING_DELETE';
+  } catch {
+    return false;
+  }
 }
 
 async function existingDeploymentId(client: ControlPlaneClient, name: string, err: unknown, signal: AbortSignal): Promise<string | undefined> {
@@ -277,7 +296,7 @@ async function existingDeploymentId(client: ControlPlaneClient, name: string, er
 
 // ---- read ----
 
-async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<DeploymentModel | null> {
+async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): Promise<DeploymentModel | null> {
   const client = ctx.controlPlane();
   let deployment: Deployment;
   try {
@@ -285,6 +304,15 @@ async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<Deploy
   } catch (err) {
     if ((err as { status?: number }).status === 404) return null;
     throw err;
+  }
+  if (deployment.status === 'AWAITING_DELETE') {
+    // going: the platform refuses every change to it, so it is planned as gone (create waits until it is)
+    diagnostics.warning(
+      `Deployment "${deployment.name}" is being deleted`,
+      `Deployment ${deployment.id} is AWAITING_DELETE: deleted outside Terraform, or by a destroy that was interrupted. ` +
+        'It is planned as gone: apply creates it again once the platform has removed it.',
+    );
+    return null;
   }
   return toModel(deployment, await latestRevisionStatus(client, deployment, signal), state);
 }
@@ -338,72 +366,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function importDeployment({ id, ctx, signal }: ImportRequest): Promise<Partial<DeploymentModel>> {
   if (!UUID.test(id)) throw new DiagnosticError('Invalid import id', `Import a deployment by its id, a UUID (the \`id\` the platform shows); got ${JSON.stringify(id)}.`);
+  let deployment: Deployment;
   try {
-    await ctx.controlPlane().getDeployment(id, { signal });
+    deployment = await ctx.controlPlane().getDeployment(id, { signal });
   } catch (err) {
     if ((err as { status?: number }).status !== 404) throw err;
     throw new DiagnosticError('Cannot import deployment', `There is no deployment ${id} in this workspace (check the id, and \`tenant_id\`).`);
   }
+  if (deployment.status === 'AWAITING_DELETE') {
+    throw new DiagnosticError('Cannot import deployment', `Deployment ${id} is being deleted (AWAITING_DELETE): the platform refuses every change to it.`);
+  }
   return { id, wait_for_deployed: true };
-}
-
-// ---- waiting ----
-
-/**
- * Private state key: how long the deployment's last awaited revision took from creation to DEPLOYED, in ms. The next
- * wait expects about as long, so it needs only a poll or two (see `deployment-wait.ts`).
- */
-const REVISION_MS_KEY = 'revision_ms';
-
-/** Waits (or not) for the latest revision after a create or an update, and returns the state; never throws, so the id is kept. */
-async function settle(
-  req: Pick<CreateRequest<Schema>, 'ctx' | 'signal' | 'diagnostics' | 'private'>,
-  deployment: Deployment,
-  planned: DeploymentModel,
-  operation: 'create' | 'update',
-  client: ControlPlaneClient,
-): Promise<DeploymentModel> {
-  const model = toModel(deployment, null, planned);
-  const revisionId = deployment.latest_revision_id;
-  if (!revisionId) return model;
-  try {
-    if (planned.wait_for_deployed === false) return { ...model, revision_status: await latestRevisionStatus(client, deployment, req.signal) };
-    const timeoutMsAllowed = timeoutMs(planned.timeouts, operation, timeouts);
-    const expected = req.private.get(REVISION_MS_KEY);
-    const revision = await waitForRevision({
-      client,
-      deploymentId: deployment.id,
-      revisionId,
-      timeoutMs: timeoutMsAllowed,
-      signal: req.signal,
-      log: req.ctx.log,
-      expectedMs: typeof expected === 'number' && expected >= 0 ? expected : undefined,
-    });
-    const took = revisionDurationMs(revision);
-    if (took !== undefined) req.private.set(REVISION_MS_KEY, took);
-    return { ...model, latest_revision_id: revision.id, revision_status: revision.status, repo_commit_sha: revision.source_revision_config.repo_commit_sha ?? null };
-  } catch (err) {
-    if (err instanceof WaitError) {
-      waitEnded(req.diagnostics, err, operation, deployment);
-      return { ...model, latest_revision_id: err.revisionId ?? revisionId, revision_status: err.lastStatus ?? null };
-    }
-    const problem = apiFailure(req.diagnostics, err, `read revision ${revisionId} of deployment "${deployment.name}"`);
-    req.diagnostics.error(problem.summary, problem.detail, problem.path);
-    return model;
-  }
-}
-
-/** The status of the latest revision: DEPLOYED when it is the active one, else asked for. */
-async function latestRevisionStatus(client: ControlPlaneClient, deployment: Deployment, signal: AbortSignal): Promise<string | null> {
-  const latest = deployment.latest_revision_id;
-  if (!latest) return null;
-  if (latest === deployment.active_revision_id) return 'DEPLOYED';
-  try {
-    return (await client.getRevision(deployment.id, latest, { signal })).status;
-  } catch (err) {
-    if ((err as { status?: number }).status === 404) return null;
-    throw err;
-  }
 }
 
 export default defineResource({

@@ -1,0 +1,53 @@
+/**
+ * A deployment being deleted (AWAITING_DELETE), through the real terraform: the platform refuses every change to it,
+ * so a plan takes it as gone (with a warning) and apply creates it again once the platform has removed it, waiting
+ * while the old one still holds the name; import refuses it.
+ */
+import { NotFoundError } from '../../lib/api/errors';
+import { FAST_TIMINGS, TestPlatform, githubDeployment } from './support/deployment-platform';
+import { diagnostic, flat } from './support/export-platform';
+
+let lp: TestPlatform;
+beforeAll(async () => {
+  // a deletion takes 4 s: long enough to plan and apply while it is under way
+  lp = await TestPlatform.start({ ...FAST_TIMINGS, deleteDelayMs: 4_000 });
+});
+afterAll(() => lp.close());
+
+test('is planned as gone with a warning, created again once removed, and not imported', async () => {
+  const dir = lp.terraform();
+  const name = lp.uniqueName('deleted-outside');
+  dir.configure(githubDeployment('agent', { name }));
+  expect((await dir.init()).code).toBe(0);
+  expect((await dir.apply()).code).toBe(0);
+  const first = dir.instance('agentplatform_deployment.agent').attributes.id as string;
+
+  // deleted outside Terraform: the platform removes it 4 s later
+  await lp.client.deleteDeployment(first);
+  const planned = await dir.plan();
+  expect(planned.code).toBe(2);
+  expect(flat(diagnostic(planned.stdout + planned.stderr, `Deployment "${name}" is being deleted`))).toContain(
+    `Deployment ${first} is AWAITING_DELETE`,
+  );
+  expect(planned.stdout).toMatch(/agentplatform_deployment\.agent will be created/);
+
+  const fresh = lp.terraform();
+  fresh.configure(githubDeployment('agent', { name }));
+  expect((await fresh.init()).code).toBe(0);
+  const imported = await fresh.tf.run(['import', '-no-color', 'agentplatform_deployment.agent', first]);
+  expect(imported.code).toBe(1);
+  expect(flat(imported.stderr)).toContain(`Deployment ${first} is being deleted (AWAITING_DELETE)`);
+
+  // apply waits until the old deployment is gone (its name is held until then), then creates it again
+  const from = lp.requests.length;
+  const applied = await dir.apply();
+  expect([applied.code, applied.stderr]).toEqual([0, expect.any(String)]);
+  const second = dir.instance('agentplatform_deployment.agent').attributes.id as string;
+  expect(second).not.toBe(first);
+  // the first create met the name still taken; the second came after the old deployment was gone
+  const creates = lp.requests.slice(from).filter((line) => /POST \/v2\/deployments\b/.test(line));
+  expect(creates).toEqual([expect.stringContaining('409'), expect.stringContaining('201')]);
+  await expect(lp.client.getDeployment(first)).rejects.toBeInstanceOf(NotFoundError);
+  expect((await lp.client.getDeployment(second)).name).toBe(name);
+  expect((await dir.plan()).code).toBe(0);
+});
