@@ -7,7 +7,7 @@ import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport } from '../../api/schemas/bulk-export';
 import type { Logger } from '../log';
 import { FINAL_EXPORT_STATUSES } from './bulk-export-checks';
-import { PollInterval, waitLimit, type PollSchedule } from './deployment-wait';
+import { PollInterval, sleep, waitLimit, type PollSchedule } from './deployment-wait';
 
 /** Exports run for minutes to hours: polls start at 200 ms and back off to 10 s. */
 export const EXPORT_POLL_SCHEDULE: PollSchedule = { initialMs: 200, factor: 1.5, maxMs: 10_000 };
@@ -68,18 +68,4 @@ async function pollExport(
     }
     await sleep(interval.next(changed), limit);
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

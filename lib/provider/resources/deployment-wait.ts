@@ -194,10 +194,9 @@ async function poll<T>(
   const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
   const interval = new PollInterval(options.schedule, options.expectedMs);
   const started = Date.now();
-  const deadline = started + options.timeoutMs;
   const { signal: limit, dispose } = waitLimit(options.signal, options.timeoutMs);
   try {
-    return await pollUntil(options, interval, limit, { awaited, subject, step, isTransient, started, deadline });
+    return await pollUntil(options, interval, limit, { awaited, subject, step, isTransient, started });
   } finally {
     dispose();
   }
@@ -214,10 +213,9 @@ async function pollUntil<T>(
     readonly step: (call: CallOptions) => Promise<PollStep<T>>;
     readonly isTransient: (err: unknown) => boolean;
     readonly started: number;
-    readonly deadline: number;
   },
 ): Promise<T> {
-  const { awaited, subject, step, isTransient, started, deadline } = how;
+  const { awaited, subject, step, isTransient, started } = how;
   let lastStatus: string | undefined;
   const ended = (): WaitError => {
     const last = lastStatus ? `last status ${lastStatus}` : 'no status seen yet';
@@ -232,7 +230,8 @@ async function pollUntil<T>(
     if (limit.aborted) throw ended();
     let changed = false;
     try {
-      const seen = await step({ signal: limit, timeoutMs: Math.max(1, deadline - Date.now()) });
+      // each poll attempt has the provider's request_timeout; the wait's limit ends it at the wait's deadline
+      const seen = await step({ signal: limit });
       changed = seen.status !== lastStatus || !!seen.switched;
       if (changed) options.log.debug(`waiting for ${awaited()}: ${seen.status}`);
       lastStatus = seen.status;
@@ -247,8 +246,8 @@ async function pollUntil<T>(
   }
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or at once when `signal` aborts (the waits' sleep between polls). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = (): void => {
