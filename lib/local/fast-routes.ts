@@ -33,6 +33,12 @@ interface FastRoute {
 /** The fast GET routes of the platform; `listen` asks them first. */
 export class FastRoutes {
   private readonly routes: FastRoute[] = [];
+  private answers = 0;
+
+  /** How many requests the fast routes answered (the others went to the app). */
+  get answered(): number {
+    return this.answers;
+  }
 
   /** @param log receives the same request line the app logs (method, path, status, duration). */
   constructor(private readonly log?: (line: string) => void) {}
@@ -65,6 +71,7 @@ export class FastRoutes {
         'x-request-id': randomUUID(),
       });
       res.end(answer.body);
+      this.answers += 1;
       this.log?.(`GET ${url} ${answer.status} ${(performance.now() - started).toFixed(1)}ms`);
       return true;
     }

@@ -83,6 +83,8 @@ export interface LocalPlatform {
   readonly defaultTenantId: string;
   /** In-process administration. */
   readonly admin: LocalPlatformAdmin;
+  /** How many requests the fast routes answered before the app (the hottest polls; see fast-routes.ts). */
+  readonly fastAnswers: number;
   /** Stops the workers, the server and the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -182,6 +184,9 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
           return apiKey;
         },
         addSandboxTemplate: (tenant, template) => templates.add(tenant, SandboxTemplateInput.parse(template), true),
+      },
+      get fastAnswers() {
+        return fastRoutes.answered;
       },
       close: () =>
         (closing ??= (async () => {
