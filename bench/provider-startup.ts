@@ -13,20 +13,30 @@ import { createServerCertificate } from '../lib/provider/plugin/certificate';
 
 const RUNS = 15;
 
-/** Milliseconds from spawn to the first stdout byte (or to exit when nothing is printed). */
-function timeToFirstOutput(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** The go-plugin handshake line: core version, protocol version, network, address, protocol. */
+const HANDSHAKE = /^1\|[56]\|(tcp|unix)\|[^|]+\|grpc\|/;
+
+/**
+ * Milliseconds from spawn to the first stdout byte, which must start the handshake line (`handshake`), or to a
+ * clean exit (`exit`, for `node -e 0`). Anything else (a crash, other output) fails the measurement.
+ */
+function timeToFirstOutput(command: string, args: string[], env: NodeJS.ProcessEnv, until: 'handshake' | 'exit'): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
     const elapsed = (): number => Number(process.hrtime.bigint() - started) / 1e6;
     let done = false;
-    child.stdout.once('data', () => {
+    child.stdout.once('data', (chunk: Buffer) => {
       done = true;
-      resolve(elapsed());
+      const ms = elapsed();
       child.kill('SIGKILL');
+      if (until === 'handshake' && HANDSHAKE.test(chunk.toString())) resolve(ms);
+      else reject(new Error(`${command} printed ${JSON.stringify(chunk.toString().slice(0, 200))} instead of ${until === 'handshake' ? 'the handshake' : 'nothing'}`));
     });
-    child.once('exit', () => {
-      if (!done) resolve(elapsed());
+    child.once('exit', (code, signal) => {
+      if (done) return;
+      if (until === 'exit' && code === 0) resolve(elapsed());
+      else reject(new Error(`${command} exited (${code ?? signal}) before ${until === 'handshake' ? 'its handshake' : 'it ended cleanly'}`));
     });
     child.once('error', reject);
   });
@@ -48,11 +58,11 @@ async function main(): Promise<void> {
     };
     const node: number[] = [];
     const provider: number[] = [];
-    await timeToFirstOutput(process.execPath, ['-e', '0'], env);
-    await timeToFirstOutput(launcherPath, [], env);
+    await timeToFirstOutput(process.execPath, ['-e', '0'], env, 'exit');
+    await timeToFirstOutput(launcherPath, [], env, 'handshake');
     for (let i = 0; i < RUNS; i++) {
-      node.push(await timeToFirstOutput(process.execPath, ['-e', '0'], env));
-      provider.push(await timeToFirstOutput(launcherPath, [], env));
+      node.push(await timeToFirstOutput(process.execPath, ['-e', '0'], env, 'exit'));
+      provider.push(await timeToFirstOutput(launcherPath, [], env, 'handshake'));
     }
     const ratio = median(provider) / median(node);
     console.log(`node -e 0:                      ${median(node).toFixed(1)} ms (median of ${RUNS})`);
@@ -63,4 +73,7 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});

@@ -5,6 +5,7 @@
 import { validateFilter } from '../../lib/api/filter';
 import { ConflictError, InvalidArgumentError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/api/errors';
 import { startTracingPlatform, type TracingPlatform } from './support/platform';
+import { waitFor } from './support/wait';
 import { startTestS3, type TestS3 } from './support/s3';
 
 let s3: TestS3;
@@ -178,9 +179,7 @@ describe('resources and errors', () => {
     });
     const path = `/api/v1/bulk-exports/${created.id}`;
     await expect(platform.client.transport.request({ method: 'PATCH', path, body: { status: 'Running' } })).rejects.toBeInstanceOf(ValidationError);
-    for (let i = 0; i < 100 && (await platform.client.getExport(created.id)).status !== 'Completed'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor('the export to complete', async () => ((await platform.client.getExport(created.id)).status === 'Completed' ? true : undefined));
     await expect(platform.client.cancelExport(created.id)).rejects.toBeInstanceOf(ConflictError);
   });
 

@@ -17,7 +17,8 @@ const CLI_JS = path.join(REPO_ROOT, 'dist', 'lib', 'local', 'cli.js');
 const LOCK_DIR = path.join(REPO_ROOT, 'dist', '.local-platform-build.lock');
 const STALE_LOCK_MS = 120_000;
 
-function newestSourceMtime(dir: string): number {
+/** The newest modification time of the TypeScript sources under `dir`. */
+export function newestSourceMtime(dir: string): number {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);

@@ -3,16 +3,32 @@
  * (the compiled `dist/` provider, or a fixture built on it) and a hermetic environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installProvider, type InstallResult } from '../../../lib/install/provider';
+import { newestSourceMtime } from '../../local/support/build';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The compiled provider entry point. */
 export const DIST_ENTRY = join(ROOT, 'dist', 'lib', 'provider', 'main.js');
 /** The example provider (compiled framework plus a test resource). */
 export const EXAMPLE_ENTRY = join(ROOT, 'test', 'provider', 'fixtures', 'example-provider.js');
+
+let distChecked = false;
+
+/**
+ * Refuses a `dist/` older than the sources: terraform runs the compiled provider, and a test run alone (`npx jest`)
+ * after a change to `lib/` would otherwise test the code from before it. `npm test` builds first.
+ */
+function checkDistFresh(): void {
+  if (distChecked) return;
+  if (!existsSync(DIST_ENTRY)) throw new Error('dist/ is missing: run `npm run build` (npm test does) before these tests');
+  if (statSync(DIST_ENTRY).mtimeMs < newestSourceMtime(join(ROOT, 'lib'))) {
+    throw new Error('dist/ is older than lib/: run `npm run build` (npm test does), or these tests run the provider from before the change');
+  }
+  distChecked = true;
+}
 
 /** The result of one terraform command. */
 export interface TerraformResult {
@@ -31,7 +47,7 @@ export class TerraformDir {
     entryPoint: string,
     extraEnv: NodeJS.ProcessEnv,
   ) {
-    if (!existsSync(DIST_ENTRY)) throw new Error('dist/ is missing: run `npm run build` (npm test does) before these tests');
+    checkDistFresh();
     const cliConfig = join(dir, 'empty.tfrc');
     writeFileSync(cliConfig, '');
     this.env = {
