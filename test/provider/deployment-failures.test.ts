@@ -80,6 +80,14 @@ describe('agentplatform_deployment failures', () => {
     expect(second.latest_revision_id).not.toBe(first.attributes.latest_revision_id);
     expect((await fast.client.getRevision(id, second.latest_revision_id as string)).status).toBe('DEPLOY_FAILED');
 
+    // along with a change that makes no revision of its own, the failed source is deployed again in the same apply
+    dir.configure(githubDeployment('agent', { name, repo_ref: 'main#fail-deploy', custom_url: 'https://agent.example.com' }));
+    expect((await dir.apply()).code).toBe(1);
+    const third = dir.instance('agentplatform_deployment.agent').attributes;
+    expect(third.latest_revision_id).not.toBe(second.latest_revision_id);
+    expect(third).toMatchObject({ custom_url: 'https://agent.example.com', revision_status: 'DEPLOY_FAILED' });
+    expect((await fast.client.getDeployment(id)).source_config).toMatchObject({ custom_url: 'https://agent.example.com' });
+
     dir.configure(githubDeployment('agent', { name, repo_ref: 'main' }));
     expect((await dir.apply()).code).toBe(0);
     expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id, revision_status: 'DEPLOYED' });

@@ -324,7 +324,11 @@ const revisionFailed = (state: DeploymentModel): boolean =>
   state.revision_status !== null && FAILED_REVISION_STATUSES.includes(state.revision_status as RevisionStatusName);
 
 async function update({ config, planned, prior, ctx, signal, diagnostics, private: kept }: UpdateRequest<Schema>): Promise<DeploymentModel> {
-  const patch = patchOf(prior, planned, config.secrets) ?? (revisionFailed(prior) ? redeployPatch(planned) : undefined);
+  const changes = patchOf(prior, planned, config.secrets);
+  // a latest revision that failed is deployed again, also along with changes that make no revision of their own
+  const makesRevision = changes?.source_revision_config !== undefined || changes?.secrets !== undefined;
+  const redeploy = revisionFailed(prior) && !makesRevision ? redeployPatch(planned) : undefined;
+  const patch = changes && redeploy ? { ...changes, ...redeploy } : (changes ?? redeploy);
   if (!patch) return { ...prior, ...localSettings(planned) };
   const client = ctx.controlPlane();
   let deployment: Deployment;
