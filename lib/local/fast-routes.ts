@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from './clock';
 
 /** What a fast route answers: a status and a JSON body, already serialized. */
 export interface FastAnswer {
@@ -40,8 +41,14 @@ export class FastRoutes {
     return this.answers;
   }
 
-  /** @param log receives the same request line the app logs (method, path, status, duration). */
-  constructor(private readonly log?: (line: string) => void) {}
+  /**
+   * @param log receives the same request line the app logs (method, path, status, duration)
+   * @param clock the platform's clock, for the `Date` header as the app sends it (the system clock without one)
+   */
+  constructor(
+    private readonly log?: (line: string) => void,
+    private readonly clock?: Clock,
+  ) {}
 
   /** Adds a GET route; `pattern` is matched against the whole path (anchor it), never a query string. */
   get(pattern: RegExp, handler: FastRouteHandler): void {
@@ -69,6 +76,7 @@ export class FastRoutes {
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(answer.body),
         'x-request-id': randomUUID(),
+        ...(this.clock ? { date: new Date(this.clock.now()).toUTCString() } : {}),
       });
       res.end(answer.body);
       this.answers += 1;

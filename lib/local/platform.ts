@@ -144,8 +144,10 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     auth.setConfiguredKeys(organizationId, keys);
 
     let baseUrl: string | undefined;
-    const app = createPlatformApp({ log: options.log });
-    const fastRoutes = new FastRoutes(options.log);
+    // the Date header follows a clock of the caller's (the HTTP server's own Date is the system clock already)
+    const dateClock = clock === systemClock ? undefined : clock;
+    const app = createPlatformApp({ log: options.log, clock: dateClock });
+    const fastRoutes = new FastRoutes(options.log, dateClock);
     const ctx: ModuleContext = {
       db,
       clock,

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Principal } from './auth';
 import type { FastRoutes } from './fast-routes';
 import { HttpError, RequestValidationError } from './errors';
+import type { Clock } from './clock';
 
 /** Variables routes can read from the Hono context. */
 export interface PlatformEnv {
@@ -29,6 +30,11 @@ export type PlatformApp = Hono<PlatformEnv>;
 export interface PlatformAppOptions {
   /** Receives one line per request (method, path, status, duration) and every unexpected error. */
   readonly log?: (line: string) => void;
+  /**
+   * The platform's clock: the `Date` header of every response tells it, so that clients reckon with the platform's
+   * time (a manual clock in tests). @default the HTTP server's own `Date` (the system clock)
+   */
+  readonly clock?: Clock;
 }
 
 /**
@@ -42,7 +48,7 @@ export function nodeBindingsOf(c: Context): HttpBindings | undefined {
 
 /** Creates the root app with request ids, request logging and the platform's error bodies. */
 export function createPlatformApp(options: PlatformAppOptions = {}): PlatformApp {
-  const log = options.log;
+  const { log, clock } = options;
   const app = new Hono<PlatformEnv>();
   app.use('*', (c, next) => {
     const requestId = randomUUID();
@@ -52,6 +58,11 @@ export function createPlatformApp(options: PlatformAppOptions = {}): PlatformApp
     const node = nodeBindingsOf(c);
     if (node) node.outgoing.setHeader('x-request-id', requestId);
     else c.header('x-request-id', requestId);
+    if (clock) {
+      const date = new Date(clock.now()).toUTCString();
+      if (node) node.outgoing.setHeader('date', date);
+      else c.header('date', date);
+    }
     if (!log) return next();
     const started = performance.now();
     return next().then(() => {

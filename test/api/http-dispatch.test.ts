@@ -176,3 +176,18 @@ describe('a streamed body', () => {
     }
   });
 });
+
+describe("the server's clock", () => {
+  it('is known from the Date header of the last answer, and advances with this machine\'s', async () => {
+    const transport = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', date: 'Wed, 01 Jan 2025 00:00:00 GMT' });
+      res.end('{"text":"ok"}');
+    });
+    expect(transport.serverNow()).toBeUndefined();
+    await transport.request({ method: 'GET', path: '/clock', schema: Message });
+    const now = transport.serverNow()!;
+    // one second of resolution, and the time the answer took to arrive
+    expect(now).toBeGreaterThanOrEqual(Date.parse('2025-01-01T00:00:00Z'));
+    expect(now).toBeLessThan(Date.parse('2025-01-01T00:01:00Z'));
+  });
+});

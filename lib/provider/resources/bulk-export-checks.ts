@@ -10,12 +10,13 @@ import {
   FORMAT_VERSIONS,
   INTERVAL_HOURS_MAX,
   INTERVAL_HOURS_MIN,
+  MAX_DUE_INTERVALS,
   MAX_EXPORT_DAYS,
   SCHEDULE_DELAY_MS,
   exportDays,
 } from '../../api/schemas/bulk-export-constants';
 
-export { SCHEDULE_DELAY_MS, exportDays };
+export { MAX_DUE_INTERVALS, SCHEDULE_DELAY_MS, exportDays };
 
 /** The most UTC days one export may cover on the platform. */
 export const EXPORT_DAYS_MAX = MAX_EXPORT_DAYS;

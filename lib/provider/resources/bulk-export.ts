@@ -29,6 +29,7 @@ import {
   DEFAULT_EXPORT_FORMAT_VERSION,
   EXPORT_DAYS_MAX,
   EXPORT_FORMAT_VERSIONS,
+  MAX_DUE_INTERVALS,
   SCHEDULE_DELAY_MS,
   exportDays,
   FINAL_EXPORT_STATUSES,
@@ -269,7 +270,19 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
 
 // ---- plan ----
 
-function plan({ prior, planned, requireReplace, diagnostics }: PlanRequest<Schema>): void {
+/**
+ * The platform's time now: from the `Date` of its last answer to this provider (the refresh before a replacement),
+ * else this machine's.
+ */
+function platformNow(ctx: PlanRequest<Schema>['ctx']): number {
+  try {
+    return bulkExportClient(ctx).transport.serverNow() ?? Date.now();
+  } catch {
+    return Date.now();
+  }
+}
+
+function plan({ prior, planned, requireReplace, diagnostics, ctx }: PlanRequest<Schema>): void {
   // a cancelled export cannot be restarted: a new one takes its place
   if (prior?.status === 'Cancelled') {
     planned.status = UNKNOWN;
@@ -281,8 +294,16 @@ function plan({ prior, planned, requireReplace, diagnostics }: PlanRequest<Schem
   const { start_time: start, interval_hours: hours } = planned;
   if (typeof start !== 'string' || typeof hours !== 'number') return;
   const startMs = instantMicros(start) / 1000;
-  const past = Math.floor((Date.now() - SCHEDULE_DELAY_MS - startMs) / (hours * 3_600_000));
-  if (past >= 1) exportBackfill(diagnostics, start, hours, past, replacing);
+  const due = (platformNow(ctx) - SCHEDULE_DELAY_MS - startMs) / (hours * 3_600_000);
+  if (due > MAX_DUE_INTERVALS) {
+    // the platform refuses it; a warning, since the platform's time is only known here from its last answer
+    diagnostics.warning(
+      'Scheduled export starts too far in the past',
+      `More than ${MAX_DUE_INTERVALS} intervals of ${hours}h since ${start} would be due at once (${Math.floor(due)}): ` +
+        'the platform refuses such a schedule, so the apply will fail. Start the schedule later, or export the past in one-off exports (`end_time`).',
+      'start_time',
+    );
+  } else if (due >= 1) exportBackfill(diagnostics, start, hours, Math.floor(due), replacing);
 }
 
 /** The arguments whose change replaces the export. */
