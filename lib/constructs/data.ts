@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { LIST_LIMIT, REVISION_STATUSES, type RevisionStatusName } from '../api/schemas/control-plane-constants';
 import { wholeNumberProblem } from './checks';
 import type { IDeployment } from './deployment';
-import { Violations, messages } from './errors';
+import { Violations, isToken, messages } from './errors';
 import { TfRevisionsDataSource, type TfRevisionsDataSourceRevisionsList } from './generated/data-revisions';
 import { TfSandboxTemplatesDataSource, type TfSandboxTemplatesDataSourceTemplatesList } from './generated/data-sandbox-templates';
 
@@ -60,7 +60,8 @@ export class DeploymentRevisions extends Construct {
     const violations = new Violations();
     violations.check('limit', props.limit, wholeNumberProblem(LIST_LIMIT.min, LIST_LIMIT.max));
     violations.check('offset', props.offset, wholeNumberProblem(0));
-    (props.statuses ?? []).forEach((status, index) =>
+    // a list given as a token (a variable of list type) is checked by the provider at plan
+    (isToken(props.statuses) ? [] : (props.statuses ?? [])).forEach((status, index) =>
       violations.check(`statuses[${index}]`, status, (s) => ((REVISION_STATUSES as readonly string[]).includes(s) ? undefined : messages.oneOf(s, REVISION_STATUSES))),
     );
     violations.throwIfAny('DeploymentRevisions', this);

@@ -16,6 +16,7 @@ import { httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './c
 import type { Duration } from './duration';
 import { Violations, isToken, messages } from './errors';
 import { TfDeployment, type TfDeploymentConfig } from './generated/deployment';
+import { validateSecretReferences } from './secret-references';
 
 /** A deployment, created here or elsewhere. */
 export interface IDeployment extends IConstruct {
@@ -206,12 +207,13 @@ export class Deployment extends Construct implements IDeployment {
       name.length <= DEPLOYMENT_NAME_MAX_LENGTH && DEPLOYMENT_NAME_PATTERN.test(name) ? undefined : messages.deploymentName(name, DEPLOYMENT_NAME_MAX_LENGTH),
     );
     const source = sourceAttributes(props.source.config, violations);
-    checkResources(props.resources ?? {}, violations);
-    checkSecrets(props.secrets ?? {}, violations);
+    // a whole object or map given as a token (a variable of object or map type) is checked by the provider at plan
+    if (!isToken(props.resources)) checkResources(props.resources ?? {}, violations);
+    if (!isToken(props.secrets)) checkSecrets(props.secrets ?? {}, violations);
     violations.check('customUrl', props.customUrl, httpUrlProblem);
     for (const op of ['create', 'update', 'delete'] as const) violations.check(`timeouts.${op}`, props.timeouts?.[op], positiveDurationProblem);
     violations.throwIfAny('Deployment', this);
-    if (props.secrets && Object.keys(props.secrets).length > 0 && props.secretsVersion === undefined) {
+    if (props.secrets && (isToken(props.secrets) || Object.keys(props.secrets).length > 0) && props.secretsVersion === undefined) {
       Annotations.of(this).addWarning(messages.secretsWithoutVersion());
     }
 
@@ -221,7 +223,7 @@ export class Deployment extends Construct implements IDeployment {
       ...source,
       deploymentType: props.deploymentType,
       customUrl: props.customUrl,
-      resourceSpec: props.resources && { ...props.resources },
+      resourceSpec: props.resources && (isToken(props.resources) ? props.resources : { ...props.resources }),
       secrets: props.secrets,
       secretsVersion: props.secretsVersion,
       waitForDeployed: props.waitForDeployed,
@@ -232,6 +234,9 @@ export class Deployment extends Construct implements IDeployment {
       },
       provider: props.provider,
     });
+    validateSecretReferences(this, () =>
+      isToken(props.secrets) ? [['secrets', props.secrets]] : Object.entries(props.secrets ?? {}).map(([name, value]) => [`secrets.${name}`, value] as const),
+    );
     this.deploymentId = this.resource.id;
     this.deploymentName = props.name;
     this.latestRevisionId = this.resource.latestRevisionId;

@@ -8,6 +8,7 @@ import { httpUrlProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages } from './errors';
 import type { ExportAccessKey, IExportBucket } from './export-bucket';
 import { TfExportDestination, type TfExportDestinationCredentials } from './generated/export-destination';
+import { validateSecretReferences } from './secret-references';
 
 /** A destination, created here or elsewhere. */
 export interface IExportDestination extends IConstruct {
@@ -182,6 +183,11 @@ export class ExportDestination extends Construct implements IExportDestination {
     violations.check('credentialsVersion', props.credentialsVersion, wholeNumberProblem(1));
     if (!keys && props.credentialsVersion !== undefined) violations.add('credentialsVersion', messages.versionWithoutKeys());
     violations.throwIfAny('ExportDestination', this);
+
+    validateSecretReferences(this, () => [
+      ['target.credentials.secretAccessKey', keys?.secretAccessKey],
+      ['target.credentials.sessionToken', keys?.sessionToken],
+    ]);
 
     const credentials: TfExportDestinationCredentials | undefined = keys && { ...keys };
     this.resource = new TfExportDestination(this, 'Resource', {

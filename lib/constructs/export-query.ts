@@ -7,7 +7,7 @@ import type { TerraformProvider } from 'cdktf';
 import { renderFilter, validateFilter, type FilterExpr } from '../api/filter';
 import { FORMAT_VERSIONS, type FormatVersion } from '../api/schemas/bulk-export';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant, type ExportableFieldName } from '../api/schemas/trace';
-import { Violations, messages } from './errors';
+import { Violations, isToken, messages } from './errors';
 import type { IExportDestination } from './export-destination';
 import type { TfBulkExportConfig } from './generated/bulk-export';
 
@@ -53,7 +53,8 @@ export function queryAttributes(
   violations: Violations,
 ): Pick<TfBulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
   violations.check('tracingProjectId', props.tracingProjectId, (id) => (UUID.test(id) ? undefined : messages.notUuid('a tracing project id', id)));
-  if (props.fields !== undefined) checkFields(props.fields, violations);
+  // a list given as a token (a variable of list type) is checked by the provider at plan
+  if (props.fields !== undefined && !isToken(props.fields)) checkFields(props.fields, violations);
   violations.check('formatVersion', props.formatVersion, (v) => ((FORMAT_VERSIONS as readonly string[]).includes(v) ? undefined : messages.oneOf(v, FORMAT_VERSIONS)));
   return {
     destinationId: props.destination.destinationId,

@@ -1,0 +1,80 @@
+/**
+ * Secrets given as tokens are checked at synth, once every variable and local of the stack exists: a token that is
+ * literal text in disguise (`Fn.join('', ['sk-…'])`, a `TerraformLocal` holding a literal, a variable with a
+ * `default`) would write the secret into the synthesized JSON as surely as a literal string. A secret must come from
+ * a variable given its value at apply (`TF_VAR_…`, ideally sensitive and ephemeral) or from another resource's
+ * attribute. Literal text combined with a reference (`"Bearer ${var.token}"`) is written as it is: only what the
+ * references stand for stays out.
+ */
+import { DefaultTokenResolver, StringConcat, TerraformLocal, TerraformStack, TerraformVariable, Token, Tokenization } from 'cdktf';
+import type { IConstruct } from 'constructs';
+
+/** An HCL expression with its quoted strings taken out, so that a dot inside a string is not a reference. */
+const withoutStrings = (expression: string): string => expression.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+
+/** The references (`var.x`, `local.y`, `aws_iam_access_key.k.secret`, …) inside the `${…}` of an expression. */
+function referencesOf(expression: string): string[] {
+  const references: string[] = [];
+  for (const [, inner] of expression.matchAll(/\$\{([^}]*)\}/g)) {
+    for (const [reference] of withoutStrings(inner!).matchAll(/\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+/g)) references.push(reference);
+  }
+  return references;
+}
+
+function resolved(scope: IConstruct, value: unknown): unknown {
+  return Tokenization.resolve(value, { scope, preparing: false, resolver: new DefaultTokenResolver(new StringConcat()) });
+}
+
+/** What is wrong with a secret that resolves to `expression`, if anything. */
+function expressionProblem(stack: TerraformStack, expression: unknown, seen: Set<string>): string | undefined {
+  if (typeof expression !== 'string' || !expression.includes('${')) {
+    return 'is literal text in the synthesized JSON';
+  }
+  const references = referencesOf(expression);
+  if (references.length === 0) return `is built from literal text only (${expression}): it is written into the synthesized JSON`;
+  for (const reference of references) {
+    const [kind, name] = reference.split('.');
+    if (kind === 'var') {
+      const variable = elementNamed(stack, TerraformVariable, name!);
+      if (variable?.default !== undefined) {
+        return `comes from variable "${name}", whose default is written into the synthesized JSON: drop the default and give the value at apply (TF_VAR_${name})`;
+      }
+    } else if (kind === 'local' && !seen.has(name!)) {
+      seen.add(name!);
+      const local = elementNamed(stack, TerraformLocal, name!);
+      const expressionOfLocal = local && (local.toTerraform() as { locals?: Record<string, unknown> }).locals?.[name!];
+      if (local) {
+        const problem = expressionProblem(stack, resolved(local, expressionOfLocal), seen);
+        if (problem) return `comes from local "${name}", which ${problem}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+function elementNamed<T extends TerraformVariable | TerraformLocal>(
+  stack: TerraformStack,
+  type: abstract new (...args: never[]) => T,
+  name: string,
+): T | undefined {
+  return stack.node.findAll().find((node): node is T => node instanceof type && node.friendlyUniqueId === name);
+}
+
+/**
+ * Adds a synth-time validation to `scope`: each secret given as a token (`secrets()`: prop name and value; literals
+ * are refused when the construct is created) must come from a reference that keeps its value out of the JSON.
+ */
+export function validateSecretReferences(scope: IConstruct, secrets: () => readonly (readonly [string, unknown])[]): void {
+  scope.node.addValidation({
+    validate: () => {
+      const stack = TerraformStack.of(scope);
+      const problems: string[] = [];
+      for (const [prop, value] of secrets()) {
+        if (value === undefined || !Token.isUnresolved(value)) continue;
+        const problem = expressionProblem(stack, resolved(scope, value), new Set());
+        if (problem) problems.push(`${prop} ${problem}.`);
+      }
+      return problems;
+    },
+  });
+}
