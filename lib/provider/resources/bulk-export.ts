@@ -150,9 +150,9 @@ export const bulkExportSchema = defineSchema({
       description: 'On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise).',
     }),
     timeouts,
-    status: attr.string({ computed: true, description: 'Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`).' }),
+    status: attr.string({ computed: true, useStateForUnknown: true, description: 'Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`).' }),
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the export was created (RFC 3339).' }),
-    finished_at: attr.string({ computed: true, description: 'When the export reached a final status, if it has.' }),
+    finished_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the export reached a final status, if it has.' }),
   },
 });
 
