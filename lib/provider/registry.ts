@@ -14,10 +14,16 @@ export interface ProviderRegistry {
   readonly resources: Readonly<Record<string, () => ResourceDefinition>>;
   /** Data source types. */
   readonly dataSources: Readonly<Record<string, () => DataSourceDefinition>>;
+  /**
+   * Turns an error a handler threw into the one to report (a diagnostic that names the setting to check), or returns
+   * it as it is. @default every error as it is
+   */
+  readonly explainError?: (err: unknown, typeName: string | undefined) => unknown;
 }
 
 /** What the provider serves. */
 export const registry: ProviderRegistry = {
+  explainError: (err, typeName) => (require('./api-errors') as typeof import('./api-errors')).explainApiError(err, typeName),
   resources: {
     agentplatform_deployment: () => (require('./resources/deployment') as typeof import('./resources/deployment')).default,
     agentplatform_export_destination: () =>

@@ -82,6 +82,40 @@ describe('agentplatform_deployment input checks and secrets', () => {
     }
   });
 
+  it('names the setting to check when a read or an import meets a refused key or a platform out of reach', async () => {
+    const reads = `data "agentplatform_sandbox_templates" "all" {}\n\ndata "agentplatform_bulk_export_runs" "runs" {\n  export_id = "6d2c8f0a-91b3-4e7d-a5c4-0f3b2e1d9a87"\n}\n`;
+    const run = async (env: NodeJS.ProcessEnv, args: string[]) => {
+      const tf = TerraformDir.create(DIST_ENTRY, env);
+      try {
+        tf.write('main.tf', `${providerConfig()}\n${reads}\n${githubDeployment('agent', { name: 'imported' })}`);
+        expect((await tf.run(['init', '-input=false', '-no-color'])).code).toBe(0);
+        return await tf.run(args);
+      } finally {
+        tf.remove();
+      }
+    };
+    const urls = { AGENTPLATFORM_CONTROL_PLANE_URL: lp.platform.url, AGENTPLATFORM_TRACING_URL: lp.platform.url };
+
+    const wrongKey = await run({ ...urls, AGENTPLATFORM_API_KEY: 'lp_not-a-key-of-this-platform' }, ['plan', '-input=false', '-no-color']);
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toContain('Error: API key refused');
+    expect(wrongKey.stderr.replace(/\s+/g, ' ')).toContain('Check `api_key` in the provider block or the AGENTPLATFORM_API_KEY environment variable.');
+
+    const existing = await lp.client.createDeployment({ name: lp.uniqueName('import'), source: 'github', source_config: { repo_url: 'https://github.com/acme/agent' } });
+    const imported = await run({ ...urls, AGENTPLATFORM_API_KEY: 'lp_not-a-key-of-this-platform' }, ['import', '-input=false', '-no-color', 'agentplatform_deployment.agent', existing.id]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain('Error: API key refused');
+
+    const away = await run(
+      { AGENTPLATFORM_CONTROL_PLANE_URL: 'http://127.0.0.1:1', AGENTPLATFORM_TRACING_URL: 'http://127.0.0.1:1', AGENTPLATFORM_API_KEY: lp.platform.devApiKey },
+      ['plan', '-input=false', '-no-color'],
+    );
+    expect(away.code).toBe(1);
+    const flatAway = away.stderr.replace(/\s+/g, ' ');
+    expect(flatAway).toContain('Check `control_plane_url` in the provider block or the AGENTPLATFORM_CONTROL_PLANE_URL environment variable');
+    expect(flatAway).toContain('Check `tracing_url` in the provider block or the AGENTPLATFORM_TRACING_URL environment variable');
+  });
+
   it('sends secrets on create and on a version change, and never shows or stores them', async () => {
     const dir = lp.terraform({ TF_LOG: 'TRACE' });
     const logFile = join(dir.tf.dir, 'terraform.log');

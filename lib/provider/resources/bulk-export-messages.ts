@@ -6,6 +6,7 @@
 import type { BulkExport, BulkExportRun } from '../../api/schemas/bulk-export';
 import { DiagnosticError, formatDuration, type Diagnostics, type PathLike } from '../framework';
 import { statusOf } from './bulk-export-client';
+import { explainApiError } from '../api-errors';
 
 // ---- destinations ----
 
@@ -146,15 +147,10 @@ export function apiFailure(diagnostics: Diagnostics, err: unknown, doing: string
     for (const problem of problems.slice(0, -1)) diagnostics.error(problem.summary, problem.detail, problem.path);
     return problems[problems.length - 1]!;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  switch (statusOf(err)) {
-    case 401:
-      return new DiagnosticError('API key refused', `${message}\n\nCheck \`api_key\` in the provider block or the AGENTPLATFORM_API_KEY environment variable.`);
-    case 403:
-      return new DiagnosticError('Workspace not allowed', `${message}\n\nCheck \`tenant_id\` (or AGENTPLATFORM_TENANT_ID): the API key may not act in that workspace.`);
-    default:
-      return new DiagnosticError(`Failed to ${doing}`, message);
-  }
+  // a refused key or workspace, or a platform out of reach: the setting to check (the export types use the tracing API)
+  const explained = explainApiError(err, 'agentplatform_bulk_export');
+  if (explained instanceof DiagnosticError) return explained;
+  return new DiagnosticError(`Failed to ${doing}`, err instanceof Error ? err.message : String(err));
 }
 
 // ---- exports ----

@@ -3,9 +3,10 @@
  * attribute, and what to do. API errors become diagnostics here too, with the server's validation failures placed
  * on the attribute they concern. Messages never carry secret values (the client redacts what the server echoes).
  */
-import type { ApiError, ValidationError } from '../../api/errors';
+import type { ValidationError } from '../../api/errors';
 import { DiagnosticError, type Diagnostics, type PathLike } from '../framework';
 import type { WaitError } from './deployment-wait';
+import { explainApiError } from '../api-errors';
 
 /** The `terraform import` command and `import {}` block that adopt an existing deployment. */
 export function importHint(id: string): string {
@@ -93,15 +94,10 @@ export function apiFailure(diagnostics: Diagnostics, err: unknown, doing: string
     for (const problem of problems.slice(0, -1)) diagnostics.error(problem.summary, problem.detail, problem.path);
     return problems[problems.length - 1]!;
   }
-  const status = err instanceof ApiErrorClass ? (err as ApiError).status : undefined;
-  const message = err instanceof Error ? err.message : String(err);
-  if (status === 401) {
-    return new DiagnosticError('API key refused', `${message}\n\nCheck \`api_key\` in the provider block or the AGENTPLATFORM_API_KEY environment variable.`);
-  }
-  if (status === 403) {
-    return new DiagnosticError('Workspace not allowed', `${message}\n\nCheck \`tenant_id\` (or AGENTPLATFORM_TENANT_ID): the API key may not act in that workspace.`);
-  }
-  return new DiagnosticError(`Failed to ${doing}`, message);
+  // a refused key or workspace, or a platform out of reach: the setting to check
+  const explained = err instanceof ApiErrorClass ? explainApiError(err, 'agentplatform_deployment') : err;
+  if (explained instanceof DiagnosticError) return explained;
+  return new DiagnosticError(`Failed to ${doing}`, err instanceof Error ? err.message : String(err));
 }
 
 function capitalize(text: string): string {

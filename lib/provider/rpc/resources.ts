@@ -25,6 +25,8 @@ export interface RpcState {
   dataSource(typeName: string): DataSourceDefinition;
   /** The configured provider (throws a diagnostic before ConfigureProvider). */
   context(): ProviderContext;
+  /** The error to report for one a handler threw (see ProviderRegistry.explainError). */
+  explainError(err: unknown, typeName: string): unknown;
 }
 
 type Request = ProtoMessage & { type_name?: string };
@@ -111,7 +113,7 @@ export async function readResource(state: RpcState, request: Request, diagnostic
     const next = await def.read({ ...handlerBase(state, diagnostics), state: model(def.schema, current), private: kept });
     return { new_state: encodeDynamic(next === null ? null : modelToState(def.schema, next, current), type), private: kept.encode() };
   } catch (err) {
-    diagnostics.add(errorToDiagnostic(err, `Failed to read ${def.typeName}`));
+    diagnostics.add(errorToDiagnostic(state.explainError(err, def.typeName), `Failed to read ${def.typeName}`));
     return keep;
   }
 }
@@ -166,7 +168,7 @@ export async function applyResourceChange(state: RpcState, request: Request, dia
       await def.delete({ ...base, state: model(def.schema, prior) });
       return answer(diagnostics.hasErrors() ? prior : null);
     } catch (err) {
-      diagnostics.add(errorToDiagnostic(err, `Failed to delete ${def.typeName}`));
+      diagnostics.add(errorToDiagnostic(state.explainError(err, def.typeName), `Failed to delete ${def.typeName}`));
       return answer(prior);
     }
   }
@@ -175,14 +177,14 @@ export async function applyResourceChange(state: RpcState, request: Request, dia
     try {
       return answer(modelToState(def.schema, await def.create(input), planned));
     } catch (err) {
-      diagnostics.add(errorToDiagnostic(err, `Failed to create ${def.typeName}`));
+      diagnostics.add(errorToDiagnostic(state.explainError(err, def.typeName), `Failed to create ${def.typeName}`));
       return answer(null);
     }
   }
   try {
     return answer(modelToState(def.schema, await def.update({ ...input, prior: model(def.schema, prior) }), planned));
   } catch (err) {
-    diagnostics.add(errorToDiagnostic(err, `Failed to update ${def.typeName}`));
+    diagnostics.add(errorToDiagnostic(state.explainError(err, def.typeName), `Failed to update ${def.typeName}`));
     return answer(prior);
   }
 }

@@ -51,8 +51,8 @@ export class ProviderServer implements rpc.RpcState {
         try {
           response = await fn(request, diagnostics);
         } catch (err) {
-          const typeName = typeof request.type_name === 'string' ? ` ${request.type_name}` : '';
-          diagnostics.add(errorToDiagnostic(err, `${summary}${typeName}`));
+          const typeName = typeof request.type_name === 'string' ? request.type_name : undefined;
+          diagnostics.add(errorToDiagnostic(this.explainError(err, typeName), `${summary}${typeName ? ` ${typeName}` : ''}`));
         }
         return { ...response, diagnostics: diagnosticsToProto(diagnostics.items) };
       };
@@ -108,6 +108,10 @@ export class ProviderServer implements rpc.RpcState {
 
   dataSource(typeName: string): DataSourceDefinition {
     return this.load(this.dataSources, this.options.registry.dataSources, typeName, 'data source');
+  }
+
+  explainError(err: unknown, typeName: string | undefined): unknown {
+    return this.options.registry.explainError ? this.options.registry.explainError(err, typeName) : err;
   }
 
   context(): ProviderContext {
