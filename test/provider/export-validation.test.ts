@@ -60,6 +60,16 @@ describe('export resources: input checks', () => {
   credentials_version = 1
 }
 `,
+        `resource "agentplatform_export_destination" "empty_key" {
+  display_name = "x"
+  bucket_name  = "b"
+  credentials = {
+    access_key_id     = ""
+    secret_access_key = "secret"
+  }
+  credentials_version = 1
+}
+`,
         `resource "agentplatform_export_destination" "password_in_url" {
   display_name = "x"
   bucket_name  = "b"
@@ -110,6 +120,9 @@ describe('export resources: input checks', () => {
     expect(pointsAt(tooLong, type, 'too_long', 'end_time')).toBe(true);
     expect(flat(tooLong)).toContain(`An export covers at most ${EXPORT_DAYS_MAX} UTC days`);
     expect(pointsAt(diagnostic(stderr, 'credentials_version without credentials'), 'agentplatform_export_destination', 'version_only', 'credentials_version')).toBe(true);
+    const emptyKey = diagnostic(stderr, 'Invalid credentials.access_key_id');
+    expect(emptyKey).toContain('in resource "agentplatform_export_destination" "empty_key":');
+    expect(flat(emptyKey)).toContain('`credentials.access_key_id` must not be empty (is its variable set?)');
     const userInfo = diagnostic(stderr, 'Invalid endpoint_url');
     expect(pointsAt(userInfo, 'agentplatform_export_destination', 'password_in_url', 'endpoint_url')).toBe(true);
     expect(flat(userInfo)).toContain('must not carry a user name or password: set the keys in `credentials`');

@@ -127,6 +127,16 @@ type Schema = typeof exportDestinationSchema;
 // ---- validate ----
 
 function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
+  const keys = config.credentials;
+  if (keys !== null && typeof keys === 'object') {
+    // an unset TF_VAR_ gives an empty key: said here, on the field, not as the platform's 422 at apply
+    for (const field of ['access_key_id', 'secret_access_key', 'session_token'] as const) {
+      const value = keys[field];
+      if (typeof value === 'string' && value.trim() === '') {
+        diagnostics.error(`Invalid credentials.${field}`, `\`credentials.${field}\` must not be empty (is its variable set?).`, [{ attribute: 'credentials' }, { attribute: field }]);
+      }
+    }
+  }
   if (config.credentials === null && config.credentials_version !== null) {
     diagnostics.error(
       'credentials_version without credentials',
