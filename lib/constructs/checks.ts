@@ -21,5 +21,8 @@ export function wholeNumberProblem(min: number, max?: number): (value: number) =
 
 /** Why a duration is not longer than zero (a token duration passes). */
 export function positiveDurationProblem(value: Duration): string | undefined {
-  return !value.isUnresolved() && value.toSeconds() <= 0 ? messages.notPositiveDuration(value.toString()) : undefined;
+  if (value.isUnresolved()) return undefined;
+  const seconds = value.toSeconds();
+  // NaN and Infinity are no durations Terraform can read (they were written as "NaNs")
+  return Number.isFinite(seconds) && seconds > 0 ? undefined : messages.notPositiveDuration(value.toString());
 }

@@ -212,6 +212,7 @@ export class Deployment extends Construct implements IDeployment {
     if (!isToken(props.secrets)) checkSecrets(props.secrets ?? {}, violations);
     violations.check('customUrl', props.customUrl, httpUrlProblem);
     for (const op of ['create', 'update', 'delete'] as const) violations.check(`timeouts.${op}`, props.timeouts?.[op], positiveDurationProblem);
+    violations.check('secretsVersion', props.secretsVersion, wholeNumberProblem(1));
     violations.throwIfAny('Deployment', this);
     if (props.secrets && (isToken(props.secrets) || Object.keys(props.secrets).length > 0) && props.secretsVersion === undefined) {
       Annotations.of(this).addWarning(messages.secretsWithoutVersion());
@@ -255,6 +256,10 @@ function sourceAttributes(config: DeploymentSourceConfig, violations: Violations
   }
   const github = config.props;
   violations.check('source.repoUrl', github.repoUrl, httpUrlProblem);
+  // given but empty (an unset variable): the platform refuses it at apply
+  for (const prop of ['ref', 'integrationId', 'graphConfigPath'] as const) {
+    violations.check(`source.${prop}`, github[prop], (value) => (value.trim() === '' ? messages.empty() : undefined));
+  }
   if (github.buildOnPush === true && !isToken(github.ref) && isTagRef(github.ref)) {
     violations.add('source.buildOnPush', messages.tagWithBuildOnPush(github.ref!));
   }

@@ -114,6 +114,7 @@ export const messages = {
     'access key. Call it once, or call grantExport() for another principal.',
 
   // ---- export destination ----
+  notRegion: (region: string) => `must be a region name such as "eu-west-1" (lower-case letters, digits and dashes); got ${quote(region)}.`,
   regionOrEndpoint: () =>
     'set region (the bucket\'s region, for Amazon S3) or endpointUrl (an S3-compatible store); for a bucket from ' +
     'ExportBucket.fromBucketName, pass its region there.',

@@ -177,6 +177,7 @@ export class ExportDestination extends Construct implements IExportDestination {
     violations.check('target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.empty() : undefined));
     violations.check('target.endpointUrl', target.endpointUrl, httpUrlProblem);
     if (target.region === undefined && target.endpointUrl === undefined) violations.add('target.region', messages.regionOrEndpoint());
+    violations.check('target.region', target.region, (region) => (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(region) ? undefined : messages.notRegion(region)));
     for (const field of ['secretAccessKey', 'sessionToken'] as const) {
       if (keys?.[field] !== undefined && !isToken(keys[field])) violations.add(`target.credentials.${field}`, messages.plaintextSecret(field));
     }

@@ -116,6 +116,11 @@ describe('Deployment', () => {
         'must not carry a user name or password',
       ],
       ['a zero create timeout', { timeouts: { create: Duration.minutes(0) } }, 'timeouts.create', 'longer than zero'],
+      ['a timeout that is no number', { timeouts: { update: Duration.minutes(NaN) } }, 'timeouts.update', 'longer than zero'],
+      ['an empty ref (an unset variable)', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: '' }) }, 'source.ref', 'must not be empty'],
+      ['an empty integration id', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', integrationId: ' ' }) }, 'source.integrationId', 'must not be empty'],
+      ['an empty graph config path', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', graphConfigPath: '' }) }, 'source.graphConfigPath', 'must not be empty'],
+      ['a fractional secrets version', { secretsVersion: -3.5 }, 'secretsVersion', 'whole number of at least 1'],
     ] as const)('%s', (_, props, prop, message) => {
       expect(violationsOf(() => deploy(props as Partial<DeploymentProps>))).toEqual([{ prop, message: expect.stringContaining(message) }]);
     });

@@ -94,6 +94,8 @@ describe('ExportDestination', () => {
       ['an empty bucket name', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { bucketName: '' }) }), 'target.bucketName'],
       ['an endpoint that is not a URL', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { endpointUrl: 's3.local' }) }), 'target.endpointUrl'],
       ['neither region nor endpoint', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { region: undefined }) }), 'target.region'],
+      ['a region that no host name can hold', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { region: 'eu west 1' }) }), 'target.region'],
+      ['an empty region', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { region: '' }) }), 'target.region'],
       [
         'a literal secret key',
         (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { credentials: DestinationCredentials.fromValues({ accessKeyId: 'AKIA', secretAccessKey: 'wJalr' }) }) }),

@@ -60,6 +60,12 @@ describe('export resources: input checks', () => {
   credentials_version = 1
 }
 `,
+        `resource "agentplatform_export_destination" "spaced_region" {
+  display_name = "x"
+  bucket_name  = "b"
+  region       = "eu west 1"
+}
+`,
         `resource "agentplatform_export_destination" "empty_key" {
   display_name = "x"
   bucket_name  = "b"
@@ -120,6 +126,9 @@ describe('export resources: input checks', () => {
     expect(pointsAt(tooLong, type, 'too_long', 'end_time')).toBe(true);
     expect(flat(tooLong)).toContain(`An export covers at most ${EXPORT_DAYS_MAX} UTC days`);
     expect(pointsAt(diagnostic(stderr, 'credentials_version without credentials'), 'agentplatform_export_destination', 'version_only', 'credentials_version')).toBe(true);
+    const region = diagnostic(stderr, 'Invalid region');
+    expect(pointsAt(region, 'agentplatform_export_destination', 'spaced_region', 'region')).toBe(true);
+    expect(flat(region)).toContain('must be a region name such as "eu-west-1"');
     const emptyKey = diagnostic(stderr, 'Invalid credentials.access_key_id');
     expect(emptyKey).toContain('in resource "agentplatform_export_destination" "empty_key":');
     expect(flat(emptyKey)).toContain('`credentials.access_key_id` must not be empty (is its variable set?)');

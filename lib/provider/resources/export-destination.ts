@@ -43,6 +43,10 @@ const timeouts = timeoutsAttribute({ create: '5m', update: '5m' });
 
 const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty.' : undefined);
 
+/** A region is part of a host name (`s3.<region>.amazonaws.com`): letters, digits and dashes. */
+const regionProblem = (value: string): string | undefined =>
+  /^[a-z0-9]+(-[a-z0-9]+)*$/.test(value) ? undefined : `must be a region name such as "eu-west-1" (lower-case letters, digits and dashes); got ${JSON.stringify(value)}.`;
+
 const endpointProblem = (value: string): string | undefined => {
   try {
     const url = new URL(value);
@@ -78,6 +82,7 @@ export const exportDestinationSchema = defineSchema({
     region: attr.string({
       optional: true,
       requiresReplace: true,
+      validate: regionProblem,
       description: 'Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set.',
     }),
     endpoint_url: attr.string({
