@@ -115,6 +115,8 @@ export const messages = {
 
   // ---- export destination ----
   notRegion: (region: string) => `must be a region name such as "eu-west-1" (lower-case letters, digits and dashes); got ${quote(region)}.`,
+  grantedTwice: (bucket: string, identity: string) =>
+    `${bucket}: ${identity} is already granted these permissions; grant it once (a second policy would grant nothing more).`,
   regionOrEndpoint: () =>
     'set region (the bucket\'s region, for Amazon S3) or endpointUrl (an S3-compatible store); for a bucket from ' +
     'ExportBucket.fromBucketName, pass its region there.',

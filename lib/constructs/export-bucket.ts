@@ -13,6 +13,7 @@ import { S3BucketOwnershipControls } from '@cdktf/provider-aws/lib/s3-bucket-own
 import { S3BucketPublicAccessBlock } from '@cdktf/provider-aws/lib/s3-bucket-public-access-block';
 import { S3BucketServerSideEncryptionConfigurationA } from '@cdktf/provider-aws/lib/s3-bucket-server-side-encryption-configuration';
 import { Token, type ITerraformDependable } from 'cdktf';
+import { createHash } from 'node:crypto';
 import { Construct, type IConstruct } from 'constructs';
 import type { Duration } from './duration';
 import { Violations, messages } from './errors';
@@ -144,6 +145,8 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   abstract readonly prefix: string;
   abstract readonly region?: string;
   private readonly grantList: ExportGrant[] = [];
+  /** The actions of each grant, by id (see grantId). */
+  private readonly grantActions = new Map<string, string>();
   private accessKey?: { readonly key: ExportAccessKey; readonly actions: string };
 
   get grants(): readonly ExportGrant[] {
@@ -175,7 +178,7 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
 
   private grant(principal: ExportPrincipal, options: ExportPermissionOptions, id?: string): ExportGrant {
     const policyDocument = JSON.stringify(exportPolicyDocument(`${this.bucketArn}/${exportKeyPattern(this.prefix)}`, options));
-    const scope = new Construct(this, id ?? this.grantId(principal));
+    const scope = new Construct(this, id ?? this.grantId(principal, options));
     const policies = principal.identities.map(({ kind, name }, index) =>
       kind === 'user'
         ? new IamUserPolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', user: name, policy: policyDocument })
@@ -189,15 +192,25 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   /**
    * The id of a grant, and so the Terraform addresses of its policies: from the names of its identities, so that
    * adding, removing or reordering other grants leaves it alone (a replaced inline policy is missing for a moment,
-   * and an export that writes then is denied, which is not retried). A name known only at apply (a reference) falls
-   * back to the grant's position.
+   * and an export that writes then is denied, which is not retried). A name with characters an id cannot hold
+   * (`a.b`) also carries a digest of itself, so it never takes the id of another (`a_b`); the same identities granted
+   * again carry a digest of the actions granted. A name known only at apply (a reference) falls back to the grant's
+   * position.
    */
-  private grantId(principal: ExportPrincipal): string {
-    const position = `ExportGrant${this.grantList.length + 1}`;
-    if (principal.identities.some(({ name }) => Token.isUnresolved(name))) return position;
-    const id = `ExportGrant-${principal.identities.map(({ kind, name }) => `${kind}-${name}`).join('-').replace(/[^A-Za-z0-9_-]/g, '_')}`;
-    // the same identities granted again (with other options) keep apart by position
-    return this.node.tryFindChild(id) ? `${id}-${this.grantList.length + 1}` : id;
+  private grantId(principal: ExportPrincipal, options: ExportPermissionOptions): string {
+    if (principal.identities.some(({ name }) => Token.isUnresolved(name))) return `ExportGrant${this.grantList.length + 1}`;
+    const raw = principal.identities.map(({ kind, name }) => `${kind}-${name}`).join('-');
+    const safe = raw.replace(/[^A-Za-z0-9_-]/g, '_');
+    // whatever the order of the grants: a name that had to be changed always carries its digest
+    const id = `ExportGrant-${safe}${safe === raw ? '' : `-${digest(raw)}`}`;
+    const actions = exportActions(options).join(',');
+    const again = `${id}-${digest(actions)}`;
+    if (this.grantActions.get(id) === actions || this.node.tryFindChild(again)) {
+      throw new Error(messages.grantedTwice(this.node.path, raw.replace(/-/, ' ')));
+    }
+    const chosen = this.node.tryFindChild(id) ? again : id;
+    this.grantActions.set(chosen, actions);
+    return chosen;
   }
 }
 
@@ -288,3 +301,6 @@ function checkBucketName(violations: Violations, name: string): void {
 function checkPrefix(violations: Violations, prefix: string): void {
   violations.check('prefix', prefix, (p) => (/^\/|\/\/|[*?]|\/$/.test(p) ? messages.exportPrefix(p) : undefined));
 }
+
+/** A short digest of a text, for ids that must differ when the texts do. */
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 8);

@@ -8,7 +8,7 @@ import { Testing } from 'cdktf';
 import { Duration } from '../../lib/constructs/duration';
 import { ExportBucket, ExportPrincipal } from '../../lib/constructs/export-bucket';
 import { DestinationTarget, ExportDestination } from '../../lib/constructs/export-destination';
-import { EXPORT_PERMISSIONS, exportActions } from '../../lib/constructs/export-permissions';
+import { EXPORT_PERMISSIONS, exportActions, type ExportPermissionOptions } from '../../lib/constructs/export-permissions';
 import { exportStack, messageOf, onlyResource, resourcesOf, synthesized, violationsOf } from './support/synth';
 
 interface PolicyDocument {
@@ -111,6 +111,24 @@ describe('ExportBucket', () => {
     expect(fewer.byRole.auditor).toBe(all.byRole.auditor);
     expect(fewer.user).toEqual(all.user);
     expect(new Set(Object.values(all.byRole)).size).toBe(3);
+  });
+
+  test("a grant's address depends on its identities, not on the grants of others", () => {
+    const addresses = (grants: readonly [string, ExportPermissionOptions][]) => {
+      const stack = exportStack();
+      const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces');
+      for (const [role, options] of grants) bucket.grantExport(ExportPrincipal.role(role), options);
+      return Object.entries(resourcesOf(synthesized(stack), 'aws_iam_role_policy')).map(([address, p]) => `${p.role as string} ${JSON.parse(p.policy as string).Statement.length} ${address}`);
+    };
+    const noGet = { getObject: false };
+    // the same role granted twice (with other permissions, in the same order), and two names that read alike once made
+    // safe for an id; the grants of other identities come and go around them
+    const one = addresses([['r1', {}], ['r2', {}], ['r1', noGet], ['a.b', {}], ['a_b', {}]]);
+    const other = addresses([['a_b', {}], ['r1', {}], ['a.b', {}], ['r1', noGet]]);
+    for (const line of other) expect(one).toContain(line);
+    expect(new Set(one.map((line) => line.split(' ')[2])).size).toBe(5);
+    // granting the very same thing twice is a mistake, said as such
+    expect(() => addresses([['r1', {}], ['r1', {}]])).toThrow('role r1 is already granted these permissions');
   });
 
   test('withAccessKey makes one IAM user with an access key and the export grant', () => {
