@@ -99,11 +99,20 @@ export interface DeploymentResources {
 
 /** Time limits of a deployment's operations; when one runs out, the apply fails naming the last status seen. */
 export interface DeploymentTimeouts {
-  /** @default Duration.minutes(30) */
+  /**
+   * How long a create waits for the first revision to be DEPLOYED.
+   * @default Duration.minutes(30)
+   */
   readonly create?: Duration;
-  /** @default Duration.minutes(30) */
+  /**
+   * How long an update waits for its new revision to be DEPLOYED.
+   * @default Duration.minutes(30)
+   */
   readonly update?: Duration;
-  /** @default Duration.minutes(15) */
+  /**
+   * How long a destroy waits until the platform has removed the deployment.
+   * @default Duration.minutes(15)
+   */
   readonly delete?: Duration;
 }
 

@@ -34,6 +34,8 @@ export class ExportPrincipal {
   /**
    * A self-hosted installation whose destinations use the host's environment credentials: both the backend service
    * and the queue service of the export system write to the bucket, so both roles get the grant.
+   * @param roles.backendRoleName the IAM role of the platform's backend service
+   * @param roles.queueRoleName the IAM role of the platform's queue service (the export workers)
    */
   static selfHosted(roles: { readonly backendRoleName: string; readonly queueRoleName: string }): ExportPrincipal {
     return new ExportPrincipal([
@@ -128,11 +130,20 @@ export interface ExportBucketProps {
 
 /** Options of {@link ExportBucket.fromBucketName}. */
 export interface ExistingExportBucketOptions {
-  /** @default 'agent-traces' */
+  /**
+   * The key prefix the exports write under (no leading or trailing `/`); grants cover it only.
+   * @default 'agent-traces'
+   */
   readonly prefix?: string;
-  /** @default unknown (a destination on it must name its region) */
+  /**
+   * The bucket's region, for the destinations that point at it.
+   * @default unknown (a destination on it must name its region)
+   */
   readonly region?: string;
-  /** @default 'aws' */
+  /**
+   * The AWS partition of the bucket's ARN (`aws`, `aws-cn`, `aws-us-gov`).
+   * @default 'aws'
+   */
   readonly partition?: string;
 }
 

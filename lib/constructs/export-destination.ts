@@ -97,6 +97,7 @@ export class DestinationTarget {
    * An `ExportBucket`, at its export prefix. The credentials default to the bucket's export access key (the one
    * `bucket.withAccessKey(...)` made, or one with every export permission); the destination is created after every
    * grant of the bucket, also the grants made after the destination in the code.
+   * @param options.credentials the keys the platform writes with, instead of the bucket's export access key
    */
   static exportBucket(bucket: IExportBucket, options: { readonly credentials?: DestinationCredentials } = {}): DestinationTarget {
     return new DestinationTarget(() => {
