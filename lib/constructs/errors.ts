@@ -117,6 +117,9 @@ export const messages = {
   notRegion: (region: string) => `must be a region name such as "eu-west-1" (lower-case letters, digits and dashes); got ${quote(region)}.`,
   grantedTwice: (bucket: string, identity: string) =>
     `${bucket}: ${identity} is already granted these permissions; grant it once (a second policy would grant nothing more).`,
+  exportKeyWithBucketInPrefix: () =>
+    "cannot be used with an ExportBucket's access key: the key may write under the bucket's prefix only, and with " +
+    'includeBucketInPrefix the platform writes under <bucket>/<prefix>/. Leave includeBucketInPrefix out, or give keys allowed there.',
   regionOrEndpoint: () =>
     'set region (the bucket\'s region, for Amazon S3) or endpointUrl (an S3-compatible store); for a bucket from ' +
     'ExportBucket.fromBucketName, pass its region there.',

@@ -33,7 +33,7 @@ export interface S3AccessKeyValues {
 export class DestinationCredentials {
   /** The access key of an `ExportBucket` (`bucket.withAccessKey()`); the destination waits for its grant. */
   static fromExportAccessKey(key: ExportAccessKey): DestinationCredentials {
-    return new DestinationCredentials({ accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey }, key.grant.policies);
+    return new DestinationCredentials({ accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey }, key.grant.policies, true);
   }
 
   /** Keys given as references. */
@@ -54,6 +54,8 @@ export class DestinationCredentials {
     readonly values: S3AccessKeyValues | undefined,
     /** Resources the platform's first write needs (IAM policies). */
     readonly dependencies: readonly ITerraformDependable[],
+    /** The keys are an `ExportBucket`'s, allowed to write under its prefix only. */
+    readonly ofExportBucket = false,
   ) {}
 }
 
@@ -182,6 +184,7 @@ export class ExportDestination extends Construct implements IExportDestination {
     for (const field of ['secretAccessKey', 'sessionToken'] as const) {
       if (keys?.[field] !== undefined && !isToken(keys[field])) violations.add(`target.credentials.${field}`, messages.plaintextSecret(field));
     }
+    if (target.includeBucketInPrefix === true && target.credentials.ofExportBucket) violations.add('target.includeBucketInPrefix', messages.exportKeyWithBucketInPrefix());
     violations.check('credentialsVersion', props.credentialsVersion, wholeNumberProblem(1));
     if (!keys && props.credentialsVersion !== undefined) violations.add('credentialsVersion', messages.versionWithoutKeys());
     violations.throwIfAny('ExportDestination', this);

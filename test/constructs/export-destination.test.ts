@@ -97,6 +97,17 @@ describe('ExportDestination', () => {
       ['a region that no host name can hold', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { region: 'eu west 1' }) }), 'target.region'],
       ['an empty region', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { region: '' }) }), 'target.region'],
       [
+        "an ExportBucket's key with the bucket name in the prefix, where the key may not write",
+        (s: TerraformStack) => {
+          const bucket = ExportBucket.fromBucketName(s, 'Bucket', 'exports', { prefix: 'traces' });
+          return {
+            displayName: 'd',
+            target: raw(s, { prefix: 'traces', includeBucketInPrefix: true, credentials: DestinationCredentials.fromExportAccessKey(bucket.withAccessKey()) }),
+          };
+        },
+        'target.includeBucketInPrefix',
+      ],
+      [
         'a literal secret key',
         (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { credentials: DestinationCredentials.fromValues({ accessKeyId: 'AKIA', secretAccessKey: 'wJalr' }) }) }),
         'target.credentials.secretAccessKey',
