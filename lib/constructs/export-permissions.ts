@@ -74,8 +74,9 @@ export function exportActions(options: ExportPermissionOptions = {}): string[] {
 }
 
 /**
- * The object keys a destination writes: its key prefix (with the bucket name first when `include_bucket_in_prefix`
- * asks for it), else the whole bucket. The test objects under `<prefix>/tmp/` are inside it.
+ * The object keys a destination writes: its key prefix, else the whole bucket. The test objects under
+ * `<prefix>/tmp/` are inside it. (A destination with `include_bucket_in_prefix` writes under `<bucket>/<prefix>/`,
+ * which an ExportBucket's grant does not cover: ExportDestination refuses that combination.)
  */
 export function exportKeyPattern(keyPrefix: string): string {
   const trimmed = keyPrefix.replace(/^\/+|\/+$/g, '');
