@@ -11,12 +11,15 @@ import { startAgentTestPlatform, type AgentTestPlatform } from './support/platfo
 
 let platform: AgentTestPlatform;
 let mine: AgentServerClient;
+let mineUrl: string;
 let theirs: AgentServerClient;
 let theirKey: string;
 
 beforeAll(async () => {
   platform = await startAgentTestPlatform();
-  mine = platform.client(await platform.deploy('ids-mine'));
+  const deployment = await platform.deploy('ids-mine');
+  mineUrl = deployment.url as string;
+  mine = platform.client(deployment);
   theirKey = platform.createOrganization('another team').apiKey;
   theirs = platform.client(await platform.deploy('ids-theirs', undefined, theirKey), theirKey);
 });
@@ -77,4 +80,16 @@ test('a default assistant is changed and deleted by its graph id too; once delet
   const thread = await mine.threads.create();
   const run = await mine.runs.create(thread.thread_id, { assistant_id: 'research', input: { messages: [{ role: 'user', content: 'why?' }] } });
   expect(run.assistant_id).toBe(again.assistant_id);
+});
+
+test('a path id that is not a UUID is a 422 at the name the API documents (thread_id, run_id)', async () => {
+  const locOf = async (path: string) => {
+    const response = await fetch(`${mineUrl}${path}`, { headers: { 'X-Api-Key': platform.apiKey } });
+    expect(response.status).toBe(422);
+    const { detail } = (await response.json()) as { detail: { loc: string[]; type: string }[] };
+    return detail.map((item) => [item.loc.join('.'), item.type]);
+  };
+  expect(await locOf('/threads/not-a-uuid')).toEqual([['path.thread_id', 'uuid_parsing']]);
+  const thread = await mine.threads.create();
+  expect(await locOf(`/threads/${thread.thread_id}/runs/not-a-uuid`)).toEqual([['path.run_id', 'uuid_parsing']]);
 });

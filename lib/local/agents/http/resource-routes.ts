@@ -25,10 +25,11 @@ export async function parseBody<S extends z.ZodType>(c: AgentContext, schema: S)
   return body as z.infer<S>;
 }
 
-/** A uuid path parameter; 422 otherwise. */
+/** A uuid path parameter; 422 otherwise, at the parameter's name as the API documents it (`thread_id`). */
 export function uuidParam(c: AgentContext, name: string): string {
   const validator = new RequestValidator();
-  const value = validator.uuidPath(name, c.req.param(name) ?? '');
+  const documented = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  const value = validator.uuidPath(documented, c.req.param(name) ?? '');
   validator.throwIfFailed();
   return value;
 }
