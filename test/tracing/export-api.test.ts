@@ -159,6 +159,13 @@ describe('resources and errors', () => {
     expect((await platform.client.listExports()).map((exp) => exp.id)).toContain(created.id);
   });
 
+  test("a destination's config lists every field, with its default when it was not given", async () => {
+    const destination = await platform.client.getDestination(destinationId);
+    expect(destination.config).toEqual({ bucket_name: 'exports', prefix: '', endpoint_url: s3.server.endpoint, region: null, include_bucket_in_prefix: false });
+    const raw = (await (await fetch(`${platform.url}/api/v1/bulk-exports/destinations/${destinationId}`, { headers: { 'X-Api-Key': platform.apiKey } })).json()) as { config: object };
+    expect(Object.keys(raw.config).sort()).toEqual(['bucket_name', 'endpoint_url', 'include_bucket_in_prefix', 'prefix', 'region']);
+  });
+
   test('unknown export and destination ids are 404 {"detail"}; a malformed id is 422', async () => {
     const missing = '00000000-0000-4000-8000-000000000000';
     await expect(platform.client.getExport(missing)).rejects.toMatchObject({ status: 404, body: { detail: `Bulk export ${missing} not found` } });

@@ -40,7 +40,8 @@ const toDestination = (row: DestinationRow): Destination => ({
   tenant_id: row.tenant_id,
   destination_type: row.destination_type,
   display_name: row.display_name,
-  config: DestinationConfig.parse(JSON.parse(row.config)),
+  // every field of the config, with its default when it was not given
+  config: { region: null, endpoint_url: null, include_bucket_in_prefix: false, ...DestinationConfig.parse(JSON.parse(row.config)) },
   credentials_keys: JSON.parse(row.credentials_keys) as string[],
   created_at: row.created_at,
   updated_at: row.updated_at,
