@@ -150,6 +150,13 @@ const TYPE_ERRORS: Record<string, [string, string]> = {
   object: ['model_attributes_type', 'Input should be a valid dictionary or object to extract fields from'],
 };
 
+/** Whether the object at the parent of `path` has the last key of `path` (an explicit null or undefined counts). */
+function hasKeyAt(input: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return input !== undefined;
+  const parent = valueAt(input, path.slice(0, -1));
+  return typeof parent === 'object' && parent !== null && Object.prototype.hasOwnProperty.call(parent, path[path.length - 1]!);
+}
+
 /** Maps one zod issue to pydantic-style items (zod reports several unknown keys in one issue). */
 function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown): ValidationErrorItem[] {
   const loc: Loc = [...prefix, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
@@ -185,6 +192,8 @@ function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown): Val
         : [item(small ? 'greater_than' : 'less_than', `Input should be ${words} ${bound}`)];
     }
     case 'invalid_value':
+      // an absent field is missing, whatever values it would take
+      if (valueAt(input, issue.path) === undefined && !hasKeyAt(input, issue.path)) return [item('missing', 'Field required')];
       return [item('enum', enumMessage(issue.values))];
     case 'unrecognized_keys':
       return issue.keys.map((key) => item('extra_forbidden', 'Extra inputs are not permitted', [...loc, key]));
