@@ -307,7 +307,7 @@ export class AgentServerClient {
     };
     try {
       for await (const message of readServerSentEvents(response.body)) {
-        if (message.event === 'error') throw new AgentRunError(StreamErrorChunk.parse(JSON.parse(message.data)), init);
+        if (message.event === 'error') throw new AgentRunError(errorChunkOf(message.data, init), init);
         yield toChunk(message.event, message.data, init);
       }
     } catch (error) {
@@ -315,6 +315,20 @@ export class AgentServerClient {
       throw error;
     }
   }
+}
+
+/** The data of an `error` event; data that is not such a chunk is a ResponseParseError (with its text redacted). */
+function errorChunkOf(dataText: string, init: ApiErrorInit): StreamErrorChunk {
+  let data: unknown;
+  try {
+    data = JSON.parse(dataText);
+  } catch {
+    // the parser's message quotes the data: it is left out, and the data goes in the (redacted) body
+    throw new ResponseParseError('event error: data is not valid JSON', { ...init, body: dataText, issuePath: '' });
+  }
+  const parsed = StreamErrorChunk.safeParse(data);
+  if (!parsed.success) throw new ResponseParseError('event error: data is not an error chunk', { ...init, body: data, issuePath: '' });
+  return parsed.data;
 }
 
 /** Parses one SSE message into a typed chunk; data that does not match its mode's schema is a ResponseParseError. */
@@ -326,11 +340,11 @@ function toChunk(event: string, dataText: string, init: ApiErrorInit): StreamChu
   let data: unknown;
   try {
     data = dataText === '' ? null : JSON.parse(dataText);
-  } catch (cause) {
+  } catch {
+    // the parser's message quotes the data: it is left out, and the data goes in the (redacted) body
     throw new ResponseParseError(`event ${event}: data is not valid JSON`, {
       ...init,
       body: dataText,
-      cause,
       issuePath: '',
     });
   }

@@ -114,7 +114,7 @@ export const messages = {
     'access key. Call it once, or call grantExport() for another principal.',
 
   // ---- export destination ----
-  notRegion: (region: string) => `must be a region name such as "eu-west-1" (lower-case letters, digits and dashes); got ${quote(region)}.`,
+  notRegion: (region: string) => `must be a region name such as "eu-west-1" (letters, digits and dashes); got ${quote(region)}.`,
   grantedTwice: (bucket: string, identity: string) =>
     `${bucket}: ${identity} is already granted these permissions; grant it once (a second policy would grant nothing more).`,
   exportKeyWithBucketInPrefix: () =>

@@ -158,6 +158,8 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   private readonly grantList: ExportGrant[] = [];
   /** The actions of each grant, by id (see grantId). */
   private readonly grantActions = new Map<string, string>();
+  /** The identities each grant id was made for (see grantId). */
+  private readonly grantNames = new Map<string, string>();
   private accessKey?: { readonly key: ExportAccessKey; readonly actions: string };
 
   get grants(): readonly ExportGrant[] {
@@ -203,17 +205,19 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   /**
    * The id of a grant, and so the Terraform addresses of its policies: from the names of its identities, so that
    * adding, removing or reordering other grants leaves it alone (a replaced inline policy is missing for a moment,
-   * and an export that writes then is denied, which is not retried). A name with characters an id cannot hold
-   * (`a.b`) also carries a digest of itself, so it never takes the id of another (`a_b`); the same identities granted
-   * again carry a digest of the actions granted. A name known only at apply (a reference) falls back to the grant's
-   * position.
+   * and an export that writes then is denied, which is not retried). A name that reads as another one once made
+   * safe for an id (`a.b` after `a_b`) carries a digest of itself; the same identities granted again carry a digest of
+   * the actions granted. A name known only at apply (a reference) falls back to the grant's position.
    */
   private grantId(principal: ExportPrincipal, options: ExportPermissionOptions): string {
     if (principal.identities.some(({ name }) => Token.isUnresolved(name))) return `ExportGrant${this.grantList.length + 1}`;
     const raw = principal.identities.map(({ kind, name }) => `${kind}-${name}`).join('-');
-    const safe = raw.replace(/[^A-Za-z0-9_-]/g, '_');
-    // whatever the order of the grants: a name that had to be changed always carries its digest
-    const id = `ExportGrant-${safe}${safe === raw ? '' : `-${digest(raw)}`}`;
+    const safe = `ExportGrant-${raw.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    // a name that reads as another's once made safe for an id (`a.b`, `a_b`) carries its digest; others keep the
+    // addresses they had
+    const holder = this.grantNames.get(safe);
+    const id = holder === undefined || holder === raw ? safe : `${safe}-${digest(raw)}`;
+    this.grantNames.set(id, raw);
     const actions = exportActions(options).join(',');
     const again = `${id}-${digest(actions)}`;
     if (this.grantActions.get(id) === actions || this.node.tryFindChild(again)) {

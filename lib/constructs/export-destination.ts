@@ -9,6 +9,7 @@ import { Violations, isToken, messages } from './errors';
 import type { ExportAccessKey, IExportBucket } from './export-bucket';
 import { TfExportDestination, type TfExportDestinationCredentials } from './generated/export-destination';
 import { validateSecretReferences } from './secret-references';
+import { isRegionName } from '../api/schemas/bulk-export-constants';
 
 /** A destination, created here or elsewhere. */
 export interface IExportDestination extends IConstruct {
@@ -180,7 +181,7 @@ export class ExportDestination extends Construct implements IExportDestination {
     violations.check('target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.empty() : undefined));
     violations.check('target.endpointUrl', target.endpointUrl, httpUrlProblem);
     if (target.region === undefined && target.endpointUrl === undefined) violations.add('target.region', messages.regionOrEndpoint());
-    violations.check('target.region', target.region, (region) => (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(region) ? undefined : messages.notRegion(region)));
+    violations.check('target.region', target.region, (region) => (isRegionName(region) ? undefined : messages.notRegion(region)));
     for (const field of ['secretAccessKey', 'sessionToken'] as const) {
       if (keys?.[field] !== undefined && !isToken(keys[field])) violations.add(`target.credentials.${field}`, messages.plaintextSecret(field));
     }

@@ -76,7 +76,7 @@ export function exportActions(options: ExportPermissionOptions = {}): string[] {
 /**
  * The object keys a destination writes: its key prefix, else the whole bucket. The test objects under
  * `<prefix>/tmp/` are inside it. (A destination with `include_bucket_in_prefix` writes under `<bucket>/<prefix>/`,
- * which an ExportBucket's grant does not cover: ExportDestination refuses that combination.)
+ * which an ExportBucket's grant does not cover: ExportDestination refuses it with the bucket's export access key.)
  */
 export function exportKeyPattern(keyPrefix: string): string {
   const trimmed = keyPrefix.replace(/^\/+|\/+$/g, '');

@@ -27,6 +27,14 @@ function resolved(scope: IConstruct, value: unknown): unknown {
 
 /** What is wrong with a secret that resolves to `expression`, if anything. */
 function expressionProblem(stack: TerraformStack, expression: unknown, seen: Set<string>): string | undefined {
+  // a local of an object or a list (a map of secrets): each of its values
+  if (expression !== null && typeof expression === 'object') {
+    for (const value of Object.values(expression)) {
+      const problem = expressionProblem(stack, value, seen);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
   if (typeof expression !== 'string' || !expression.includes('${')) {
     return 'is literal text in the synthesized JSON';
   }

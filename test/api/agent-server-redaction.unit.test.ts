@@ -68,3 +68,16 @@ test('an event whose data is not what its mode holds', async () => {
   expect(err).toBeInstanceOf(ResponseParseError);
   expect(JSON.stringify({ message: err.message, body: (err as ResponseParseError).body })).not.toContain(API_KEY);
 });
+
+test('an error event whose data is not JSON, and an event of a mode whose data is not JSON', async () => {
+  for (const event of ['error', 'metadata']) {
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/runs/stream', method: 'POST' })
+      .reply(200, `event: ${event}\ndata: {"message": ${API_KEY}}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    const err = await failure(() => drain(client.runs.stream(null, { assistant_id: 'agent' })));
+    expect(err).toBeInstanceOf(ResponseParseError);
+    const seen = [err.message, JSON.stringify((err as ResponseParseError).body), String((err.cause as Error | undefined)?.message ?? '')];
+    expect(seen.join(' ')).not.toContain(API_KEY);
+  }
+});

@@ -123,7 +123,7 @@ describe('ExportBucket', () => {
     const noGet = { getObject: false };
     // the same role granted twice (with other permissions, in the same order), and two names that read alike once made
     // safe for an id; the grants of other identities come and go around them
-    const one = addresses([['r1', {}], ['r2', {}], ['r1', noGet], ['a.b', {}], ['a_b', {}]]);
+    const one = addresses([['r1', {}], ['r2', {}], ['r1', noGet], ['a_b', {}], ['a.b', {}]]);
     const other = addresses([['a_b', {}], ['r1', {}], ['a.b', {}], ['r1', noGet]]);
     for (const line of other) expect(one).toContain(line);
     expect(new Set(one.map((line) => line.split(' ')[2])).size).toBe(5);

@@ -83,7 +83,13 @@ describe('secrets given as tokens, checked at synth', () => {
     const local = new TerraformLocal(stack, 'bearer', `Bearer ${key.stringValue}`);
     const agent = new Deployment(stack, 'Agent', { name: 'agent', source, secrets: { OPENAI_API_KEY: key.stringValue, AUTH: local.asString }, secretsVersion: 1 });
     new Deployment(stack, 'Other', { name: 'other', source, secrets: { UPSTREAM_URL: agent.url }, secretsVersion: 1 });
+    // a local holding a map of references, given whole
+    const map = new TerraformLocal(stack, 'agent_secrets', { OPENAI_API_KEY: key.stringValue });
+    new Deployment(stack, 'Third', { name: 'third', source, secrets: map.asStringMap, secretsVersion: 1 });
     expect(validationErrors(stack)).toBe('');
+    // ... and one holding a literal among them
+    new Deployment(stack, 'Fourth', { name: 'fourth', source, secrets: new TerraformLocal(stack, 'mixed', { A: key.stringValue, B: 'sk-literal' }).asStringMap, secretsVersion: 1 });
+    expect(validationErrors(stack)).toContain('secrets comes from local "mixed", which is literal text');
   });
 
   test("a destination's secret key from a local holding a literal is refused", () => {

@@ -1,18 +1,31 @@
 /**
  * A deployment being deleted (AWAITING_DELETE), through the real terraform: the platform refuses every change to it,
  * so a plan takes it as gone (with a warning) and apply creates it again once the platform has removed it, waiting
- * while the old one still holds the name; import refuses it.
+ * while the old one still holds the name; import refuses it. The deletion ends when the test moves the platform's
+ * clock, so nothing depends on how fast the machine runs terraform.
  */
 import { NotFoundError } from '../../lib/api/errors';
-import { FAST_TIMINGS, TestPlatform, githubDeployment } from './support/deployment-platform';
+import { ManualClock } from '../../lib/local/clock';
+import { FAST_TIMINGS, TestPlatform, githubDeployment, until } from './support/deployment-platform';
 import { diagnostic, flat } from './support/export-platform';
+import { collect } from './support/terraform';
+
+/** A deletion takes an hour of the platform's clock, which moves on its own only a few times faster than real time. */
+const DELETE_DELAY_MS = 3_600_000;
 
 let lp: TestPlatform;
+let clock: ManualClock;
+let ticker: NodeJS.Timeout;
 beforeAll(async () => {
-  // a deletion takes 4 s: long enough to plan and apply while it is under way
-  lp = await TestPlatform.start({ ...FAST_TIMINGS, deleteDelayMs: 4_000 });
+  clock = new ManualClock(Date.parse('2025-06-01T00:00:00Z'));
+  // the pipeline's steps (20 ms) go on by themselves; a deletion ends when the test moves the clock by an hour
+  ticker = setInterval(() => clock.advance(50), 10);
+  lp = await TestPlatform.start({ ...FAST_TIMINGS, deleteDelayMs: DELETE_DELAY_MS }, clock);
 });
-afterAll(() => lp.close());
+afterAll(async () => {
+  clearInterval(ticker);
+  await lp.close();
+});
 
 test('is planned as gone with a warning, created again once removed, and not imported', async () => {
   const dir = lp.terraform();
@@ -22,7 +35,7 @@ test('is planned as gone with a warning, created again once removed, and not imp
   expect((await dir.apply()).code).toBe(0);
   const first = dir.instance('agentplatform_deployment.agent').attributes.id as string;
 
-  // deleted outside Terraform: the platform removes it 4 s later
+  // deleted outside Terraform: the platform removes it only once the test moves its clock by an hour
   await lp.client.deleteDeployment(first);
   const planned = await dir.plan();
   expect(planned.code).toBe(2);
@@ -40,7 +53,13 @@ test('is planned as gone with a warning, created again once removed, and not imp
 
   // apply waits until the old deployment is gone (its name is held until then), then creates it again
   const from = lp.requests.length;
-  const applied = await dir.apply();
+  const child = dir.tf.start(['apply', '-auto-approve', '-input=false', '-no-color']);
+  const done = collect(child);
+  const refused = () => lp.requests.slice(from).some((line) => /^POST \/v2\/deployments 409/.test(line));
+  expect(await until(async () => refused(), 60_000)).toBe(true);
+  await lp.client.getDeployment(first);
+  clock.advance(DELETE_DELAY_MS);
+  const applied = await done;
   expect([applied.code, applied.stderr]).toEqual([0, expect.any(String)]);
   const second = dir.instance('agentplatform_deployment.agent').attributes.id as string;
   expect(second).not.toBe(first);

@@ -164,6 +164,13 @@ describe('resources and errors', () => {
     expect(destination.config).toEqual({ bucket_name: 'exports', prefix: '', endpoint_url: s3.server.endpoint, region: null, include_bucket_in_prefix: false });
     const raw = (await (await fetch(`${platform.url}/api/v1/bulk-exports/destinations/${destinationId}`, { headers: { 'X-Api-Key': platform.apiKey } })).json()) as { config: object };
     expect(Object.keys(raw.config).sort()).toEqual(['bucket_name', 'endpoint_url', 'include_bucket_in_prefix', 'prefix', 'region']);
+    // given as null, a field still shows its default
+    const nulls = await platform.client.createDestination({
+      display_name: 'nulls',
+      config: { bucket_name: 'exports', prefix: '', endpoint_url: s3.server.endpoint, region: null, include_bucket_in_prefix: null },
+      credentials: s3.credentials,
+    });
+    expect(nulls.config).toMatchObject({ region: null, include_bucket_in_prefix: false });
   });
 
   test('unknown export and destination ids are 404 {"detail"}; a malformed id is 422', async () => {

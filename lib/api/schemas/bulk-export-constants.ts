@@ -41,3 +41,9 @@ const DAY_MICROS = 86_400_000_000;
 /** The UTC days the range [start, end) of an export touches (an export run each). */
 export const exportDays = (startMicros: number, endMicros: number): number =>
   Math.ceil(endMicros / DAY_MICROS) - Math.floor(startMicros / DAY_MICROS);
+
+/**
+ * Whether a region can be part of a host name (`s3.<region>.amazonaws.com`), as the S3 client checks it: letters,
+ * digits and dashes, 1 to 63 of them, neither starting nor ending with a dash.
+ */
+export const isRegionName = (region: string): boolean => /^(?!-)(?!.*-$)[a-zA-Z0-9-]{1,63}$/.test(region);

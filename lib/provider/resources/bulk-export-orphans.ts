@@ -1,8 +1,8 @@
 /**
  * A create of a bulk export that got no answer (the request timed out, or terraform was interrupted) may have created
  * the export all the same, and a scheduled one then goes on spawning exports that no state holds. So the provider
- * looks for it: the one export made since the request went out with exactly the requested settings is taken into
- * state, as if the platform had answered; several, or none yet, are an error that names them and says what to do,
+ * looks for it: the one export made since the request went out (by the platform's clock) with exactly the requested
+ * settings is taken into state, as if the platform had answered; several, or none yet, are an error that names them and says what to do,
  * rather than an error after which another apply makes one more.
  */
 import type { BulkExportClient } from '../../api/bulk-export';
@@ -10,8 +10,11 @@ import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export
 import { DiagnosticError } from '../framework';
 import { DEFAULT_EXPORT_FORMAT_VERSION, sameInstant } from './bulk-export-checks';
 
-/** How long before the request an export may have been created by it: the platform's clock may be behind ours. */
-const CLOCK_SKEW_MS = 5 * 60_000;
+/**
+ * How much earlier than the request, by the platform's clock, an export it made may say it was created: the `Date`
+ * header that gives the platform's time has whole seconds.
+ */
+const DATE_RESOLUTION_MS = 2_000;
 
 /** The time allowed to list the exports (the create's own signal may have been aborted already). */
 const LIST_TIMEOUT_MS = 30_000;
@@ -25,10 +28,14 @@ export function unanswered(err: unknown): boolean {
 const sameList = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): boolean =>
   (a ?? null) === null ? (b ?? null) === null : b != null && a!.length === b.length && a!.every((item, i) => item === b[i]);
 
-/** Whether `e` is what `body` asks for (not a child of a schedule), created at `sinceMs` or after. */
+/**
+ * Whether `e` is what `body` asks for (not a child of a schedule, not cancelled), created at `sinceMs` (platform time)
+ * or after: an export of the same settings made before, such as the one this resource replaces, is not it.
+ */
 function isRequested(e: BulkExport, body: BulkExportCreate, sinceMs: number): boolean {
   return (
     e.source_bulk_export_id === null &&
+    e.status !== 'Cancelled' &&
     e.bulk_export_destination_id === body.bulk_export_destination_id &&
     e.session_id === body.session_id &&
     sameInstant(e.start_time, body.start_time) &&
@@ -37,7 +44,7 @@ function isRequested(e: BulkExport, body: BulkExportCreate, sinceMs: number): bo
     e.filter === (body.filter ?? null) &&
     sameList(e.export_fields, body.export_fields) &&
     e.format_version === (body.format_version ?? DEFAULT_EXPORT_FORMAT_VERSION) &&
-    Date.parse(e.created_at) >= sinceMs - CLOCK_SKEW_MS
+    Date.parse(e.created_at) >= sinceMs - DATE_RESOLUTION_MS
   );
 }
 
@@ -53,7 +60,10 @@ export async function exportCreatedUnanswered(
 ): Promise<BulkExport | DiagnosticError> {
   let candidates: BulkExport[] | undefined;
   try {
-    candidates = (await client.listExports({ timeoutMs: LIST_TIMEOUT_MS })).filter((e) => isRequested(e, body, sentAtMs));
+    const listed = await client.listExports({ timeoutMs: LIST_TIMEOUT_MS });
+    // the moment the request went out, by the platform's clock (from the Date of the list's answer)
+    const sentAtPlatformMs = sentAtMs + ((client.transport.serverNow() ?? Date.now()) - Date.now());
+    candidates = listed.filter((e) => isRequested(e, body, sentAtPlatformMs));
   } catch {
     // the list is a help: without it, the error says what to look for
   }

@@ -27,13 +27,15 @@ export async function settle(
   planned: DeploymentModel,
   operation: 'create' | 'update',
   client: ControlPlaneClient,
+  /** Time of the operation's timeout already spent (waiting for a deployment of the same name to be removed). */
+  spentMs = 0,
 ): Promise<DeploymentModel> {
   const model = toModel(deployment, null, planned);
   const revisionId = deployment.latest_revision_id;
   if (!revisionId) return model;
   try {
     if (planned.wait_for_deployed === false) return { ...model, revision_status: await latestRevisionStatus(client, deployment, req.signal) };
-    const timeoutMsAllowed = timeoutMs(planned.timeouts, operation, timeouts);
+    const timeoutMsAllowed = Math.max(0, timeoutMs(planned.timeouts, operation, timeouts) - spentMs);
     const expected = req.private.get(REVISION_MS_KEY);
     const revision = await waitForRevision({
       client,

@@ -68,6 +68,9 @@ const httpUrlProblem = (value: string, userInfoHint = ''): string | undefined =>
   return `must be an absolute http:// or https:// URL; got ${JSON.stringify(value)}.`;
 };
 
+/** An empty value (an unset variable), which the platform refuses at apply. */
+const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty (is its variable set?).' : undefined);
+
 const nameProblem = (value: string): string | undefined =>
   value.length > DEPLOYMENT_NAME_MAX_LENGTH
     ? `must be at most ${DEPLOYMENT_NAME_MAX_LENGTH} characters; got ${value.length}.`
@@ -95,19 +98,21 @@ export const deploymentSchema = defineSchema({
       oneOf: DEPLOYMENT_SOURCES,
       description: 'Where the code comes from: `github` (built from `repo_url`) or `external_docker` (runs `image_uri`).',
     }),
-    integration_id: attr.string({ optional: true, requiresReplace: true, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
+    integration_id: attr.string({ optional: true, requiresReplace: true, validate: notEmpty, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
     repo_url: attr.string({ optional: true, requiresReplace: true, validate: (value) => httpUrlProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
     deployment_type: attr.string({ optional: true, computed: true, default: 'prod', oneOf: DEPLOYMENT_TYPES, requiresReplace: true, description: 'Kind of deployment.' }),
     repo_ref: attr.string({
       optional: true,
       computed: true,
       useStateForUnknown: true,
+      validate: notEmpty,
       description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (`main`). A change deploys a new revision.',
     }),
     graph_config_path: attr.string({
       optional: true,
       computed: true,
       useStateForUnknown: true,
+      validate: notEmpty,
       description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (`langgraph.json`). A change deploys a new revision.',
     }),
     image_uri: attr.string({ optional: true, description: 'Container image to run (`external_docker`: required). A change deploys a new revision.' }),
@@ -137,6 +142,8 @@ export const deploymentSchema = defineSchema({
     }),
     secrets_version: attr.number({
       optional: true,
+      integer: true,
+      min: 1,
       description: 'Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision.',
     }),
     wait_for_deployed: attr.bool({
@@ -252,6 +259,7 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
   const client = ctx.controlPlane();
   let deployment: Deployment;
   const body = createBody(planned, config.secrets);
+  let waitedMs = 0;
   try {
     try {
       deployment = await client.createDeployment(body, { signal });
@@ -261,7 +269,9 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
       // the name is still held by a deployment being deleted: it is free once the platform has removed it
       if (!existingId || !(await beingDeleted(client, existingId, signal))) throw nameTaken(planned.name, existingId);
       ctx.log.info(`deployment ${existingId} of the same name is being deleted: waiting until it is gone`);
+      const waitStarted = Date.now();
       await waitForDeletion({ client, deploymentId: existingId, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts), signal, log: ctx.log });
+      waitedMs = Date.now() - waitStarted;
       deployment = await client.createDeployment(body, { signal });
     }
   } catch (err) {
@@ -271,7 +281,8 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
     throw apiFailure(diagnostics, err, `create deployment "${planned.name}"`);
   }
   ctx.log.info(`created deployment ${deployment.id} (${deployment.name}), revision ${deployment.latest_revision_id}`);
-  return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'create', client);
+  // the time spent waiting for a deployment of the same name to be removed counts against timeouts.create
+  return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'create', client, waitedMs);
 }
 
 async function beingDeleted(client: ControlPlaneClient, id: string, signal: AbortSignal): Promise<boolean> {

@@ -24,6 +24,7 @@ import {
 } from '../framework';
 import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
 import { DESTINATION_BODY_FIELDS, apiFailure, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
+import { isRegionName } from '../../api/schemas/bulk-export-constants';
 
 // ---- model ----
 
@@ -45,7 +46,7 @@ const notEmpty = (value: string): string | undefined => (value.trim() === '' ? '
 
 /** A region is part of a host name (`s3.<region>.amazonaws.com`): letters, digits and dashes. */
 const regionProblem = (value: string): string | undefined =>
-  /^[a-z0-9]+(-[a-z0-9]+)*$/.test(value) ? undefined : `must be a region name such as "eu-west-1" (lower-case letters, digits and dashes); got ${JSON.stringify(value)}.`;
+  isRegionName(value) ? undefined : `must be a region name such as "eu-west-1" (letters, digits and dashes); got ${JSON.stringify(value)}.`;
 
 const endpointProblem = (value: string): string | undefined => {
   try {

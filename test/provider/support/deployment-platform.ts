@@ -10,6 +10,7 @@ import { ControlPlaneClient } from '../../../lib/api/control-plane';
 import type { PipelineTimings } from '../../../lib/local/control-plane/pipeline';
 import { startLocalPlatform, type LocalPlatform } from '../../../lib/local/platform';
 import { DIST_ENTRY, TerraformDir, providerConfig, type TerraformResult } from './terraform';
+import type { Clock } from '../../../lib/local/clock';
 
 /** Every step 20 ms (a deployment is DEPLOYED in ~120 ms) and deletions done after 200 ms. */
 export const FAST_TIMINGS: Partial<PipelineTimings> = {
@@ -36,10 +37,10 @@ export class TestPlatform {
   ) {}
 
   /** Starts a platform on a free port with these timings. */
-  static async start(timings: Partial<PipelineTimings> = FAST_TIMINGS): Promise<TestPlatform> {
+  static async start(timings: Partial<PipelineTimings> = FAST_TIMINGS, clock?: Clock): Promise<TestPlatform> {
     const dataDir = mkdtempSync(join(tmpdir(), 'provider-platform-'));
     const requests: string[] = [];
-    const platform = await startLocalPlatform({ dataDir, port: 0, timings, log: (line) => requests.push(line) });
+    const platform = await startLocalPlatform({ dataDir, port: 0, timings, log: (line) => requests.push(line), ...(clock ? { clock } : {}) });
     const client = new ControlPlaneClient({ baseUrl: platform.url, auth: { kind: 'api-key', apiKey: platform.devApiKey } });
     return new TestPlatform(platform, client, dataDir, requests);
   }

@@ -40,11 +40,18 @@ const toDestination = (row: DestinationRow): Destination => ({
   tenant_id: row.tenant_id,
   destination_type: row.destination_type,
   display_name: row.display_name,
-  // every field of the config, with its default when it was not given
-  config: { region: null, endpoint_url: null, include_bucket_in_prefix: false, ...DestinationConfig.parse(JSON.parse(row.config)) },
+  config: fullConfig(DestinationConfig.parse(JSON.parse(row.config))),
   credentials_keys: JSON.parse(row.credentials_keys) as string[],
   created_at: row.created_at,
   updated_at: row.updated_at,
+});
+
+/** Every field of a config, with its default when it was not given (or given as null). */
+const fullConfig = (config: DestinationConfig): DestinationConfig => ({
+  ...config,
+  region: config.region ?? null,
+  endpoint_url: config.endpoint_url ?? null,
+  include_bucket_in_prefix: config.include_bucket_in_prefix ?? false,
 });
 
 /** The destinations table. */
