@@ -266,12 +266,16 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
     } catch (err) {
       if ((err as { status?: number }).status !== 409) throw err;
       const existingId = await existingDeploymentId(client, planned.name, err, signal);
-      // the name is still held by a deployment being deleted: it is free once the platform has removed it
-      if (!existingId || !(await beingDeleted(client, existingId, signal))) throw nameTaken(planned.name, existingId);
-      ctx.log.info(`deployment ${existingId} of the same name is being deleted: waiting until it is gone`);
-      const waitStarted = Date.now();
-      await waitForDeletion({ client, deploymentId: existingId, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts), signal, log: ctx.log });
-      waitedMs = Date.now() - waitStarted;
+      // the name is still held by a deployment being deleted: it is free once the platform has removed it (which may
+      // have happened since the 409)
+      const holder = existingId ? await holderState(client, existingId, signal) : 'live';
+      if (holder === 'live') throw nameTaken(planned.name, existingId);
+      if (holder === 'deleting') {
+        ctx.log.info(`deployment ${existingId} of the same name is being deleted: waiting until it is gone`);
+        const waitStarted = Date.now();
+        await waitForDeletion({ client, deploymentId: existingId!, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts), signal, log: ctx.log });
+        waitedMs = Date.now() - waitStarted;
+      }
       deployment = await client.createDeployment(body, { signal });
     }
   } catch (err) {
@@ -285,11 +289,12 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
   return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'create', client, waitedMs);
 }
 
-async function beingDeleted(client: ControlPlaneClient, id: string, signal: AbortSignal): Promise<boolean> {
+/** Whether the deployment holding a name is live, being deleted, or gone by now. */
+async function holderState(client: ControlPlaneClient, id: string, signal: AbortSignal): Promise<'live' | 'deleting' | 'gone'> {
   try {
-    return (await client.getDeployment(id, { signal })).status === 'AWAITING_DELETE';
-  } catch {
-    return false;
+    return (await client.getDeployment(id, { signal })).status === 'AWAITING_DELETE' ? 'deleting' : 'live';
+  } catch (err) {
+    return (err as { status?: number }).status === 404 ? 'gone' : 'live';
   }
 }
 
