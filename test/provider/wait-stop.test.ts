@@ -7,13 +7,11 @@ import type { ControlPlaneClient } from '../../lib/api/control-plane';
 import { createLogger } from '../../lib/provider/log';
 import { waitForExport } from '../../lib/provider/resources/bulk-export-wait';
 import { WaitError, waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { within } from './support/within';
 
 const log = createLogger(undefined);
 /** A minute between polls, the first one included. */
 const schedule = { initialMs: 60_000, factor: 1, maxMs: 60_000 };
-/** Fails the test instead of letting it hang when the stop does not end the sleep. */
-const within = <T>(ms: number, promise: Promise<T>): Promise<T | 'still waiting'> =>
-  Promise.race([promise, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms).unref())]);
 
 test('waitForExport ends while it sleeps after a poll when terraform stops', async () => {
   const stop = new AbortController();

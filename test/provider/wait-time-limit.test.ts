@@ -10,6 +10,7 @@ import type { ControlPlaneClient } from '../../lib/api/control-plane';
 import { createLogger } from '../../lib/provider/log';
 import { waitForExport } from '../../lib/provider/resources/bulk-export-wait';
 import { WaitError, waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { within } from './support/within';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -17,9 +18,6 @@ const gc = runInNewContext('gc') as () => void;
 const log = createLogger(undefined);
 const never = new AbortController().signal;
 const schedule = { initialMs: 20, factor: 1, maxMs: 20 };
-/** Fails the test instead of letting it hang when the limit never fires. */
-const within = <T>(ms: number, promise: Promise<T>): Promise<T | 'still waiting'> =>
-  Promise.race([promise, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms).unref())]);
 
 test('waitForExport ends at its time limit while the garbage collector runs at every poll', async () => {
   const client = {
