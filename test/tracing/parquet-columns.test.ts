@@ -1,11 +1,13 @@
 /**
  * v1 timestamp columns are written as bytes digit by digit (no string per value): they must be exactly the ISO text
  * the rest of the platform shows for the same instant. Text columns are encoded a page at a time: each value's bytes
- * must be exactly its own UTF-8, whatever the mix of ASCII, other scripts, emoji and nulls. Every column converts a
- * page exactly as it converts each value.
+ * must be exactly its own UTF-8, whatever the mix of ASCII, other scripts, emoji and nulls, into a buffer reused page
+ * after page (no column of a page overwrites another's bytes, also when the buffer grows halfway through a page).
+ * Every column converts a page exactly as it converts each value.
  */
 import { EXPORTABLE_FIELDS, type TraceFieldType } from '../../lib/api/schemas/trace-fields';
 import { exportColumns } from '../../lib/local/tracing/parquet/columns';
+import { PageBytes } from '../../lib/local/tracing/parquet/text-bytes';
 import { formatMicros } from '../../lib/local/tracing/store/time';
 
 test('v1 timestamp bytes are the ISO text of formatMicros, for any instant', () => {
@@ -37,6 +39,7 @@ test('v1 timestamp bytes are the ISO text of formatMicros, for any instant', () 
   const converted = endTime.convertAll(
     page.map((micros) => [micros]),
     0,
+    new PageBytes(),
   );
   expect(converted.map((bytes) => (bytes === null ? null : Buffer.from(bytes as Uint8Array).toString('latin1')))).toEqual(
     page.map((micros) => (micros === null ? null : formatMicros(micros))),
@@ -51,14 +54,19 @@ test('a page of text is converted at once into each value\'s own UTF-8 bytes (AS
     ['only', 'ascii', 'values', ''],
     [null, null],
     [null, ...texts, null, 'tail'],
+    // more than the buffer's first size: it grows halfway through the page
+    ['before', 'é'.repeat(40_000), '🚀'.repeat(30_000), 'after'],
     texts.slice(3, 6),
   ];
+  const pageBytes = new PageBytes();
   for (const page of pages) {
-    for (const column of [dottedOrder, extra]) {
-      const rows = page.map((value) => ['other', value]);
-      const converted = column.convertAll(rows, 1);
-      expect(converted).toHaveLength(page.length);
-      converted.forEach((bytes, i) => {
+    pageBytes.reset();
+    const rows = page.map((value) => ['other', value]);
+    // both columns of the page first, then their bytes: the second did not overwrite the first
+    const converted = [dottedOrder, extra].map((column) => column.convertAll(rows, 1, pageBytes));
+    for (const [c, column] of [dottedOrder, extra].entries()) {
+      expect(converted[c]).toHaveLength(page.length);
+      converted[c].forEach((bytes, i) => {
         if (page[i] === null) expect(bytes).toBeNull();
         else expect(Buffer.from(bytes as Uint8Array).equals(Buffer.from(page[i]!, 'utf8'))).toBe(true);
       });
@@ -90,6 +98,7 @@ test('every column converts a page exactly as it converts each of its values, in
       const page = column.convertAll(
         values.map((value) => ['other', value]),
         1,
+        new PageBytes(),
       );
       expect({ field: field.name, version, values: page.map(comparable) }).toEqual({
         field: field.name,

@@ -7,6 +7,7 @@ import { compileFilter, parseFilter, referencedFields, type RunPredicate } from 
 import { EXPORTABLE_FIELD_NAMES, getExportableField, type ExportableFieldName } from '../../../api/schemas/trace-fields';
 import type { ExportColumn } from '../parquet/columns';
 import type { ParquetPartEncoder } from '../parquet/part-encoder';
+import { PageBytes } from '../parquet/text-bytes';
 import { cursorPositions, type RunCursor, type RunPageQuery } from '../store/runs';
 import { formatMicros } from '../store/time';
 
@@ -46,6 +47,8 @@ export class RunPageReader {
   private readonly sources: ({ position: number } | { constant: string })[];
   private readonly predicate: RunPredicate | undefined;
   private readonly cursorAt: { readonly startTime: number; readonly id: number };
+  /** Where the byte values of a page are converted to, reused page after page. */
+  private readonly pageBytes = new PageBytes();
 
   constructor(private readonly options: PageReaderOptions) {
     this.constants = new Map([
@@ -77,9 +80,11 @@ export class RunPageReader {
     const predicate = this.predicate;
     const rows = predicate ? page.filter((row) => predicate(this.filterRecord(row))) : page;
     if (rows.length === 0) return { cursor: next, rows: 0, chunk: undefined };
+    // the previous page's values were copied into its row group
+    this.pageBytes.reset();
     const values = columns.map((column, i) => {
       const source = this.sources[i];
-      return 'constant' in source ? new Array<unknown>(rows.length).fill(column.convert(source.constant)) : column.convertAll(rows, source.position);
+      return 'constant' in source ? new Array<unknown>(rows.length).fill(column.convert(source.constant)) : column.convertAll(rows, source.position, this.pageBytes);
     });
     return { cursor: next, rows: rows.length, chunk: encoder.writeRowGroup(values) };
   }

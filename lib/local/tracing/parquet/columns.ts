@@ -11,7 +11,7 @@ import { EXPORTABLE_FIELDS, type ExportableFieldName, type TraceFieldType } from
 import type { FormatVersion } from '../../../api/schemas/bulk-export';
 import type * as HyparquetWriter from 'hyparquet-writer';
 import { formatMicros } from '../store/time';
-import { timestampBytes, timestampColumn, utf8Column } from './text-bytes';
+import { timestampBytes, timestampColumn, utf8Column, type PageBytes } from './text-bytes';
 
 type ParquetWriterInit = ConstructorParameters<typeof HyparquetWriter.ParquetWriter>[0];
 /** A Parquet schema element, as hyparquet-writer takes it. */
@@ -34,8 +34,11 @@ export interface ExportColumn {
   readonly options: ColumnWriteOptions;
 }
 
-/** Converts the value at `position` of each row of a page. */
-export type ColumnConverter = (rows: readonly (readonly unknown[])[], position: number) => unknown[];
+/**
+ * Converts the value at `position` of each row of a page. Byte values may be written into `pageBytes`, so they are
+ * valid until its next reset (once the page's row group is written).
+ */
+export type ColumnConverter = (rows: readonly (readonly unknown[])[], position: number, pageBytes: PageBytes) => unknown[];
 
 const identity = (value: unknown): unknown => value;
 const utf8 = (value: unknown): unknown => (value === null ? null : Buffer.from(value as string, 'utf8'));

@@ -1,19 +1,71 @@
 /**
  * Values that go into the Parquet file as UTF-8 bytes, converted without a string or a buffer per value where it
- * can be helped: text columns of a page are encoded at once, and v1 timestamps are written digit by digit into one
- * buffer per page. Each value is a view of its own bytes, which the writer copies into the page.
+ * can be helped: text columns of a page are encoded at once, and v1 timestamps are written digit by digit, into the
+ * page's {@link PageBytes}. Each value is a view of its own bytes, which the writer copies into the page.
  */
 import { formatMicros, MICROS_PER_DAY, timeOfDay } from '../store/time';
 
 /** The rows of a page, as read: each an array of stored values. */
 type PageRows = readonly (readonly unknown[])[];
 
+/** The first buffer of a {@link PageBytes}; it grows to what a page needs. */
+const PAGE_BYTES_INITIAL = 64 * 1024;
+
+const textEncoder = new TextEncoder();
+
+/**
+ * Where the byte values of one page are written, reused page after page: the writer copies each value into its
+ * own pages, so once a row group is written its values are garbage. A buffer per page and column instead (each
+ * several MB with inputs and outputs) left the collector megabytes of dead memory outside its heap after every
+ * page, which it collects only once enough of it has piled up, and which the C allocator kept in its arenas.
+ */
+export class PageBytes {
+  private buffer = new Uint8Array(PAGE_BYTES_INITIAL);
+  private used = 0;
+
+  /** Starts the next page: the values of the previous one are no longer read. */
+  reset(): void {
+    this.used = 0;
+  }
+
+  /** Room for `bytes` bytes, valid until the next {@link reset}. */
+  take(bytes: number): Uint8Array {
+    if (this.used + bytes > this.buffer.length) this.grow(bytes);
+    const out = this.buffer.subarray(this.used, this.used + bytes);
+    this.used += bytes;
+    return out;
+  }
+
+  /** The UTF-8 bytes of `text`, valid until the next {@link reset}. */
+  encode(text: string): Uint8Array {
+    for (;;) {
+      const free = this.buffer.subarray(this.used);
+      const { read, written } = textEncoder.encodeInto(text, free);
+      if (read === text.length) {
+        this.used += written;
+        return free.subarray(0, written);
+      }
+      // at most 3 bytes per UTF-16 unit
+      this.grow(text.length * 3);
+    }
+  }
+
+  /**
+   * A larger buffer for the rest of the page and the pages after it; the values already in the old one keep it
+   * alive until the page is written.
+   */
+  private grow(bytes: number): void {
+    this.buffer = new Uint8Array(Math.max(2 * this.buffer.length, bytes));
+    this.used = 0;
+  }
+}
+
 /**
  * The UTF-8 bytes of a column of strings: all of them encoded at once, and a view per value. Encoding value by
  * value cost two calls into C++ per value (its byte length, then the write); this makes one for the page. ASCII text
  * (ids, most names) needs no per-value byte length at all.
  */
-export function utf8Column(rows: PageRows, position: number): unknown[] {
+export function utf8Column(rows: PageRows, position: number, pageBytes: PageBytes): unknown[] {
   const count = rows.length;
   const strings: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -23,7 +75,7 @@ export function utf8Column(rows: PageRows, position: number): unknown[] {
   const values: unknown[] = new Array<unknown>(count).fill(null);
   if (strings.length === 0) return values;
   const joined = strings.join('');
-  const bytes = Buffer.from(joined, 'utf8');
+  const bytes = pageBytes.encode(joined);
   const ascii = bytes.length === joined.length;
   // plain views: a Buffer's subarray goes through its subclass constructor, which cost about twice as much per value
   const buffer = bytes.buffer;
@@ -98,12 +150,12 @@ export function timestampBytes(micros: number): Uint8Array {
 }
 
 /** The bytes of a column of timestamps (epoch microseconds or null): one buffer for the page, a view per value. */
-export function timestampColumn(rows: PageRows, position: number): unknown[] {
+export function timestampColumn(rows: PageRows, position: number, pageBytes: PageBytes): unknown[] {
   const count = rows.length;
   const values: unknown[] = new Array<unknown>(count).fill(null);
   // a plain Uint8Array like timestampBytes's, so writeTimestamp sees one kind of array (a Buffer is a subclass, whose
   // other shape made V8 discard writeTimestamp's optimised code when the second kind came along)
-  const out = new Uint8Array(count * TIMESTAMP_BYTES);
+  const out = pageBytes.take(count * TIMESTAMP_BYTES);
   let offset = 0;
   for (let i = 0; i < count; i++) {
     const micros = rows[i][position];
