@@ -197,6 +197,8 @@ function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown): Val
       return [item('enum', enumMessage(issue.values))];
     case 'unrecognized_keys':
       return issue.keys.map((key) => item('extra_forbidden', 'Extra inputs are not permitted', [...loc, key]));
+    case 'invalid_union':
+      return unionToItems(issue as z.core.$ZodIssueInvalidUnion, loc, valueAt(input, issue.path));
     case 'invalid_format':
       return issue.format === 'regex'
         ? [
@@ -212,6 +214,28 @@ function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown): Val
     default:
       return [item('value_error', `Value error, ${issue.message}`)];
   }
+}
+
+/** Whether a union member's issues say the value is not of that member's kind at all (a string for a list). */
+function rejectsKind(issues: readonly z.core.$ZodIssue[], value: unknown): boolean {
+  return issues.some(
+    (issue) =>
+      issue.path.length === 0 &&
+      (issue.code === 'invalid_type' ||
+        (issue.code === 'invalid_value' && !issue.values.some((allowed) => typeof allowed === typeof value))),
+  );
+}
+
+/**
+ * A value that matches no member of a union: the errors of the member of the value's kind (a bad item of a list,
+ * an unknown value of an enum), or, when no single member is of its kind, the errors of every member at the union's
+ * place, as pydantic lists them.
+ */
+function unionToItems(issue: z.core.$ZodIssueInvalidUnion, loc: Loc, value: unknown): ValidationErrorItem[] {
+  const ofKind = issue.errors.filter((issues) => !rejectsKind(issues, value));
+  const members = ofKind.length === 1 ? ofKind : issue.errors;
+  const items = members.flatMap((issues) => issues.flatMap((nested) => issueToItems(nested, loc, value)));
+  return items.length > 0 ? items : [{ loc, msg: `Value error, ${issue.message}`, type: 'value_error' }];
 }
 
 /**

@@ -238,3 +238,35 @@ describe('the research graph', () => {
     expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai', 'human', 'ai']);
   });
 });
+
+describe('a stream_mode the server does not know', () => {
+  const allowed = "Input should be 'values', 'updates', 'messages-tuple', 'debug', 'custom' or 'events'";
+  async function refusal(streamMode: unknown): Promise<{ status: number; detail: unknown }> {
+    const thread = await client.threads.create();
+    const response = await request(`${deployment.url}/threads/${thread.thread_id}/runs/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-API-KEY': platform.apiKey },
+      body: JSON.stringify({ assistant_id: 'chat', input: ask('modes'), stream_mode: streamMode }),
+    });
+    const body = (await response.body.json()) as { detail: unknown };
+    return { status: response.statusCode, detail: body.detail };
+  }
+
+  it('is refused with the modes it could be, for a single mode and for an item of a list', async () => {
+    expect(await refusal('value')).toEqual({ status: 422, detail: [{ loc: ['body', 'stream_mode'], msg: allowed, type: 'enum' }] });
+    expect(await refusal(['values', 'tokens'])).toEqual({
+      status: 422,
+      detail: [{ loc: ['body', 'stream_mode', 1], msg: allowed, type: 'enum' }],
+    });
+  });
+
+  it('of neither kind (not a mode, not a list) is refused with what each kind expects', async () => {
+    expect(await refusal(5)).toEqual({
+      status: 422,
+      detail: [
+        { loc: ['body', 'stream_mode'], msg: allowed, type: 'enum' },
+        { loc: ['body', 'stream_mode'], msg: 'Input should be a valid list', type: 'list_type' },
+      ],
+    });
+  });
+});
