@@ -1,8 +1,8 @@
 /**
- * Ids of assistants and threads: one namespace for every deployment of the platform, so an id held by another
- * deployment is taken (409) and nothing of its assistant or thread is shown; ids are kept in lower case, as paths are
- * read; and a graph's default assistant, found by deployment and graph, cannot be taken away by another deployment
- * that creates an assistant with its derived id first, and comes back after it was deleted.
+ * Ids of assistants and threads are each deployment's own, as on the real platform (one database per deployment):
+ * the same id in two deployments names two assistants or threads, neither shown to the other; within a deployment an
+ * id is taken (409, or the existing one with `if_exists: "do_nothing"`). Ids are kept in lower case, as paths are read;
+ * a graph's default assistant has its derived id whatever other deployments hold, and comes back after it was deleted.
  */
 import { ConflictError } from '../../lib/api/errors';
 import type { AgentServerClient } from '../../lib/api/agent-server';
@@ -34,28 +34,57 @@ async function conflict(request: Promise<unknown>): Promise<ConflictError> {
   return err as ConflictError;
 }
 
-test("an assistant id of another organization's deployment is taken, and nothing of that assistant is shown", async () => {
-  const secret = await mine.assistants.create({ graph_id: 'chat', config: { configurable: { system_prompt: 'ours alone' } } });
-  for (const if_exists of ['do_nothing', 'raise'] as const) {
-    const err = await conflict(theirs.assistants.create({ graph_id: 'chat', assistant_id: secret.assistant_id, if_exists }));
-    expect(JSON.stringify({ message: err.message, body: err.body })).not.toContain('ours alone');
-  }
-  expect(await mine.assistants.get(secret.assistant_id)).toEqual(secret);
+const ask = (content: string) => ({ messages: [{ role: 'user', content }] });
+
+test('an assistant id used in two deployments names two assistants, neither shown to the other', async () => {
+  const ours = await mine.assistants.create({ graph_id: 'chat', config: { configurable: { system_prompt: 'ours alone' } } });
+  const id = ours.assistant_id;
+  const theirsToo = await theirs.assistants.create({ graph_id: 'chat', assistant_id: id, metadata: { by: 'them' } });
+  expect(theirsToo).toMatchObject({ assistant_id: id, metadata: { by: 'them' }, config: {} });
+  expect(JSON.stringify(await theirs.assistants.get(id))).not.toContain('ours alone');
+  // within a deployment the id is taken: the existing one, or a conflict
+  expect(await theirs.assistants.create({ graph_id: 'chat', assistant_id: id, if_exists: 'do_nothing' })).toEqual(theirsToo);
+  await conflict(theirs.assistants.create({ graph_id: 'chat', assistant_id: id }));
+  // changing and deleting theirs leaves ours as it was
+  await theirs.assistants.update(id, { name: 'theirs' });
+  await theirs.assistants.delete(id);
+  expect(await mine.assistants.get(id)).toEqual(ours);
 });
 
-test("a graph's default assistant stays its own when another deployment took its derived id first", async () => {
+test('a thread id used in two deployments names two threads, each with its own runs and state', async () => {
+  const id = '0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6';
+  const ours = await mine.threads.create({ thread_id: id, metadata: { owner: 'us' } });
+  const theirsToo = await theirs.threads.create({ thread_id: id, metadata: { owner: 'them' } });
+  expect(theirsToo).toMatchObject({ thread_id: id, metadata: { owner: 'them' } });
+  expect(await theirs.threads.create({ thread_id: id, if_exists: 'do_nothing' })).toMatchObject({ metadata: { owner: 'them' } });
+  await conflict(theirs.threads.create({ thread_id: id }));
+  // each run streamed to its end
+  for await (const chunk of mine.runs.stream(id, { assistant_id: 'chat', input: ask('ours') })) void chunk;
+  for await (const chunk of theirs.runs.stream(id, { assistant_id: 'chat', input: ask('theirs') })) void chunk;
+  const contents = async (client: AgentServerClient) =>
+    ((await client.threads.getState(id)).values as { messages: { content: string }[] }).messages.map((m) => m.content);
+  expect(await contents(mine)).toEqual(['ours', 'You said: ours']);
+  expect(await contents(theirs)).toEqual(['theirs', 'You said: theirs']);
+  expect(await mine.runs.list(id)).toHaveLength(1);
+  // deleting theirs leaves ours, its runs and its state
+  await theirs.threads.delete(id);
+  expect(await mine.threads.get(id)).toMatchObject({ thread_id: id, metadata: { owner: 'us' }, created_at: ours.created_at });
+  expect(await contents(mine)).toEqual(['ours', 'You said: ours']);
+  expect(await mine.runs.list(id)).toHaveLength(1);
+});
+
+test("a graph's default assistant has its derived id, also when another deployment holds an assistant of that id", async () => {
   const deployment = await platform.deploy('ids-late');
   const derived = AssistantStore.defaultAssistantId(deployment.id, 'chat');
   // before the new deployment serves anything, another organization creates an assistant with that id
-  const squatter = await theirs.assistants.create({ graph_id: 'chat', assistant_id: derived, metadata: { by: 'them' } });
-  expect(squatter.assistant_id).toBe(derived);
+  const other = await theirs.assistants.create({ graph_id: 'chat', assistant_id: derived, metadata: { by: 'them' } });
   const late = platform.client(deployment);
   const chat = await late.assistants.get('chat');
-  expect(chat).toMatchObject({ graph_id: 'chat', metadata: { created_by: 'system' } });
-  expect(chat.assistant_id).not.toBe(derived);
+  expect(chat).toMatchObject({ assistant_id: derived, graph_id: 'chat', metadata: { created_by: 'system' } });
   const thread = await late.threads.create();
-  const run = await late.runs.create(thread.thread_id, { assistant_id: 'chat', input: { messages: [{ role: 'user', content: 'hi' }] } });
-  expect(run.assistant_id).toBe(chat.assistant_id);
+  const run = await late.runs.create(thread.thread_id, { assistant_id: 'chat', input: ask('hi') });
+  expect(run.assistant_id).toBe(derived);
+  expect(await theirs.assistants.get(derived)).toEqual(other);
 });
 
 test('a thread or assistant id given in upper case is kept in lower case, and found by its path', async () => {

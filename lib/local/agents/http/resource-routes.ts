@@ -84,10 +84,11 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   app.get('/threads/:threadId', (c) => c.json(threads.get(c.get('deployment').id, uuidParam(c, 'threadId'))));
   app.delete('/threads/:threadId', (c) => {
     const threadId = uuidParam(c, 'threadId');
-    threads.assertExists(c.get('deployment').id, threadId);
+    const deploymentId = c.get('deployment').id;
+    threads.assertExists(deploymentId, threadId);
     // Runs still going would write checkpoints into a thread that no longer exists.
-    for (const stored of runs.inflight(threadId)) manager.stopLive(stored.run.run_id, 'interrupt');
-    threads.delete(c.get('deployment').id, threadId);
+    for (const stored of runs.inflight(deploymentId, threadId)) manager.stopLive(stored.run.run_id, 'interrupt');
+    threads.delete(deploymentId, threadId);
     return c.body(null, 204);
   });
   app.get('/threads/:threadId/state', (c) => c.json(threads.state(c.get('deployment').id, uuidParam(c, 'threadId'))));

@@ -63,7 +63,7 @@ export async function executeRun(
     const graph = BUILT_IN_GRAPHS.get(assistant.graph_id);
     if (!graph) throw new Error(`graph ${assistant.graph_id} is not a built-in graph`);
     if (threadId && spec.attempt > 1) deps.threads.deleteCheckpointsOfRun(run.run_id);
-    const prior = threadId ? deps.threads.currentValues(threadId) : { values: {}, checkpointId: null };
+    const prior = threadId ? deps.threads.currentValues(spec.deployment.id, threadId) : { values: {}, checkpointId: null };
     const kwargs = run.kwargs as {
       input?: GraphValues | null;
       config?: { configurable?: object; tags?: string[]; recursion_limit?: number };
@@ -72,7 +72,7 @@ export async function executeRun(
       stream.publish(event);
       trace.record(event);
       if (threadId && event.kind === 'checkpoint' && event.ns.length === 0) {
-        deps.threads.saveCheckpoint(threadId, {
+        deps.threads.saveCheckpoint(spec.deployment.id, threadId, {
           checkpointId: event.checkpointId,
           parentCheckpointId: event.parentCheckpointId,
           runId: run.run_id,

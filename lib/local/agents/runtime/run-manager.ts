@@ -54,7 +54,7 @@ export class RunManager {
   start(): void {
     this.stopping = false;
     this.deps.runs.requeueRunning();
-    for (const threadId of this.deps.runs.threadsWithPendingRuns()) this.drain(threadId);
+    for (const { deploymentId, threadId } of this.deps.runs.threadsWithPendingRuns()) this.drain(deploymentId, threadId);
   }
 
   /** Stops every execution (their runs resume on the next start) and waits for them to wind down. */
@@ -74,7 +74,7 @@ export class RunManager {
     const strategy: MultitaskStrategy = body.multitask_strategy ?? 'enqueue';
     const run = this.newRun(threadId, assistant, body, strategy);
     this.deps.db.transaction(() => {
-      const inflight = this.deps.runs.inflight(threadId);
+      const inflight = this.deps.runs.inflight(deployment.id, threadId);
       if (inflight.length > 0 && strategy === 'reject') {
         throw new HttpError(
           409,
@@ -86,7 +86,7 @@ export class RunManager {
         for (const stored of inflight) this.stopRun(stored, strategy);
     })();
     this.streamOf(run.run_id, threadId);
-    this.drain(threadId);
+    this.drain(deployment.id, threadId);
     return run;
   }
 
@@ -184,22 +184,24 @@ export class RunManager {
   }
 
   /** Executes a thread's pending runs one by one, oldest first, until none is left. */
-  private drain(threadId: string): void {
-    if (this.draining.has(threadId) || this.stopping) return;
-    this.draining.add(threadId);
+  private drain(deploymentId: string, threadId: string): void {
+    // thread ids are each deployment's own
+    const key = `${deploymentId}/${threadId}`;
+    if (this.draining.has(key) || this.stopping) return;
+    this.draining.add(key);
     this.track(
       (async () => {
         try {
           await null; // lets the creator attach its stream first
           for (
-            let next = this.deps.runs.nextPending(threadId);
+            let next = this.deps.runs.nextPending(deploymentId, threadId);
             next && !this.stopping;
-            next = this.deps.runs.nextPending(threadId)
+            next = this.deps.runs.nextPending(deploymentId, threadId)
           ) {
             await this.executeStored(next);
           }
         } finally {
-          this.draining.delete(threadId);
+          this.draining.delete(key);
         }
       })(),
     );
@@ -217,7 +219,7 @@ export class RunManager {
       // the run fails as any failed run does: its status, its thread's, and an error event on its streams
       const error: StreamErrorChunk = { error: 'NotFound', message: "the run's deployment or assistant no longer exists" };
       this.deps.runs.setStatus(stored.run.run_id, 'error', error);
-      if (stored.run.thread_id) this.deps.threads.setStatus(stored.run.thread_id, 'error');
+      if (stored.run.thread_id) this.deps.threads.setStatus(stored.deploymentId, stored.run.thread_id, 'error');
       this.streams.get(stored.run.run_id)?.end(error);
       this.finish(stored.run.run_id);
       return;
@@ -232,7 +234,7 @@ export class RunManager {
     this.controllers.set(run.run_id, controller);
     if (run.thread_id) {
       runs.setStatus(run.run_id, 'running');
-      threads.setStatus(run.thread_id, 'busy');
+      threads.setStatus(spec.deployment.id, run.thread_id, 'busy');
     }
     const timer = clock.setTimeout(() => controller.abort(new RunStop('timeout')), this.deps.runTimeoutMs);
     const trace = new RunTraceBuilder({
@@ -284,7 +286,7 @@ export class RunManager {
             : 'interrupted';
         runs.setStatus(run.run_id, status, error);
       }
-      threads.setStatus(run.thread_id, error ? 'error' : 'idle');
+      threads.setStatus(deployment.id, run.thread_id, error ? 'error' : 'idle');
     }
     if (!shutdown) this.writeTrace(deployment, trace, outcome, error);
     this.streams.get(run.run_id)?.end(error);

@@ -1,9 +1,8 @@
 /**
  * Assistants of each deployment. Every graph a deployment serves has a default assistant (created on first use,
- * with a name-derived id, metadata `{"created_by": "system"}`, again after it was deleted); its `assistant_id` may also
- * be given as the graph id. Assistant ids are one namespace for all deployments: an id that another deployment holds
- * is taken (409), and nothing of that assistant is shown. A derived id that another deployment took first is not used
- * for the default: it gets a random one, found by its deployment and graph.
+ * with a name-derived id and metadata `{"created_by": "system"}`, and again after it was deleted); its
+ * `assistant_id` may also be given as the graph id. Assistant ids are each deployment's own: two deployments may hold
+ * an assistant of the same id, and neither sees the other's.
  */
 import { randomUUID } from 'node:crypto';
 import type { Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
@@ -55,13 +54,12 @@ export class AssistantStore {
 
   private ensureDefault(deploymentId: string, graphId: string): void {
     if (this.defaultOf(deploymentId, graphId)) return;
-    const derived = AssistantStore.defaultAssistantId(deploymentId, graphId);
-    const holder = this.db.prepare('SELECT deployment_id FROM agent_assistants WHERE assistant_id = ?').get(derived) as
-      | { deployment_id: string }
-      | undefined;
-    // the deployment's default from before defaults were recorded, or a derived id that is free, or else a new one
-    const assistantId = holder && holder.deployment_id !== deploymentId ? randomUUID() : derived;
-    if (!holder || holder.deployment_id !== deploymentId) {
+    const assistantId = AssistantStore.defaultAssistantId(deploymentId, graphId);
+    // an assistant of the derived id is the default from before defaults were recorded
+    const holder = this.db
+      .prepare('SELECT 1 FROM agent_assistants WHERE deployment_id = ? AND assistant_id = ?')
+      .get(deploymentId, assistantId);
+    if (!holder) {
       const now = isoNow(this.clock);
       this.db
         .prepare(
@@ -101,8 +99,8 @@ export class AssistantStore {
       : undefined;
     const row = id
       ? (this.db
-          .prepare('SELECT * FROM agent_assistants WHERE assistant_id = ? AND deployment_id = ?')
-          .get(id, deploymentId) as AssistantRow | undefined)
+          .prepare('SELECT * FROM agent_assistants WHERE deployment_id = ? AND assistant_id = ?')
+          .get(deploymentId, id) as AssistantRow | undefined)
       : undefined;
     return row && toAssistant(row);
   }
@@ -111,12 +109,11 @@ export class AssistantStore {
   create(deploymentId: string, body: AssistantCreate): Assistant {
     // ids are kept in lower case, as paths are read
     const assistantId = (body.assistant_id ?? randomUUID()).toLowerCase();
-    const existing = this.db.prepare('SELECT * FROM agent_assistants WHERE assistant_id = ?').get(assistantId) as
-      | (AssistantRow & { deployment_id: string })
-      | undefined;
+    const existing = this.db
+      .prepare('SELECT * FROM agent_assistants WHERE deployment_id = ? AND assistant_id = ?')
+      .get(deploymentId, assistantId) as AssistantRow | undefined;
     if (existing) {
-      // another deployment's assistant is neither shown nor touched
-      if (body.if_exists === 'do_nothing' && existing.deployment_id === deploymentId) return toAssistant(existing);
+      if (body.if_exists === 'do_nothing') return toAssistant(existing);
       throw new HttpError(409, `Assistant ${assistantId} already exists`);
     }
     const now = isoNow(this.clock);
@@ -144,8 +141,8 @@ export class AssistantStore {
   /** One assistant by id; 404 when it is not in the deployment. */
   get(deploymentId: string, assistantId: string): Assistant {
     const row = this.db
-      .prepare('SELECT * FROM agent_assistants WHERE assistant_id = ? AND deployment_id = ?')
-      .get(assistantId, deploymentId) as AssistantRow | undefined;
+      .prepare('SELECT * FROM agent_assistants WHERE deployment_id = ? AND assistant_id = ?')
+      .get(deploymentId, assistantId) as AssistantRow | undefined;
     if (!row) throw new HttpError(404, `Assistant ${assistantId} not found`);
     return toAssistant(row);
   }
@@ -156,7 +153,7 @@ export class AssistantStore {
     this.db
       .prepare(
         `UPDATE agent_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?,
-         version = version + 1, updated_at = ? WHERE assistant_id = ?`,
+         version = version + 1, updated_at = ? WHERE deployment_id = ? AND assistant_id = ?`,
       )
       .run(
         body.graph_id ?? current.graph_id,
@@ -166,6 +163,7 @@ export class AssistantStore {
         JSON.stringify(body.context ?? current.context),
         JSON.stringify({ ...current.metadata, ...(body.metadata ?? {}) }),
         isoNow(this.clock),
+        deploymentId,
         assistantId,
       );
     return this.get(deploymentId, assistantId);
@@ -174,8 +172,8 @@ export class AssistantStore {
   /** Deletes an assistant; 404 when it is not in the deployment. */
   delete(deploymentId: string, assistantId: string): void {
     const result = this.db
-      .prepare('DELETE FROM agent_assistants WHERE assistant_id = ? AND deployment_id = ?')
-      .run(assistantId, deploymentId);
+      .prepare('DELETE FROM agent_assistants WHERE deployment_id = ? AND assistant_id = ?')
+      .run(deploymentId, assistantId);
     if (result.changes === 0) throw new HttpError(404, `Assistant ${assistantId} not found`);
   }
 

@@ -94,5 +94,114 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
         );
       `,
     },
+    {
+      // thread and assistant ids are each deployment's own, as each deployment of the platform has its own database:
+      // the same id (a name-derived one, say) may be used in two deployments. The tables are rebuilt with keys of
+      // (deployment, id) beside the old ones, filled, and swapped in; the old children are dropped before the old
+      // parents, so dropping a parent deletes nothing through ON DELETE CASCADE.
+      id: '003-ids-per-deployment',
+      up: `
+        CREATE TABLE agent_threads_v3 (
+          deployment_id TEXT NOT NULL,
+          thread_id TEXT NOT NULL,
+          metadata TEXT NOT NULL,
+          status TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          PRIMARY KEY (deployment_id, thread_id)
+        );
+        INSERT INTO agent_threads_v3 (deployment_id, thread_id, metadata, status, created_at, updated_at)
+          SELECT deployment_id, thread_id, metadata, status, created_at, updated_at FROM agent_threads ORDER BY rowid;
+
+        CREATE TABLE agent_checkpoints_v3 (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          checkpoint_id TEXT NOT NULL UNIQUE,
+          deployment_id TEXT NOT NULL,
+          thread_id TEXT NOT NULL,
+          parent_checkpoint_id TEXT,
+          run_id TEXT NOT NULL,
+          step INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          next TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          FOREIGN KEY (deployment_id, thread_id) REFERENCES agent_threads_v3 (deployment_id, thread_id) ON DELETE CASCADE
+        );
+        INSERT INTO agent_checkpoints_v3
+          (seq, checkpoint_id, deployment_id, thread_id, parent_checkpoint_id, run_id, step, state, next, created_at)
+          SELECT c.seq, c.checkpoint_id, t.deployment_id, c.thread_id, c.parent_checkpoint_id, c.run_id, c.step, c.state,
+                 c.next, c.created_at
+          FROM agent_checkpoints c JOIN agent_threads t ON t.thread_id = c.thread_id ORDER BY c.seq;
+
+        CREATE TABLE agent_runs_v3 (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          run_id TEXT NOT NULL UNIQUE,
+          deployment_id TEXT NOT NULL,
+          thread_id TEXT NOT NULL,
+          assistant_id TEXT NOT NULL,
+          status TEXT NOT NULL,
+          multitask_strategy TEXT,
+          metadata TEXT NOT NULL,
+          kwargs TEXT NOT NULL,
+          attempt INTEGER NOT NULL,
+          error TEXT,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          FOREIGN KEY (deployment_id, thread_id) REFERENCES agent_threads_v3 (deployment_id, thread_id) ON DELETE CASCADE
+        );
+        INSERT INTO agent_runs_v3
+          (seq, run_id, deployment_id, thread_id, assistant_id, status, multitask_strategy, metadata, kwargs, attempt, error,
+           created_at, updated_at)
+          SELECT seq, run_id, deployment_id, thread_id, assistant_id, status, multitask_strategy, metadata, kwargs, attempt,
+                 error, created_at, updated_at
+          FROM agent_runs ORDER BY seq;
+
+        CREATE TABLE agent_assistants_v3 (
+          deployment_id TEXT NOT NULL,
+          assistant_id TEXT NOT NULL,
+          graph_id TEXT NOT NULL,
+          name TEXT NOT NULL,
+          description TEXT,
+          config TEXT NOT NULL,
+          context TEXT NOT NULL,
+          metadata TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          PRIMARY KEY (deployment_id, assistant_id)
+        );
+        INSERT INTO agent_assistants_v3
+          (deployment_id, assistant_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
+          SELECT deployment_id, assistant_id, graph_id, name, description, config, context, metadata, version, created_at,
+                 updated_at
+          FROM agent_assistants ORDER BY rowid;
+
+        CREATE TABLE agent_default_assistants_v3 (
+          deployment_id TEXT NOT NULL,
+          graph_id TEXT NOT NULL,
+          assistant_id TEXT NOT NULL,
+          PRIMARY KEY (deployment_id, graph_id),
+          FOREIGN KEY (deployment_id, assistant_id) REFERENCES agent_assistants_v3 (deployment_id, assistant_id) ON DELETE CASCADE
+        );
+        INSERT INTO agent_default_assistants_v3 (deployment_id, graph_id, assistant_id)
+          SELECT deployment_id, graph_id, assistant_id FROM agent_default_assistants;
+
+        DROP TABLE agent_default_assistants;
+        DROP TABLE agent_checkpoints;
+        DROP TABLE agent_runs;
+        DROP TABLE agent_threads;
+        DROP TABLE agent_assistants;
+        ALTER TABLE agent_threads_v3 RENAME TO agent_threads;
+        ALTER TABLE agent_checkpoints_v3 RENAME TO agent_checkpoints;
+        ALTER TABLE agent_runs_v3 RENAME TO agent_runs;
+        ALTER TABLE agent_assistants_v3 RENAME TO agent_assistants;
+        ALTER TABLE agent_default_assistants_v3 RENAME TO agent_default_assistants;
+
+        CREATE INDEX agent_checkpoints_thread ON agent_checkpoints (deployment_id, thread_id, seq);
+        CREATE INDEX agent_checkpoints_run ON agent_checkpoints (run_id);
+        CREATE INDEX agent_runs_thread ON agent_runs (deployment_id, thread_id, seq);
+        CREATE INDEX agent_runs_status ON agent_runs (status);
+        CREATE INDEX agent_assistants_deployment ON agent_assistants (deployment_id, created_at);
+      `,
+    },
   ],
 };

@@ -77,8 +77,8 @@ export class RunStore {
   /** One run of a thread; 404 when it is not there. */
   get(deploymentId: string, threadId: string, runId: string): StoredRun {
     const row = this.db
-      .prepare('SELECT * FROM agent_runs WHERE run_id = ? AND thread_id = ? AND deployment_id = ?')
-      .get(runId, threadId, deploymentId) as RunRow | undefined;
+      .prepare('SELECT * FROM agent_runs WHERE run_id = ? AND deployment_id = ? AND thread_id = ?')
+      .get(runId, deploymentId, threadId) as RunRow | undefined;
     if (!row) throw new HttpError(404, `Run ${runId} not found`);
     return toStoredRun(row);
   }
@@ -92,34 +92,37 @@ export class RunStore {
   /** Runs of a thread, newest first. */
   list(deploymentId: string, threadId: string, limit: number, offset: number): Run[] {
     const rows = this.db
-      .prepare('SELECT * FROM agent_runs WHERE thread_id = ? AND deployment_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
-      .all(threadId, deploymentId, limit, offset) as RunRow[];
+      .prepare('SELECT * FROM agent_runs WHERE deployment_id = ? AND thread_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
+      .all(deploymentId, threadId, limit, offset) as RunRow[];
     return rows.map((row) => toStoredRun(row).run);
   }
 
   /** Pending and running runs of a thread, oldest first. */
-  inflight(threadId: string): StoredRun[] {
+  inflight(deploymentId: string, threadId: string): StoredRun[] {
     const rows = this.db
-      .prepare(`SELECT * FROM agent_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq`)
-      .all(threadId) as RunRow[];
+      .prepare(
+        `SELECT * FROM agent_runs WHERE deployment_id = ? AND thread_id = ? AND status IN ('pending', 'running') ORDER BY seq`,
+      )
+      .all(deploymentId, threadId) as RunRow[];
     return rows.map(toStoredRun);
   }
 
   /** The oldest pending run of a thread: the next to execute. */
-  nextPending(threadId: string): StoredRun | undefined {
+  nextPending(deploymentId: string, threadId: string): StoredRun | undefined {
     const row = this.db
-      .prepare(`SELECT * FROM agent_runs WHERE thread_id = ? AND status = 'pending' ORDER BY seq LIMIT 1`)
-      .get(threadId) as RunRow | undefined;
+      .prepare(`SELECT * FROM agent_runs WHERE deployment_id = ? AND thread_id = ? AND status = 'pending' ORDER BY seq LIMIT 1`)
+      .get(deploymentId, threadId) as RunRow | undefined;
     return row && toStoredRun(row);
   }
 
   /** Threads that have pending runs (to resume after a restart). */
-  threadsWithPendingRuns(): string[] {
+  threadsWithPendingRuns(): { deploymentId: string; threadId: string }[] {
     return (
-      this.db.prepare(`SELECT DISTINCT thread_id FROM agent_runs WHERE status = 'pending'`).all() as {
+      this.db.prepare(`SELECT DISTINCT deployment_id, thread_id FROM agent_runs WHERE status = 'pending'`).all() as {
+        deployment_id: string;
         thread_id: string;
       }[]
-    ).map((row) => row.thread_id);
+    ).map((row) => ({ deploymentId: row.deployment_id, threadId: row.thread_id }));
   }
 
   /** Runs left `running` by a stopped process go back to `pending` with the next attempt number; returns them. */

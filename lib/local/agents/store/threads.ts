@@ -1,6 +1,7 @@
 /**
  * Threads and their checkpoints. A thread's state is its newest checkpoint; every checkpoint records the run that
- * wrote it, so a rolled-back run's effects are removed by deleting its checkpoints.
+ * wrote it, so a rolled-back run's effects are removed by deleting its checkpoints. Thread ids are each deployment's
+ * own: two deployments may hold a thread of the same id, and neither sees the other's.
  */
 import { randomUUID } from 'node:crypto';
 import type { Thread, ThreadCreate, ThreadState, ThreadStatus } from '../../../api/schemas/agent-server';
@@ -42,16 +43,15 @@ export interface CheckpointWrite {
 export class ThreadStore {
   constructor(private readonly db: PlatformDatabase, private readonly clock: Clock) {}
 
-  /** Creates a thread; 409 when the id exists, unless `if_exists` is `do_nothing`. */
+  /** Creates a thread; 409 when the deployment has one of that id, unless `if_exists` is `do_nothing`. */
   create(deploymentId: string, body: ThreadCreate): Thread {
     // ids are kept in lower case, as paths are read
     const threadId = (body.thread_id ?? randomUUID()).toLowerCase();
-    const existing = this.db.prepare('SELECT deployment_id FROM agent_threads WHERE thread_id = ?').get(threadId) as
-      | { deployment_id: string }
-      | undefined;
+    const existing = this.db
+      .prepare('SELECT 1 FROM agent_threads WHERE deployment_id = ? AND thread_id = ?')
+      .get(deploymentId, threadId);
     if (existing) {
-      if (body.if_exists === 'do_nothing' && existing.deployment_id === deploymentId)
-        return this.get(deploymentId, threadId);
+      if (body.if_exists === 'do_nothing') return this.get(deploymentId, threadId);
       throw new HttpError(409, `Thread ${threadId} already exists`);
     }
     const now = isoNow(this.clock);
@@ -66,7 +66,7 @@ export class ThreadStore {
   /** One thread with its current values; 404 when it is not in the deployment. */
   get(deploymentId: string, threadId: string): Thread {
     const row = this.row(deploymentId, threadId);
-    const latest = this.latestCheckpoint(threadId);
+    const latest = this.latestCheckpoint(deploymentId, threadId);
     return {
       thread_id: row.thread_id,
       created_at: row.created_at,
@@ -85,20 +85,20 @@ export class ThreadStore {
   /** Deletes a thread with its runs and checkpoints. */
   delete(deploymentId: string, threadId: string): void {
     this.row(deploymentId, threadId);
-    this.db.prepare('DELETE FROM agent_threads WHERE thread_id = ?').run(threadId);
+    this.db.prepare('DELETE FROM agent_threads WHERE deployment_id = ? AND thread_id = ?').run(deploymentId, threadId);
   }
 
   /** Records the thread's status. */
-  setStatus(threadId: string, status: ThreadStatus): void {
+  setStatus(deploymentId: string, threadId: string, status: ThreadStatus): void {
     this.db
-      .prepare('UPDATE agent_threads SET status = ?, updated_at = ? WHERE thread_id = ?')
-      .run(status, isoNow(this.clock), threadId);
+      .prepare('UPDATE agent_threads SET status = ?, updated_at = ? WHERE deployment_id = ? AND thread_id = ?')
+      .run(status, isoNow(this.clock), deploymentId, threadId);
   }
 
   /** The thread's state: the newest checkpoint, or empty values when no run has written one. */
   state(deploymentId: string, threadId: string): ThreadState {
     this.row(deploymentId, threadId);
-    const latest = this.latestCheckpoint(threadId);
+    const latest = this.latestCheckpoint(deploymentId, threadId);
     if (!latest)
       return {
         values: {},
@@ -123,22 +123,24 @@ export class ThreadStore {
   }
 
   /** Values and id of the newest checkpoint, the starting point of the thread's next run. */
-  currentValues(threadId: string): { values: GraphValues; checkpointId: string | null } {
-    const latest = this.latestCheckpoint(threadId);
+  currentValues(deploymentId: string, threadId: string): { values: GraphValues; checkpointId: string | null } {
+    const latest = this.latestCheckpoint(deploymentId, threadId);
     return latest
       ? { values: fromJson(latest.state), checkpointId: latest.checkpoint_id }
       : { values: {}, checkpointId: null };
   }
 
   /** Stores one checkpoint of a run. */
-  saveCheckpoint(threadId: string, checkpoint: CheckpointWrite): void {
+  saveCheckpoint(deploymentId: string, threadId: string, checkpoint: CheckpointWrite): void {
     this.db
       .prepare(
-        `INSERT INTO agent_checkpoints (checkpoint_id, thread_id, parent_checkpoint_id, run_id, step, state, next, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO agent_checkpoints
+         (checkpoint_id, deployment_id, thread_id, parent_checkpoint_id, run_id, step, state, next, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         checkpoint.checkpointId,
+        deploymentId,
         threadId,
         checkpoint.parentCheckpointId,
         checkpoint.runId,
@@ -154,16 +156,16 @@ export class ThreadStore {
     this.db.prepare('DELETE FROM agent_checkpoints WHERE run_id = ?').run(runId);
   }
 
-  private latestCheckpoint(threadId: string): CheckpointRow | undefined {
+  private latestCheckpoint(deploymentId: string, threadId: string): CheckpointRow | undefined {
     return this.db
-      .prepare('SELECT * FROM agent_checkpoints WHERE thread_id = ? ORDER BY seq DESC LIMIT 1')
-      .get(threadId) as CheckpointRow | undefined;
+      .prepare('SELECT * FROM agent_checkpoints WHERE deployment_id = ? AND thread_id = ? ORDER BY seq DESC LIMIT 1')
+      .get(deploymentId, threadId) as CheckpointRow | undefined;
   }
 
   private row(deploymentId: string, threadId: string): ThreadRow {
     const row = this.db
-      .prepare('SELECT * FROM agent_threads WHERE thread_id = ? AND deployment_id = ?')
-      .get(threadId, deploymentId) as ThreadRow | undefined;
+      .prepare('SELECT * FROM agent_threads WHERE deployment_id = ? AND thread_id = ?')
+      .get(deploymentId, threadId) as ThreadRow | undefined;
     if (!row) throw new HttpError(404, `Thread ${threadId} not found`);
     return row;
   }
