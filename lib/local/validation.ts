@@ -270,13 +270,37 @@ async function readBodyText(c: Context): Promise<string> {
 }
 
 /**
+ * Whether FastAPI reads a body of this `Content-Type` as JSON: `application/json`, `application/<anything>+json`, or
+ * no `Content-Type` at all.
+ */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined || header.trim() === '') return true;
+  const [main, sub] = header.split(';')[0]!.trim().toLowerCase().split('/');
+  return main === 'application' && sub !== undefined && (sub === 'json' || sub.endsWith('+json'));
+}
+
+/** How a route reads its body. */
+export interface JsonBodyOptions {
+  /**
+   * Read the body as JSON whatever its `Content-Type` (the agent server, as the real one does). By default a body
+   * of another type (`curl -d` sends `application/x-www-form-urlencoded`) is not an object, as FastAPI answers:
+   * `model_attributes_type` at `["body"]`.
+   */
+  readonly anyContentType?: boolean;
+}
+
+/**
  * The parsed JSON body of a request. An empty body is `missing` at `["body"]`; malformed JSON is `json_invalid` at
  * `["body", <position>]`, as FastAPI answers; a body over {@link MAX_REQUEST_BODY_BYTES} is a 413.
  */
-export async function readJsonBody(c: Context): Promise<unknown> {
+export async function readJsonBody(c: Context, options: JsonBodyOptions = {}): Promise<unknown> {
   const text = await readBodyText(c);
   if (text.trim() === '') {
     throw new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  }
+  if (!options.anyContentType && !isJsonContentType(c.req.header('content-type'))) {
+    const [type, msg] = TYPE_ERRORS.object!;
+    throw new RequestValidationError([{ loc: ['body'], msg: `${msg}; send it as Content-Type: application/json`, type }]);
   }
   try {
     return JSON.parse(text);

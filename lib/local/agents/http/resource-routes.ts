@@ -20,7 +20,7 @@ type AgentContext = Context<AgentServerEnv>;
 /** Parses a JSON body with a schema; 422 with every problem otherwise. */
 export async function parseBody<S extends z.ZodType>(c: AgentContext, schema: S): Promise<z.infer<S>> {
   const validator = new RequestValidator();
-  const body = validator.parse(schema, await readJsonBody(c), ['body']);
+  const body = validator.parse(schema, await readJsonBody(c, { anyContentType: true }), ['body']);
   validator.throwIfFailed();
   return body as z.infer<S>;
 }
