@@ -198,6 +198,8 @@ function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown): Val
     case 'unrecognized_keys':
       return issue.keys.map((key) => item('extra_forbidden', 'Extra inputs are not permitted', [...loc, key]));
     case 'invalid_union':
+      // an absent field is missing, whatever kinds of value it would take
+      if (valueAt(input, issue.path) === undefined && !hasKeyAt(input, issue.path)) return [item('missing', 'Field required')];
       return unionToItems(issue as z.core.$ZodIssueInvalidUnion, loc, valueAt(input, issue.path));
     case 'invalid_format':
       return issue.format === 'regex'
@@ -229,7 +231,7 @@ function rejectsKind(issues: readonly z.core.$ZodIssue[], value: unknown): boole
 /**
  * A value that matches no member of a union: the errors of the member of the value's kind (a bad item of a list,
  * an unknown value of an enum), or, when no single member is of its kind, the errors of every member at the union's
- * place, as pydantic lists them.
+ * place (pydantic lists every member's too, each under a `loc` that ends with the member's type).
  */
 function unionToItems(issue: z.core.$ZodIssueInvalidUnion, loc: Loc, value: unknown): ValidationErrorItem[] {
   const ofKind = issue.errors.filter((issues) => !rejectsKind(issues, value));

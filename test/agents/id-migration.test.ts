@@ -36,6 +36,9 @@ beforeAll(() => {
   );
   checkpoint.run('cp-1', THREAD, null, RUN, -1, '{"messages":[]}', NOW);
   checkpoint.run('cp-2', THREAD, 'cp-1', RUN, 0, '{"messages":[{"type":"human","content":"kept"}]}', NOW);
+  // a checkpoint since deleted (a rolled-back run's): its number is not given again
+  checkpoint.run('cp-gone', THREAD, 'cp-2', RUN, 1, '{}', NOW);
+  db.prepare("DELETE FROM agent_checkpoints WHERE checkpoint_id = 'cp-gone'").run();
   db.prepare(
     `INSERT INTO agent_runs (run_id, deployment_id, thread_id, assistant_id, status, multitask_strategy, metadata, kwargs,
      attempt, created_at, updated_at) VALUES (?, ?, ?, ?, 'success', NULL, '{}', '{}', 1, ?, ?)`,
@@ -68,9 +71,13 @@ test('lets another deployment use the same ids, and a thread deleted takes only 
   threads.create(D2, { thread_id: THREAD, metadata: { owner: 'them' } });
   threads.saveCheckpoint(D2, THREAD, { checkpointId: 'cp-3', parentCheckpointId: null, runId: 'r2', step: -1, values: { n: 2 }, next: [] });
   new AssistantStore(db, systemClock).create(D2, { graph_id: 'chat', assistant_id: ASSISTANT, name: 'theirs' });
-  // checkpoints keep their order after the migration
-  const seqs = db.prepare('SELECT checkpoint_id FROM agent_checkpoints ORDER BY seq').pluck().all();
-  expect(seqs).toEqual(['cp-1', 'cp-2', 'cp-3']);
+  // checkpoints keep their order and numbers after the migration, and the deleted one's number stays unused
+  const seqs = db.prepare('SELECT checkpoint_id, seq FROM agent_checkpoints ORDER BY seq').raw().all();
+  expect(seqs).toEqual([
+    ['cp-1', 1],
+    ['cp-2', 2],
+    ['cp-3', 4],
+  ]);
 
   threads.delete(D1, THREAD);
   expect(db.prepare('SELECT count(*) FROM agent_checkpoints WHERE deployment_id = ?').pluck().get(D1)).toBe(0);

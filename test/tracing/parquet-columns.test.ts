@@ -47,7 +47,7 @@ test('v1 timestamp bytes are the ISO text of formatMicros, for any instant', () 
 });
 
 test('a page of text is converted at once into each value\'s own UTF-8 bytes (ASCII or not, nulls kept)', () => {
-  const [dottedOrder, extra] = exportColumns(['dotted_order', 'extra'], 'v1');
+  const [dottedOrder, extra, endTime] = exportColumns(['dotted_order', 'extra', 'end_time'], 'v1');
   const texts = ['plain ascii', '', 'é', 'naïve café', '日本語のテキスト', 'emoji 🚀 and \u{1F600}', 'a\u0000b', 'x'.repeat(5_000)];
   const pages: (string | null)[][] = [
     texts,
@@ -61,10 +61,16 @@ test('a page of text is converted at once into each value\'s own UTF-8 bytes (AS
   const pageBytes = new PageBytes();
   for (const page of pages) {
     pageBytes.reset();
-    const rows = page.map((value) => ['other', value]);
-    // both columns of the page first, then their bytes: the second did not overwrite the first
+    const rows = page.map((value, i) => ['other', value, value === null ? null : 1_714_521_600_000_000 + i]);
+    // every column of the page first (timestamps between the two text columns), then their bytes: none was written
+    // over by the next
     const converted = [dottedOrder, extra].map((column) => column.convertAll(rows, 1, pageBytes));
-    for (const [c, column] of [dottedOrder, extra].entries()) {
+    const times = endTime.convertAll(rows, 2, pageBytes);
+    converted.push(extra.convertAll(rows, 1, pageBytes));
+    expect(times.map((bytes) => (bytes === null ? null : Buffer.from(bytes as Uint8Array).toString('latin1')))).toEqual(
+      rows.map((row) => (row[2] === null ? null : formatMicros(row[2] as number))),
+    );
+    for (const [c, column] of [dottedOrder, extra, extra].entries()) {
       expect(converted[c]).toHaveLength(page.length);
       converted[c].forEach((bytes, i) => {
         if (page[i] === null) expect(bytes).toBeNull();
@@ -107,4 +113,19 @@ test('every column converts a page exactly as it converts each of its values, in
       });
     }
   }
+});
+
+test('the page buffer grows to the bytes a page needs, and one grown for very large values is not kept', () => {
+  const pageBytes = new PageBytes();
+  const first = pageBytes.capacity;
+  pageBytes.encode('a'.repeat(first + 1));
+  // ASCII text takes a byte per character: the buffer doubles, it does not make room for three per character
+  expect(pageBytes.capacity).toBe(2 * first);
+  pageBytes.reset();
+  expect(pageBytes.capacity).toBe(2 * first);
+  const large = 'b'.repeat(40 * 1024 * 1024);
+  expect(pageBytes.encode(large).length).toBe(large.length);
+  expect(pageBytes.capacity).toBe(large.length);
+  pageBytes.reset();
+  expect(pageBytes.capacity).toBe(first);
 });

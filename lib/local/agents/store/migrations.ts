@@ -151,9 +151,9 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
         INSERT INTO agent_runs_v3
           (seq, run_id, deployment_id, thread_id, assistant_id, status, multitask_strategy, metadata, kwargs, attempt, error,
            created_at, updated_at)
-          SELECT seq, run_id, deployment_id, thread_id, assistant_id, status, multitask_strategy, metadata, kwargs, attempt,
-                 error, created_at, updated_at
-          FROM agent_runs ORDER BY seq;
+          SELECT r.seq, r.run_id, t.deployment_id, r.thread_id, r.assistant_id, r.status, r.multitask_strategy, r.metadata,
+                 r.kwargs, r.attempt, r.error, r.created_at, r.updated_at
+          FROM agent_runs r JOIN agent_threads t ON t.thread_id = r.thread_id ORDER BY r.seq;
 
         CREATE TABLE agent_assistants_v3 (
           deployment_id TEXT NOT NULL,
@@ -184,6 +184,14 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
         );
         INSERT INTO agent_default_assistants_v3 (deployment_id, graph_id, assistant_id)
           SELECT deployment_id, graph_id, assistant_id FROM agent_default_assistants;
+
+        -- numbers of deleted checkpoints and runs are not given again
+        UPDATE sqlite_sequence
+          SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'agent_checkpoints'), 0))
+          WHERE name = 'agent_checkpoints_v3';
+        UPDATE sqlite_sequence
+          SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'agent_runs'), 0))
+          WHERE name = 'agent_runs_v3';
 
         DROP TABLE agent_default_assistants;
         DROP TABLE agent_checkpoints;

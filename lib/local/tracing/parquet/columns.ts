@@ -199,11 +199,12 @@ function column(name: ExportableFieldName, type: TraceFieldType, version: Format
 }
 
 /**
- * Text and timestamps as bytes are converted a page at a time; the start time, whose min and max the writer keeps
- * for the file's footer, value by value (views into a page's buffer would keep each page's buffer alive).
+ * Text and timestamps as bytes are converted a page at a time, into the page's buffer; a column whose min and max the
+ * writer keeps for the file's footer (the start time) value by value, each in an array of its own: the page's buffer
+ * is written over by the next page, long before the footer.
  */
 function columnConverter(convert: (stored: unknown) => unknown, options: ColumnWriteOptions): ColumnConverter {
-  if (convert === utf8) return utf8Column;
+  if (convert === utf8 && !options.statistics) return utf8Column;
   if (convert === timestampText && !options.statistics) return timestampColumn;
   return COLUMN_LOOPS.get(convert) ?? valueByValue(convert);
 }

@@ -10,6 +10,11 @@ type PageRows = readonly (readonly unknown[])[];
 
 /** The first buffer of a {@link PageBytes}; it grows to what a page needs. */
 const PAGE_BYTES_INITIAL = 64 * 1024;
+/**
+ * A buffer that grew larger than this for a page of very large values is not kept for the next page (the next such
+ * page makes its own).
+ */
+const PAGE_BYTES_KEPT_MAX = 32 * 1024 * 1024;
 
 const textEncoder = new TextEncoder();
 
@@ -23,9 +28,15 @@ export class PageBytes {
   private buffer = new Uint8Array(PAGE_BYTES_INITIAL);
   private used = 0;
 
+  /** Bytes of the buffer now (what the reader holds between pages). */
+  get capacity(): number {
+    return this.buffer.length;
+  }
+
   /** Starts the next page: the values of the previous one are no longer read. */
   reset(): void {
     this.used = 0;
+    if (this.buffer.length > PAGE_BYTES_KEPT_MAX) this.buffer = new Uint8Array(PAGE_BYTES_INITIAL);
   }
 
   /** Room for `bytes` bytes, valid until the next {@link reset}. */
@@ -45,8 +56,7 @@ export class PageBytes {
         this.used += written;
         return free.subarray(0, written);
       }
-      // at most 3 bytes per UTF-16 unit
-      this.grow(text.length * 3);
+      this.grow(Buffer.byteLength(text, 'utf8'));
     }
   }
 
