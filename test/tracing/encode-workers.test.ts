@@ -12,6 +12,7 @@ import { AUTH_MIGRATIONS } from '../../lib/local/auth';
 import { systemClock } from '../../lib/local/clock';
 import { migrate, openDatabase, type PlatformDatabase } from '../../lib/local/db';
 import { EncodeScheduler, type EncodedSource, type EncodeThreadSettings } from '../../lib/local/tracing/exports/encode-pool';
+import { WORKER_YOUNG_GENERATION_MB } from '../../lib/local/tracing/exports/encode-worker-pool';
 import type { EncodedEvent, EncodeJob } from '../../lib/local/tracing/exports/run-encoder';
 import { encoderBufferBytes } from '../../lib/local/tracing/parquet/part-encoder';
 import { TRACING_MIGRATIONS } from '../../lib/local/tracing/store/migrations';
@@ -170,6 +171,32 @@ test("a worker's processing error keeps its name and message, and the next attem
   }
   const events = await drain(await pool.open(job(), new AbortController().signal));
   expect(files(events).map((file) => file.rows)).toEqual([1_000, 500]);
+}, 60_000);
+
+test('a worker has the young generation of the rows it encodes; an idle worker of the other kind makes way', async () => {
+  const RealWorker = workerThreads.Worker;
+  const youngGenerations: (number | undefined)[] = [];
+  const exits: Promise<unknown>[] = [];
+  const spawn = jest.spyOn(workerThreads, 'Worker').mockImplementation((...args) => {
+    const [entry, options] = args as ConstructorParameters<typeof RealWorker>;
+    youngGenerations.push(options?.resourceLimits?.maxYoungGenerationSizeMb);
+    const worker = new RealWorker(entry, options);
+    exits.push(new Promise((resolve) => worker.once('exit', resolve)));
+    return worker;
+  });
+  try {
+    const pool = scheduler({ encodeThreads: 1, encodeWorkerMinRows: 0, segmentMinRows: 50_000 });
+    const narrow = job({ fields: EXPORTABLE_FIELD_NAMES.filter((name) => name !== 'inputs' && name !== 'outputs') });
+    await drain(await pool.open(job(), new AbortController().signal));
+    // the idle worker sized for inputs and outputs is stopped: the pool holds one thread
+    await drain(await pool.open(narrow, new AbortController().signal));
+    await exits[0];
+    // the narrow one is reused
+    await drain(await pool.open(narrow, new AbortController().signal));
+    expect(youngGenerations).toEqual([WORKER_YOUNG_GENERATION_MB.wide, WORKER_YOUNG_GENERATION_MB.narrow]);
+  } finally {
+    spawn.mockRestore();
+  }
 }, 60_000);
 
 test('a worker that cannot be started fails its attempt, and leaves its place in the pool to the next', async () => {

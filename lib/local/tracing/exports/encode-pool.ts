@@ -3,17 +3,15 @@
  * enough to pay for one, else in the main thread. Either way the attempt sees an {@link EncodedSource}: the events
  * of {@link RunEncoder}, pulled one at a time, while the main thread uploads and checkpoints.
  *
- * Workers are kept in a pool of at most `encodeThreads` threads, each with its own read-only connection; an attempt
- * that needs one while all are busy waits (still Running). A worker encodes at most one chunk ahead of its upload
- * and gets each uploaded buffer back, so its two chunk buffers circulate, whatever the size of the export.
- * Idle workers are kept for a while for the next attempts, then stopped.
+ * Workers are kept in a pool of at most `encodeThreads` threads (encode-worker-pool.ts), each with its own read-only
+ * connection; an attempt that needs one while all are busy waits (still Running). A worker encodes at most one chunk
+ * ahead of its upload and gets each uploaded buffer back, so its two chunk buffers circulate, whatever the size of
+ * the export.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { RunCursor, RunStore } from '../store/runs';
-import { detachArrayBufferEarly } from './detach-early';
-import type { EncodeWorkerData, FromEncodeWorker, ToEncodeWorker } from './encode-worker';
+import type { FromEncodeWorker, ToEncodeWorker } from './encode-worker';
+import { EncodeWorkerPool, rowWidthOf } from './encode-worker-pool';
 import { RunEncoder, type EncodedEvent, type EncodeJob } from './run-encoder';
 import { segmentEnds } from './segments';
 
@@ -38,138 +36,6 @@ export interface EncodedSource {
   next(): Promise<EncodedEvent>;
   /** Ends the source (early or after its `end` event). */
   close(): void;
-}
-
-/** An idle worker is stopped after this long. */
-const IDLE_WORKER_MS = 30_000;
-
-/**
- * Runs the compiled worker, or, when this module runs from its TypeScript source (the tests), the source itself,
- * transpiled on load by the TypeScript compiler the project is developed with.
- */
-const TS_BOOTSTRAP = `
-const { readFileSync } = require('node:fs');
-const { createRequire } = require('node:module');
-const { workerData } = require('node:worker_threads');
-const load = createRequire(workerData.entry);
-const ts = load('typescript');
-load.extensions['.ts'] = (module, filename) => {
-  const { outputText } = ts.transpileModule(readFileSync(filename, 'utf8'), {
-    fileName: filename,
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  });
-  module._compile(outputText, filename);
-};
-load(workerData.entry);
-`;
-
-/**
- * The old generation of a worker's heap. Below the process default (up to 4 GiB) V8 collects sooner: a busy worker
- * stays well smaller, and encodes no slower. A run whose rows do not fit is encoded in the main thread from its next
- * attempt on (see {@link EncodeScheduler}).
- */
-const WORKER_OLD_GENERATION_MB = 1024;
-
-/**
- * The young generation of a worker's heap: two semi-spaces of 32 MB (V8 takes a third of this figure per
- * semi-space, rounded up to a power of two), twice the default. A page of rows and its converted values are alive
- * while their row group is encoded, and each scavenge copies what is alive: with twice the room there are half as
- * many scavenges. Measured with bench/export: about 10% less CPU per row, for 32 MB more per worker, which the
- * worker then uses from its first run on, so its memory does not grow with the export.
- */
-const WORKER_YOUNG_GENERATION_MB = 96;
-
-function spawnEncodeWorker(dbFile: string): Worker {
-  const data: EncodeWorkerData = { dbFile };
-  const options = {
-    // the worker loads no AWS SDK; should that change, the SDK's warning about the Node version stays off there too
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-  };
-  const compiled = join(__dirname, 'encode-worker.js');
-  if (__filename.endsWith('.js') && existsSync(compiled)) return new Worker(compiled, { ...options, workerData: data });
-  return new Worker(TS_BOOTSTRAP, { ...options, eval: true, workerData: { ...data, entry: join(__dirname, 'encode-worker.ts') } });
-}
-
-/** A bounded pool of encode workers over one database file. */
-class EncodeWorkerPool {
-  private readonly idle: Worker[] = [];
-  private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
-  private readonly waiters: (() => void)[] = [];
-  private active = 0;
-
-  constructor(
-    private readonly dbFile: string,
-    private readonly size: number,
-  ) {
-    // the main thread transfers each uploaded buffer back to its worker (see detach-early.ts)
-    detachArrayBufferEarly();
-  }
-
-  /** A worker for one attempt; waits while every worker is busy. */
-  async acquire(signal: AbortSignal): Promise<Worker> {
-    while (this.active >= this.size) {
-      signal.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => {
-          this.waiters.splice(this.waiters.indexOf(wake), 1);
-          reject(signal.reason);
-        };
-        const wake = (): void => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        this.waiters.push(wake);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-    }
-    signal.throwIfAborted();
-    // a worker that cannot be started takes no place in the pool
-    const worker = this.idle.pop() ?? this.spawn();
-    this.active += 1;
-    clearTimeout(this.idleTimers.get(worker));
-    this.idleTimers.delete(worker);
-    worker.ref();
-    return worker;
-  }
-
-  /** Gives a worker back: kept for reuse when it finished its job cleanly, else stopped. */
-  release(worker: Worker, reusable: boolean): void {
-    this.active -= 1;
-    if (reusable) {
-      worker.unref();
-      this.idle.push(worker);
-      this.idleTimers.set(worker, setTimeout(() => void this.stop(worker), IDLE_WORKER_MS).unref());
-    } else {
-      void worker.terminate();
-    }
-    this.waiters.shift()?.();
-  }
-
-  /** Stops the idle workers (busy ones are stopped by their attempts, which are aborted first). */
-  async close(): Promise<void> {
-    await Promise.all([...this.idle].map((worker) => this.stop(worker)));
-  }
-
-  private spawn(): Worker {
-    const worker = spawnEncodeWorker(this.dbFile);
-    // an idle worker that fails is dropped; a busy one's failure is reported to its attempt by its source
-    worker.on('error', () => undefined);
-    worker.on('exit', () => this.forget(worker));
-    return worker;
-  }
-
-  private async stop(worker: Worker): Promise<void> {
-    this.forget(worker);
-    await worker.terminate();
-  }
-
-  private forget(worker: Worker): void {
-    const index = this.idle.indexOf(worker);
-    if (index >= 0) this.idle.splice(index, 1);
-    clearTimeout(this.idleTimers.get(worker));
-    this.idleTimers.delete(worker);
-  }
 }
 
 /** Encodes in the main thread: each event is encoded when it is asked for. */
@@ -338,7 +204,7 @@ export class EncodeScheduler {
       this.runs.count(job.sessionId, job.fromMicros, job.toMicros, this.settings.encodeWorkerMinRows) >= this.settings.encodeWorkerMinRows;
     if (!useWorker) return new InThreadSource(job, this.runs, signal);
     const pool = this.pool!;
-    const worker = await pool.acquire(signal);
+    const worker = await pool.acquire(signal, rowWidthOf(job.fields));
     const rememberTooLarge = (): void => {
       if (this.tooLargeForWorkers.size >= MAX_REMEMBERED_RUNS) this.tooLargeForWorkers.clear();
       this.tooLargeForWorkers.add(key);
