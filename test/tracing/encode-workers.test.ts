@@ -193,7 +193,13 @@ test('a worker has the young generation of the rows it encodes; an idle worker o
     await exits[0];
     // the narrow one is reused
     await drain(await pool.open(narrow, new AbortController().signal));
-    expect(youngGenerations).toEqual([WORKER_YOUNG_GENERATION_MB.wide, WORKER_YOUNG_GENERATION_MB.narrow]);
+    // a filter that reads inputs and outputs (a search of the whole run) makes the rows wide again
+    await drain(await pool.open({ ...narrow, filter: 'search("chain")' }, new AbortController().signal));
+    expect(youngGenerations).toEqual([
+      WORKER_YOUNG_GENERATION_MB.wide,
+      WORKER_YOUNG_GENERATION_MB.narrow,
+      WORKER_YOUNG_GENERATION_MB.wide,
+    ]);
   } finally {
     spawn.mockRestore();
   }

@@ -204,7 +204,7 @@ export class EncodeScheduler {
       this.runs.count(job.sessionId, job.fromMicros, job.toMicros, this.settings.encodeWorkerMinRows) >= this.settings.encodeWorkerMinRows;
     if (!useWorker) return new InThreadSource(job, this.runs, signal);
     const pool = this.pool!;
-    const worker = await pool.acquire(signal, rowWidthOf(job.fields));
+    const worker = await pool.acquire(signal, rowWidthOf(job.fields, job.filter));
     const rememberTooLarge = (): void => {
       if (this.tooLargeForWorkers.size >= MAX_REMEMBERED_RUNS) this.tooLargeForWorkers.clear();
       this.tooLargeForWorkers.add(key);

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { parseFilter, referencedFields } from '../../../api/filter';
 import type { ExportableFieldName } from '../../../api/schemas/trace-fields';
 import { detachArrayBufferEarly } from './detach-early';
 import type { EncodeWorkerData } from './encode-worker';
@@ -46,11 +47,13 @@ const WORKER_OLD_GENERATION_MB = 1024;
  */
 export type RowWidth = 'narrow' | 'wide';
 
-const PAYLOAD_FIELDS: readonly ExportableFieldName[] = ['inputs', 'outputs'];
+const PAYLOAD_FIELDS: readonly string[] = ['inputs', 'outputs'] satisfies ExportableFieldName[];
 
-/** The kind of rows an export of these fields reads. */
-export const rowWidthOf = (fields: readonly ExportableFieldName[]): RowWidth =>
-  fields.some((field) => PAYLOAD_FIELDS.includes(field)) ? 'wide' : 'narrow';
+/** The kind of rows an export reads: its fields, and those its filter reads (`search("…")` reads inputs and outputs). */
+export function rowWidthOf(fields: readonly ExportableFieldName[], filter: string | null): RowWidth {
+  const read: readonly string[] = filter ? [...fields, ...referencedFields(parseFilter(filter))] : fields;
+  return read.some((field) => PAYLOAD_FIELDS.includes(field)) ? 'wide' : 'narrow';
+}
 
 /**
  * The young generation of a worker's heap (V8 takes a third of the figure per semi-space, rounded up to a power of
