@@ -2,19 +2,20 @@
  * The files of a data dir that are the platform's own, the lock that keeps one platform per data dir, and `--reset`.
  *
  * Two platforms on one data dir would each believe they own it: a `--reset` by the second deletes the database from
- * under the first, which goes on answering with writes that are lost. So a platform holds `platform.lock` (its pid)
- * while it runs; a lock whose process is gone (a crash, SIGKILL) is taken over.
+ * under the first, which goes on answering with writes that are lost. So a platform holds a lock on
+ * `platform.lock` while it runs, one the system releases when the process ends (a crash, SIGKILL included).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import Database from 'better-sqlite3';
 import { DATABASE_FILE } from './db';
 
-/** The lock file of a running platform: its process id. */
+/** The lock file of the data dir (a small SQLite database), locked by the platform that runs on it. */
 export const LOCK_FILE = 'platform.lock';
 
 /** The files the platform makes in a data dir (see db.ts, secret-box.ts, platform.ts), and nothing else. */
 const OWN_FILE = new RegExp(
-  `^(${[DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DATABASE_FILE}-journal`, 'secret.key', 'dev-api-key', LOCK_FILE]
+  `^(${[DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DATABASE_FILE}-journal`, 'secret.key', 'dev-api-key', LOCK_FILE, `${LOCK_FILE}-journal`]
     .map((name) => name.replace(/[.-]/g, '\\$&'))
     .join('|')})(\\.\\d+\\.partial)?$`,
 );
@@ -32,39 +33,92 @@ function processRuns(pid: number): boolean {
   }
 }
 
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+/** Where a SQLite file's header keeps its `user_version` (4 bytes, big-endian): the lock's holder writes its pid there. */
+const USER_VERSION_OFFSET = 60;
+
+/**
+ * What a lock file says of its holder: the pid a platform wrote into it (0 when none yet), or, in a lock file of an
+ * earlier version of the platform (a text file), the pid it holds. Read with plain file reads, never through SQLite.
+ * Never called by the process that holds the lock: closing any descriptor of a file drops the POSIX locks its process
+ * holds on it.
+ */
+function recordedHolder(file: string): number {
+  const content = fs.readFileSync(file);
+  if (content.length >= USER_VERSION_OFFSET + 4 && content.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) {
+    return content.readUInt32BE(USER_VERSION_OFFSET);
+  }
+  const pid = Number.parseInt(content.toString('utf8'), 10);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : 0;
+}
+
+const isBusy = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('SQLITE_BUSY') === true;
+const isNotADatabase = (err: unknown): boolean => (err as { code?: string }).code === 'SQLITE_NOTADB';
+
+/**
+ * Holds the lock file through SQLite: an exclusive lock of a connection in `locking_mode = EXCLUSIVE`, which the
+ * system releases when the connection closes or the process ends, however it ends. The holder's pid goes into the
+ * file's header, for the message of a start that is refused. Undefined when another process holds it.
+ */
+function holdLockFile(file: string): Database.Database | undefined {
+  // created the owner's alone; SQLite takes an empty file for an empty database
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  const db = new Database(file, { timeout: 0 });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma('journal_mode = MEMORY');
+    db.exec('BEGIN IMMEDIATE');
+    db.pragma(`user_version = ${process.pid}`);
+    // in exclusive locking mode the lock outlives the transaction, up to the connection's close
+    db.exec('COMMIT');
+    return db;
+  } catch (err) {
+    db.close();
+    if (isBusy(err)) return undefined;
+    throw err;
+  }
+}
+
 /**
  * Takes the data dir's lock; returns its release. Throws, naming the process and the lock file, when another
- * platform holds it.
+ * platform holds it. The lock is the system's (see {@link holdLockFile}), not the file's presence: a platform that
+ * did not stop (a crash, SIGKILL) holds nothing, so its data dir is free at once, and two platforms that start
+ * together cannot both take it. The file stays after the release: deleting it could delete the lock of the platform
+ * that took it meanwhile.
  */
 export function lockDataDir(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = path.join(dataDir, LOCK_FILE);
+  // one name per directory, whatever the path it was reached by (see recordedHolder: this process must not open the
+  // file of a lock it holds)
+  const file = path.join(fs.realpathSync(dataDir), LOCK_FILE);
   if (lockedHere.has(file)) throw new Error(`the data dir ${dataDir} is in use by another platform of this process`);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
-    }
-    const holder = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
-    if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && processRuns(holder)) {
+  let held: Database.Database | undefined;
+  try {
+    held = holdLockFile(file);
+  } catch (err) {
+    if (!isNotADatabase(err)) throw err;
+    // the text lock of an earlier version of the platform: refused while its process runs, else replaced
+    const pid = recordedHolder(file);
+    if (pid > 0 && pid !== process.pid && processRuns(pid)) {
       throw new Error(
-        `the data dir ${dataDir} is in use by process ${holder}: stop that platform, or choose another --data-dir ` +
-          `(if process ${holder} is not a local platform, delete ${file})`,
+        `the data dir ${dataDir} is in use by process ${pid}: stop that platform, or choose another --data-dir ` +
+          `(if process ${pid} is not a local platform, delete ${file})`,
       );
     }
-    // left by a platform that did not stop cleanly
     fs.rmSync(file, { force: true });
+    held = holdLockFile(file);
+  }
+  if (!held) {
+    // the pid is the holder's once it has written it (at once after taking the lock)
+    const pid = recordedHolder(file);
+    const holder = pid > 0 && processRuns(pid) ? `process ${pid}` : 'another process';
+    throw new Error(`the data dir ${dataDir} is in use by ${holder}: stop that platform, or choose another --data-dir`);
   }
   lockedHere.add(file);
+  const lock = held;
   return () => {
     if (!lockedHere.delete(file)) return;
-    try {
-      if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
-    } catch {
-      // the directory is gone (a test removed it): nothing to release
-    }
+    lock.close();
   };
 }
 

@@ -163,6 +163,31 @@ describe('bad usage, named by where it came from', () => {
   });
 });
 
+describe('one platform per data dir, across processes', () => {
+  test('the data dir of a platform killed with SIGKILL is free at once', async () => {
+    const dataDir = tempDataDir();
+    const killed = await cli(['--port', '0', '--data-dir', dataDir]);
+    expect(await stop(killed, 'SIGKILL')).toBe('SIGKILL');
+    const next = await cli(['--port', '0', '--data-dir', dataDir]);
+    expect((await new RawApi(next.url, next.keyLine).get('/v2/deployments')).status).toBe(200);
+    expect(await stop(next)).toBe(0);
+  });
+
+  test('of platforms started together on a data dir a crashed platform left, exactly one runs', async () => {
+    const dataDir = tempDataDir();
+    const killed = await cli(['--port', '0', '--data-dir', dataDir]);
+    expect(await stop(killed, 'SIGKILL')).toBe('SIGKILL');
+    const attempts = await Promise.allSettled([0, 1, 2, 3].map(() => cli(['--port', '0', '--data-dir', dataDir])));
+    const running = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
+    expect(running).toHaveLength(1);
+    for (const attempt of attempts) {
+      if (attempt.status === 'rejected') expect(String(attempt.reason)).toMatch(/CLI exited \(1\) before it was ready.*is in use by (process \d+|another process)/s);
+    }
+    expect((await new RawApi(running[0].url, running[0].keyLine).get('/v2/deployments')).status).toBe(200);
+    expect(await stop(running[0])).toBe(0);
+  });
+});
+
 describe('generate-runs', () => {
   const range = ['--project', 'demo', '--start', '2024-05-01T00:00:00Z', '--end', '2024-05-02T00:00:00Z'];
 

@@ -20,6 +20,8 @@ const newDataDir = (): string => {
   return path.join(root, 'data');
 };
 const mode = (file: string): number => fs.statSync(file).mode & 0o777;
+/** The pid a lock file records (SQLite's user_version, in its header); read only while no lock of this process is held. */
+const recordedPid = (lock: string): number => fs.readFileSync(lock).readUInt32BE(60);
 const start = (dataDir: string): Promise<LocalPlatform> => startLocalPlatform({ dataDir, apiKeys: ['key-of-the-data-dir-test'] });
 
 afterAll(() => {
@@ -111,20 +113,35 @@ describe('one platform per data dir', () => {
     await (await start(dataDir)).close();
   });
 
-  test('a lock held by another running process is refused; one left by a process that is gone is taken over', async () => {
+  test('a lock file of an earlier version (a text pid) is refused while that process runs, else taken over', async () => {
     const dataDir = newDataDir();
     fs.mkdirSync(dataDir, { recursive: true });
     const lock = path.join(dataDir, LOCK_FILE);
     // the parent of this test process runs, and is not this process
     fs.writeFileSync(lock, `${process.ppid}\n`);
-    await expect(start(dataDir)).rejects.toThrow(`the data dir ${dataDir} is in use by process ${process.ppid}: stop that platform`);
+    await expect(start(dataDir)).rejects.toThrow(
+      `the data dir ${dataDir} is in use by process ${process.ppid}: stop that platform, or choose another --data-dir ` +
+        `(if process ${process.ppid} is not a local platform, delete ${lock})`,
+    );
     expect(fs.readFileSync(lock, 'utf8')).toBe(`${process.ppid}\n`);
 
     fs.writeFileSync(lock, '2147483646\n');
-    const platform = await start(dataDir);
-    expect(fs.readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
-    await platform.close();
-    expect(fs.existsSync(lock)).toBe(false);
+    await (await start(dataDir)).close();
+    // replaced by a lock of this version, which stays after the platform stops, with the pid of its last holder
+    expect(recordedPid(lock)).toBe(process.pid);
+    expect(mode(lock)).toBe(0o600);
+  });
+
+  test('a lock file naming a process that runs but holds no lock (its pid was reused) is taken over', async () => {
+    const dataDir = newDataDir();
+    fs.mkdirSync(dataDir, { recursive: true });
+    const lock = path.join(dataDir, LOCK_FILE);
+    const Database = (await import('better-sqlite3')).default;
+    const left = new Database(lock);
+    left.pragma(`user_version = ${process.ppid}`);
+    left.close();
+    await (await start(dataDir)).close();
+    expect(recordedPid(lock)).toBe(process.pid);
   });
 });
 
