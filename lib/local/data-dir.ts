@@ -53,7 +53,8 @@ function recordedHolder(file: string): number {
 }
 
 const isBusy = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('SQLITE_BUSY') === true;
-const isNotADatabase = (err: unknown): boolean => (err as { code?: string }).code === 'SQLITE_NOTADB';
+/** A lock file that SQLite cannot read: one of an earlier version (text), or one damaged (a disk full, a crash). */
+const isNotADatabase = (err: unknown): boolean => ['SQLITE_NOTADB', 'SQLITE_CORRUPT'].includes((err as { code?: string }).code ?? '');
 
 /**
  * Holds the lock file through SQLite: an exclusive lock of a connection in `locking_mode = EXCLUSIVE`, which the
@@ -97,7 +98,8 @@ export function lockDataDir(dataDir: string): () => void {
     held = holdLockFile(file);
   } catch (err) {
     if (!isNotADatabase(err)) throw err;
-    // the text lock of an earlier version of the platform: refused while its process runs, else replaced
+    // the text lock of an earlier version of the platform: refused while its process runs, else replaced (so is a
+    // damaged lock file, which no process can hold)
     const pid = recordedHolder(file);
     if (pid > 0 && pid !== process.pid && processRuns(pid)) {
       throw new Error(

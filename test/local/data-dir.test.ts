@@ -130,6 +130,13 @@ describe('one platform per data dir', () => {
     // replaced by a lock of this version, which stays after the platform stops, with the pid of its last holder
     expect(recordedPid(lock)).toBe(process.pid);
     expect(mode(lock)).toBe(0o600);
+
+    // a damaged lock file (neither text nor SQLite): no process can hold it, so it is replaced too
+    const damaged = Buffer.alloc(4096, 0x5a);
+    Buffer.from('SQLite format 3\0', 'latin1').copy(damaged);
+    fs.writeFileSync(lock, damaged);
+    await (await start(dataDir)).close();
+    expect(recordedPid(lock)).toBe(process.pid);
   });
 
   test('a lock file naming a process that runs but holds no lock (its pid was reused) is taken over', async () => {
