@@ -1,17 +1,19 @@
 /** Checks shared by the constructs' validation; each returns the message for a bad value, or undefined. */
+import { httpUrlProblem as urlProblemOf } from '../api/urls';
 import type { Duration } from './duration';
 import { messages } from './errors';
 
 /** Why `value` is not an absolute http(s) URL. */
 export function httpUrlProblem(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && (url.username !== '' || url.password !== '')) return messages.urlWithUserInfo();
-    if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
-  } catch {
-    // not a URL at all: same message
+  // the platform's own check, so that what synthesizes is what the platform takes
+  switch (urlProblemOf(value)) {
+    case undefined:
+      return undefined;
+    case 'user-info':
+      return messages.urlWithUserInfo();
+    default:
+      return messages.notHttpUrl(value);
   }
-  return messages.notHttpUrl(value);
 }
 
 /** A check that a number is whole and within `[min, max]`. */

@@ -63,7 +63,7 @@ const quote = (value: unknown): string => JSON.stringify(value);
 /** Messages by subject. */
 export const messages = {
   // ---- shared ----
-  notHttpUrl: (value: string) => `must be an absolute http:// or https:// URL; got ${quote(value)}.`,
+  notHttpUrl: (value: string) => `must be an absolute http:// or https:// URL written in full, with no spaces; got ${quote(value)}.`,
   // the value itself is not quoted: it holds a password
   urlWithUserInfo: () =>
     'must not carry a user name or password in the URL, which is kept as written in the synthesized stack and the state: ' +

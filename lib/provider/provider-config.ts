@@ -3,6 +3,7 @@
  * Formats are checked at validate time; a missing API key is an error at configure time (plan, apply, import),
  * because at validate time the key may simply not be known yet.
  */
+import { httpUrlProblem } from '../api/urls';
 import type { CtyValue } from './cty/value';
 import { UNKNOWN } from './cty/value';
 import type { Diagnostics } from './framework/diagnostics';
@@ -24,12 +25,9 @@ export const DEFAULT_REQUEST_TIMEOUT = '30s';
 export const DEFAULT_MAX_RETRIES = 3;
 
 function urlProblem(text: string): string | undefined {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'must be an http:// or https:// URL.';
-  } catch {
-    return `${JSON.stringify(text)} is not a URL: write it like "https://api.example.com".`;
-  }
+  // a user name or password in the URL is not refused here: the URL is no resource attribute, kept in no state
+  if (httpUrlProblem(text) !== 'not-http-url') return undefined;
+  return `${JSON.stringify(text)} is not an http:// or https:// URL written in full: write it like "https://api.example.com".`;
 }
 
 /** Schema of the `provider "agentplatform"` block. */

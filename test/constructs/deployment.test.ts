@@ -102,6 +102,8 @@ describe('Deployment', () => {
         'a tag never moves',
       ],
       ['a repository that is not a URL', { source: DeploymentSource.github({ repoUrl: 'github.com/acme/a' }) }, 'source.repoUrl', 'http:// or https:// URL'],
+      // a URL parser mends it; the platform refuses it
+      ['a repository URL with a space', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/my agent' }) }, 'source.repoUrl', 'http:// or https:// URL'],
       ['an empty image', { source: DeploymentSource.image(' ') }, 'source.imageUri', 'must name a container image'],
       ['min scale above max scale', { resources: { minScale: 4, maxScale: 2 } }, 'resources.minScale', '(4) must be at most resources.maxScale (2)'],
       ['a negative min scale', { resources: { minScale: -1 } }, 'resources.minScale', 'whole number of at least 0'],

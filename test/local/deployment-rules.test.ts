@@ -100,6 +100,21 @@ describe('create: rules between fields', () => {
       ['body', 'source_config', 'custom_url'],
     ],
     [
+      'a repo_url with a space (a URL parser would mend it)',
+      githubBody({ source_config: { repo_url: 'https://github.com/example/my agent' } }),
+      ['body', 'source_config', 'repo_url'],
+    ],
+    [
+      'a repo_url with one slash after the scheme (a URL parser would mend it)',
+      githubBody({ source_config: { repo_url: 'http:/github.com/example/a' } }),
+      ['body', 'source_config', 'repo_url'],
+    ],
+    [
+      'a custom_url with one slash after the scheme',
+      githubBody({ source_config: { custom_url: 'https:/agent.example.com' } }),
+      ['body', 'source_config', 'custom_url'],
+    ],
+    [
       'a repo_url that carries a token',
       { name: 'with-token', source: 'github', source_config: { repo_url: 'https://x-access-token:ghp_secret@github.com/example/a' } },
       ['body', 'source_config', 'repo_url'],
@@ -121,6 +136,10 @@ describe('create: rules between fields', () => {
     ],
   ])('%s is a 422 at that field', async (_case, body, loc) => {
     expect(onlyValidationItem(await t.api.post('/v2/deployments', body)).loc).toEqual(loc);
+  });
+  test('a URL scheme in capitals is a scheme (RFC 3986): accepted, and kept as sent', async () => {
+    const created = await createDeployment(t.api, githubBody({ source_config: { repo_url: 'HTTPS://GitHub.com/example/a/' } }));
+    expect(created.source_config.repo_url).toBe('HTTPS://GitHub.com/example/a/');
   });
   test('a tag ref without build_on_push, and build_on_push on a branch, are accepted', async () => {
     await createDeployment(t.api, githubBody({ source_revision_config: { repo_ref: 'refs/tags/v1.0.0' } }));

@@ -36,6 +36,9 @@ describe('agentplatform_deployment input checks and secrets', () => {
         githubDeployment('scales', { name: 'f' }, '  resource_spec = { min_scale = 3, max_scale = 2 }\n'),
         githubDeployment('token_in_url', { name: 'h', repo_url: 'https://x-access-token:ghp_0123@github.com/acme/agent' }),
         githubDeployment('password_in_custom_url', { name: 'i', custom_url: 'https://user:pw@agent.example.com' }),
+        // URLs that a WHATWG parser mends, and the platform refuses: refused at plan, not after a replacement's destroy
+        githubDeployment('spaced_url', { name: 'k', repo_url: 'https://github.com/acme/my agent' }),
+        githubDeployment('one_slash_url', { name: 'l', repo_url: 'http:/github.com/acme/agent' }),
         githubDeployment('empty_ref', { name: 'j', repo_ref: '', secrets_version: 1.5 }),
         `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  secrets         = { "not-an-env-name" = "x" }\n  secrets_version = 1\n}\n`,
         `data "agentplatform_revisions" "zero" {\n  deployment_id = "6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24"\n  limit = 0\n}\n`,
@@ -61,6 +64,9 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(stderr).toContain('"not-an-env-name" is not an environment variable name');
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "token_in_url"', 'repo_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid custom_url', 'resource "agentplatform_deployment" "password_in_custom_url"', 'custom_url')).toBe(true);
+    expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "spaced_url"', 'repo_url')).toBe(true);
+    expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "one_slash_url"', 'repo_url')).toBe(true);
+    expect(stderr.replace(/\s+/g, ' ')).toContain('must be an absolute http:// or https:// URL written in full, with no spaces');
     expect(stderr.replace(/\s+/g, ' ')).toContain('must not carry a user name or password: the URL is kept in plan and state and returned by the platform. A private repository is reached through `integration_id`.');
     expect(diagnosticAt(stderr, 'Invalid repo_ref', 'resource "agentplatform_deployment" "empty_ref"', 'repo_ref')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid secrets_version', 'resource "agentplatform_deployment" "empty_ref"', 'secrets_version')).toBe(true);

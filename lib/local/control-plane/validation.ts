@@ -14,6 +14,7 @@ import {
   type DeploymentCreate,
   type DeploymentPatch,
 } from '../../api/schemas/control-plane';
+import { httpUrlProblem } from '../../api/urls';
 import { RequestValidator } from '../validation';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
@@ -188,14 +189,16 @@ function checkOutcome(
       sentConfig?.build_on_push === true ? [...SOURCE_CONFIG, 'build_on_push'] : [...REVISION_CONFIG, 'repo_ref'];
     valueError(v, loc, `build_on_push must be false when repo_ref is a tag ('${repoRef}'): tags are immutable`);
   }
-  if (sentConfig?.repo_url != null && !/^https?:\/\/\S+$/.test(sentConfig.repo_url)) {
+  const repoUrlProblem = sentConfig?.repo_url == null ? undefined : httpUrlProblem(sentConfig.repo_url);
+  if (repoUrlProblem === 'not-http-url') {
     valueError(v, [...SOURCE_CONFIG, 'repo_url'], 'repo_url must be an http(s) URL of a git repository');
-  } else if (sentConfig?.repo_url != null && hasUserInfo(sentConfig.repo_url)) {
+  } else if (repoUrlProblem === 'user-info') {
     valueError(v, [...SOURCE_CONFIG, 'repo_url'], USER_INFO_REFUSED('repo_url'));
   }
-  if (sentConfig?.custom_url != null && !isHttpUrl(sentConfig.custom_url)) {
+  const customUrlProblem = sentConfig?.custom_url == null ? undefined : httpUrlProblem(sentConfig.custom_url);
+  if (customUrlProblem === 'not-http-url') {
     valueError(v, [...SOURCE_CONFIG, 'custom_url'], 'custom_url must be an absolute http(s) URL');
-  } else if (sentConfig?.custom_url != null && hasUserInfo(sentConfig.custom_url)) {
+  } else if (customUrlProblem === 'user-info') {
     valueError(v, [...SOURCE_CONFIG, 'custom_url'], USER_INFO_REFUSED('custom_url'));
   }
   const spec = sourceConfig.resource_spec;
@@ -224,20 +227,3 @@ const USER_INFO_REFUSED = (field: string): string =>
   `${field} must not carry a user name or password: it is stored and returned as sent` +
   (field === 'repo_url' ? '; a private repository is reached through integration_id' : '');
 
-function hasUserInfo(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.username !== '' || url.password !== '';
-  } catch {
-    return false;
-  }
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}

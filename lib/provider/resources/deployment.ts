@@ -5,6 +5,7 @@
  */
 import type { ControlPlaneClient } from '../../api/control-plane';
 import type { Deployment } from '../../api/schemas/control-plane';
+import { httpUrlProblem } from '../../api/urls';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
@@ -54,18 +55,17 @@ const timeouts = DEPLOYMENT_TIMEOUTS;
 
 const REPO_ACCESS = ' A private repository is reached through `integration_id`.';
 
-const httpUrlProblem = (value: string, userInfoHint = ''): string | undefined => {
-  try {
-    const url = new URL(value);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && (url.username !== '' || url.password !== '')) {
+/** The platform's own check (lib/api/urls.ts), so that a plan accepts what the apply will. */
+const urlProblem = (value: string, userInfoHint = ''): string | undefined => {
+  switch (httpUrlProblem(value)) {
+    case undefined:
+      return undefined;
+    case 'user-info':
       // the URL is kept in plan and state as it is, and returned by the platform: no secret may ride in it
       return `must not carry a user name or password: the URL is kept in plan and state and returned by the platform.${userInfoHint}`;
-    }
-    if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
-  } catch {
-    // not a URL at all: same message
+    default:
+      return `must be an absolute http:// or https:// URL written in full, with no spaces (e.g. "https://github.com/acme/agent"); got ${JSON.stringify(value)}.`;
   }
-  return `must be an absolute http:// or https:// URL; got ${JSON.stringify(value)}.`;
 };
 
 /** An empty value (an unset variable), which the platform refuses at apply. */
@@ -99,7 +99,7 @@ export const deploymentSchema = defineSchema({
       description: 'Where the code comes from: `github` (built from `repo_url`) or `external_docker` (runs `image_uri`).',
     }),
     integration_id: attr.string({ optional: true, requiresReplace: true, validate: notEmpty, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
-    repo_url: attr.string({ optional: true, requiresReplace: true, validate: (value) => httpUrlProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
+    repo_url: attr.string({ optional: true, requiresReplace: true, validate: (value) => urlProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
     deployment_type: attr.string({ optional: true, computed: true, default: 'prod', oneOf: DEPLOYMENT_TYPES, requiresReplace: true, description: 'Kind of deployment.' }),
     repo_ref: attr.string({
       optional: true,
@@ -122,7 +122,7 @@ export const deploymentSchema = defineSchema({
       default: false,
       description: 'Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag).',
     }),
-    custom_url: attr.string({ optional: true, validate: (value) => httpUrlProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
+    custom_url: attr.string({ optional: true, validate: (value) => urlProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
     resource_spec: attr.object(
       {
         min_scale: attr.number({ optional: true, integer: true, min: 0, description: 'Fewest replicas.' }),

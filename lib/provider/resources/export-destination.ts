@@ -25,6 +25,7 @@ import {
 import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
 import { DESTINATION_BODY_FIELDS, apiFailure, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
+import { httpUrlProblem } from '../../api/urls';
 
 // ---- model ----
 
@@ -49,17 +50,15 @@ const regionProblem = (value: string): string | undefined =>
   isRegionName(value) ? undefined : `must be a region name such as "eu-west-1" (letters, digits and dashes); got ${JSON.stringify(value)}.`;
 
 const endpointProblem = (value: string): string | undefined => {
-  try {
-    const url = new URL(value);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && (url.username !== '' || url.password !== '')) {
+  switch (httpUrlProblem(value)) {
+    case undefined:
+      return undefined;
+    case 'user-info':
       // the address is kept in plan and state as it is, and returned by the platform: no secret may ride in it
       return 'must not carry a user name or password: set the keys in `credentials`, which are write-only.';
-    }
-    if (url.protocol === 'http:' || url.protocol === 'https:') return undefined;
-  } catch {
-    // not a URL at all: same message
+    default:
+      return `must be the http:// or https:// address of an S3-compatible API, written in full, e.g. "https://s3.example.com"; got ${JSON.stringify(value)}.`;
   }
-  return `must be the http:// or https:// address of an S3-compatible API, e.g. "https://s3.example.com"; got ${JSON.stringify(value)}.`;
 };
 
 /** The schema of `agentplatform_export_destination`. */

@@ -1,0 +1,29 @@
+/**
+ * The URLs users give the platform (a deployment's `repo_url` and `custom_url`, a destination's `endpoint_url`, the
+ * provider's API URLs): absolute http(s) URLs written in full — the scheme (any case), `//`, a host, and no
+ * whitespace — with no user name or password. One check for the local platform, the provider and the constructs, so
+ * that a plan accepts what an apply will: a URL that WHATWG parsing would mend (`http:/host`, `https://my agent`) is
+ * refused everywhere rather than accepted at plan and refused at apply, after a replacement has deleted the old
+ * deployment.
+ */
+
+/** What is wrong with a URL. */
+export type HttpUrlProblem =
+  /** Not an absolute http(s) URL written in full. */
+  | 'not-http-url'
+  /** It carries a user name or password, which would be kept and returned as written. */
+  | 'user-info';
+
+const WRITTEN_IN_FULL = /^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/i;
+
+/** Why `value` is not a URL the platform takes; undefined when it is. */
+export function httpUrlProblem(value: string): HttpUrlProblem | undefined {
+  if (!WRITTEN_IN_FULL.test(value)) return 'not-http-url';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'not-http-url';
+  }
+  return url.username !== '' || url.password !== '' ? 'user-info' : undefined;
+}
