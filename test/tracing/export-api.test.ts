@@ -270,11 +270,20 @@ describe('trace store', () => {
     const run = (fields: Record<string, unknown>) => ({ name: 'r', run_type: 'chain', start_time: '2024-01-06T00:00:00Z', session_id: sessionId, ...fields });
     const id = (n: number) => `5a1e${String(n).padStart(4, '0')}-0000-4000-8000-000000000001`;
 
-    test('an instant outside the years 0000-9999 is a 400, at create and at patch, and the stored run stays readable', async () => {
+    test('an instant outside the years 1700-2199 (kept to the microsecond) is a 400, at create and at patch, and the stored run stays readable', async () => {
       expect((await send('POST', '/runs/batch', { post: [run({ id: id(1) })] })).status).toBe(202);
       const patched = await send('POST', '/runs/batch', { post: [], patch: [{ id: id(1), end_time: 1e16 }] });
-      expect(patched).toEqual({ status: 400, body: { detail: 'Run field end_time is outside the years 0000-9999: 10000000000000000' } });
+      expect(patched).toEqual({
+        status: 400,
+        body: { detail: 'Run field end_time is outside the years 1700-2199, the instants kept to the microsecond: 10000000000000000' },
+      });
       expect((await send('POST', '/runs/batch', { post: [run({ id: id(2), start_time: 3e14 })] })).status).toBe(400);
+      // a far-future placeholder, and an instant whose microseconds a number cannot hold: refused, not stored altered
+      for (const instant of ['9999-12-31T23:59:59.999999Z', '2300-01-01T00:00:00.000001Z', '1600-01-01T00:00:00Z']) {
+        expect([instant, (await send('POST', '/runs/batch', { post: [run({ id: id(2), start_time: instant })] })).status]).toEqual([instant, 400]);
+      }
+      expect((await send('POST', '/runs/batch', { post: [run({ id: id(2), start_time: '2199-12-31T23:59:59.999999Z' })] })).status).toBe(202);
+      expect((await send('GET', `/runs/${id(2)}`)).body.start_time).toBe('2199-12-31T23:59:59.999999Z');
       expect((await send('GET', `/runs/${id(1)}`)).status).toBe(200);
     });
 

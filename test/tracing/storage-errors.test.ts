@@ -67,3 +67,13 @@ test('TLS failures (plain HTTP behind https:, an untrusted certificate) are the 
   // the SDK's wrapper of another realm's error keeps only the text
   expect(classifyStorageError(new Error('write EPROTO 80:error:0A00010B:SSL routines:ssl3_get_record:wrong version number')).kind).toBe('unreachable');
 });
+
+test('a request S3 refuses as it was sent (400 and the like) is not retried: sent again, it fails again', () => {
+  for (const err of [answer(400, 'KeyTooLongError', 'req-3'), answer(400, 'InvalidRequest', 'req-4'), answer(400, 'Unknown', 'req-5'), answer(413, 'Unknown', 'req-6')]) {
+    expect(classifyStorageError(err).kind).toBe('refused');
+    expect(decision(err)).toEqual({ retryable: false, message: expect.stringMatching(/^Storage or destination error \(not retried\): The store refused the request - /) });
+  }
+  // the passing ones among the 4xx stay retried
+  expect(decision(answer(400, 'RequestTimeout', 'req-7')).retryable).toBe(true);
+  expect(decision(answer(409, 'OperationAborted', 'req-8')).retryable).toBe(true);
+});

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Server } from 'node:net';
 import S3rver from 's3rver';
 
@@ -40,6 +41,28 @@ export interface InProcessS3 {
 }
 
 /**
+ * s3rver stores an object at its key joined to the bucket's directory, so a key with `..` segments
+ * (`../../etc/x`) would be written outside `directory`. Such requests (and `.` segments, which would alias
+ * another key) are refused as S3 refuses a request it cannot take: 400 `InvalidArgument`.
+ */
+const refuseDotSegments: S3rver.Middleware = async (ctx, next) => {
+  const segments = ctx.path.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  });
+  if (!segments.some((segment) => segment === '.' || segment === '..' || /[\\/]/.test(segment))) return next();
+  ctx.status = 400;
+  ctx.type = 'application/xml';
+  ctx.set('x-amz-request-id', randomUUID());
+  ctx.body =
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code>' +
+    '<Message>This server takes no object key with "." or ".." segments or backslashes</Message></Error>';
+};
+
+/**
  * Starts an S3-compatible server (s3rver) inside this process, for the demo and for tests that only move bytes.
  *
  * It is not a security boundary: it does not verify SigV4 signatures, allows anonymous requests, has no IAM
@@ -52,6 +75,8 @@ export async function startInProcessS3(options: InProcessS3Options): Promise<InP
     directory: options.directory,
     configureBuckets: (options.buckets ?? []).map((name) => ({ name })),
   });
+  // first of the middleware (s3rver's own were added by its constructor; Koa composes them when listening)
+  server.middleware.unshift(refuseDotSegments);
   await server.configureBuckets();
   // listening here rather than in s3rver's run(), which never settles when the port is taken (the error goes
   // unhandled and ends the process)

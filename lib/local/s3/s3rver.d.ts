@@ -11,7 +11,22 @@ declare module 's3rver' {
     configureBuckets?: ReadonlyArray<{ name: string; configs?: ReadonlyArray<string | Buffer> }>;
   }
 
+  namespace S3rver {
+    /** The part of a Koa context a middleware of the in-process server uses. */
+    interface Context {
+      /** The request's path, as sent (not decoded). */
+      readonly path: string;
+      status: number;
+      type: string;
+      body: unknown;
+      set(field: string, value: string): void;
+    }
+    type Middleware = (ctx: Context, next: () => Promise<void>) => Promise<void>;
+  }
+
   class S3rver {
+    /** Koa's middleware, in order; composed when the server starts listening. */
+    middleware: S3rver.Middleware[];
     constructor(options?: S3rverOptions);
     run(): Promise<AddressInfo>;
     /** Creates the configured buckets (what `run()` does before it listens). */

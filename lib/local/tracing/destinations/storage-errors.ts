@@ -19,6 +19,11 @@ export type StorageFailureKind =
   | 'not_s3'
   /** The store had a passing problem (5xx, throttling). */
   | 'transient'
+  /**
+   * S3 answered that the request itself is invalid (400 and the like: `KeyTooLongError`, `InvalidArgument`, a bucket
+   * whose object lock asks for checksums): sent again, it fails again.
+   */
+  | 'refused'
   /** Anything else. */
   | 'other';
 
@@ -46,6 +51,11 @@ const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
   PermanentRedirect: 'bucket_not_valid',
   AuthorizationHeaderMalformed: 'bucket_not_valid',
   IllegalLocationConstraintException: 'bucket_not_valid',
+  // requests that cannot succeed as sent, whoever answers them
+  InvalidArgument: 'refused',
+  InvalidRequest: 'refused',
+  KeyTooLongError: 'refused',
+  EntityTooLarge: 'refused',
   InternalError: 'transient',
   // a multipart upload the store no longer knows, for example when the SDK retried a CompleteMultipartUpload whose
   // first answer was lost: writing the file again replaces it
@@ -61,6 +71,9 @@ const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
  * S3's request id: a passing problem.
  */
 const GATEWAY_STATUSES = new Set([429, 502, 503, 504]);
+
+/** S3's answers to a request that cannot succeed as sent (the passing 4xx, such as `RequestTimeout`, are known codes). */
+const REFUSED_STATUSES = new Set([400, 405, 411, 413, 414]);
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -124,6 +137,7 @@ export function classifyStorageError(err: unknown): StorageFailure {
   if (status >= 500) return { kind: 'transient', description };
   if (status === 403) return { kind: 'access_denied', description };
   if (status === 404) return { kind: 'bucket_not_valid', description };
+  if (REFUSED_STATUSES.has(status)) return { kind: 'refused', description };
   return { kind: 'other', description };
 }
 
@@ -146,4 +160,4 @@ export function destinationErrorOf(kind: StorageFailureKind): DestinationErrorMe
 
 /** Failures an export run must not retry: the destination itself is wrong and must be fixed by the user. */
 export const isPermanentStorageFailure = (kind: StorageFailureKind): boolean =>
-  kind === 'access_denied' || kind === 'bucket_not_valid' || kind === 'unknown_key_id' || kind === 'not_s3';
+  kind === 'access_denied' || kind === 'bucket_not_valid' || kind === 'unknown_key_id' || kind === 'not_s3' || kind === 'refused';

@@ -6,8 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DESTINATION_ERRORS, type DestinationConfig, type DestinationCredentials } from '../../../api/schemas/bulk-export';
+import { httpUrlProblem } from '../../../api/urls';
 import { HttpError } from '../../errors';
-import { createDestinationClient, credentialRedactor, destinationKeyPrefix, joinKey, type S3ClientLimits } from './s3';
+import type { RequestValidator } from '../../validation';
+import { createDestinationClient, credentialRedactor, destinationKeyPrefix, exportPartKey, joinKey, type S3ClientLimits } from './s3';
 import { classifyStorageError, destinationErrorOf } from './storage-errors';
 
 /** What a successful validation did. */
@@ -16,6 +18,49 @@ export interface DestinationValidation {
   readonly testObjectKey: string;
   /** Whether the test object could be deleted again (false: it stays in the bucket). */
   readonly deleted: boolean;
+}
+
+/** S3's longest object key, in bytes of UTF-8. */
+const S3_MAX_KEY_BYTES = 1024;
+const LONGEST_ID = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+
+/** The longest key an export writes under this destination (see exportPartKey). */
+function longestExportKeyBytes(config: DestinationConfig): number {
+  const key = exportPartKey({
+    config,
+    exportId: LONGEST_ID,
+    tenantId: LONGEST_ID,
+    sessionId: LONGEST_ID,
+    dayStartMs: Date.UTC(9999, 11, 31),
+    segmentIndex: 99_999,
+    partIndex: 99_999,
+  });
+  return Buffer.byteLength(key);
+}
+
+/**
+ * The settings the platform refuses before it tries the bucket, as 422 items: an endpoint URL that carries a user
+ * name or password (stored and returned as sent: the keys go in `credentials`), and a prefix so long that the keys
+ * of export files would pass S3's limit (the bucket would refuse every file, long after the destination was made).
+ */
+export function checkDestinationConfig(validator: RequestValidator, config: DestinationConfig): void {
+  if (config.endpoint_url && httpUrlProblem(config.endpoint_url) === 'user-info') {
+    validator.add(
+      ['body', 'config', 'endpoint_url'],
+      'value_error',
+      'Value error, endpoint_url must not carry a user name or password: it is stored and returned as sent; give the keys in credentials',
+    );
+  }
+  const longest = longestExportKeyBytes(config);
+  if (longest > S3_MAX_KEY_BYTES) {
+    const room = Buffer.byteLength(destinationKeyPrefix(config)) - (longest - S3_MAX_KEY_BYTES);
+    validator.add(
+      ['body', 'config', 'prefix'],
+      'value_error',
+      `Value error, the prefix is too long: the keys of export files under it would be up to ${longest} bytes, over S3's ${S3_MAX_KEY_BYTES}; ` +
+        `shorten the prefix (with the bucket name when include_bucket_in_prefix is set) to at most ${Math.max(0, room)} bytes`,
+    );
+  }
 }
 
 function checkEndpoint(endpointUrl: string | null | undefined): void {
@@ -59,6 +104,9 @@ export async function validateDestination(
       const failure = classifyStorageError(err);
       const message = destinationErrorOf(failure.kind);
       if (message) throw new HttpError(400, message);
+      if (failure.kind === 'refused') {
+        throw new HttpError(400, `The store refused the test object (${credentialRedactor(credentials).redact(failure.description)}): check the destination's settings`);
+      }
       throw new HttpError(503, `The destination could not be validated, try again later (${credentialRedactor(credentials).redact(failure.description)})`);
     }
     try {

@@ -82,7 +82,7 @@ function decide(err: unknown, cause: AbortCause | undefined): FailureDecision {
     if (isPermanentStorageFailure(failure.kind)) {
       return {
         action: 'record',
-        message: `Storage or destination error (not retried): ${meaning} - ${failure.description}; fix the destination and create a new export`,
+        message: `Storage or destination error (not retried): ${meaning ?? 'The store refused the request'} - ${failure.description}; fix the destination and create a new export`,
         retryable: false,
         finalStatus: 'Failed',
       };

@@ -3,7 +3,6 @@
  * them at once. The filter is checked with the same parser the clients and the provider use.
  */
 import {
-  BulkExportCreate,
   DEFAULT_FORMAT_VERSION,
   INTERVAL_HOURS_MAX,
   INTERVAL_HOURS_MIN,
@@ -13,6 +12,7 @@ import { validateFilter } from '../../../api/filter';
 import { MAX_DUE_INTERVALS, MAX_EXPORT_DAYS, SCHEDULE_DELAY_MS, exportDays } from '../../../api/schemas/bulk-export-constants';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../../../api/schemas/trace';
 import { RequestValidator, enumMessage } from '../../validation';
+import { BulkExportCreateBody } from '../request-bodies';
 
 /** A valid export request, with its times parsed. */
 export interface ValidExportRequest {
@@ -69,7 +69,7 @@ function checkFilter(validator: RequestValidator, filter: string): void {
  */
 export function validateExportRequest(body: unknown, refs: ExportReferences): ValidExportRequest {
   const validator = new RequestValidator();
-  const input = validator.parse(BulkExportCreate, body, ['body']);
+  const input = validator.parse(BulkExportCreateBody, body, ['body']);
   if (!input) {
     const raw = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     if (Array.isArray(raw.export_fields) && raw.export_fields.every((field) => typeof field === 'string')) {
@@ -81,11 +81,14 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
   }
   validator.throwIfFailed();
   const request = input!;
+  // ids are kept in lower case, and read in any (as in paths)
+  const destinationId = request.bulk_export_destination_id.toLowerCase();
+  const sessionId = request.session_id.toLowerCase();
 
-  if (!refs.destinationExists(request.bulk_export_destination_id)) {
+  if (!refs.destinationExists(destinationId)) {
     validator.add(['body', 'bulk_export_destination_id'], 'value_error', `Value error, bulk export destination ${request.bulk_export_destination_id} not found`);
   }
-  if (!refs.sessionExists(request.session_id)) {
+  if (!refs.sessionExists(sessionId)) {
     validator.add(['body', 'session_id'], 'value_error', `Value error, tracing project ${request.session_id} not found`);
   }
 
@@ -126,8 +129,8 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
 
   validator.throwIfFailed();
   return {
-    destinationId: request.bulk_export_destination_id,
-    sessionId: request.session_id,
+    destinationId,
+    sessionId,
     startTime: request.start_time,
     startMicros,
     endTime,

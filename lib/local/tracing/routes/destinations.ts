@@ -3,13 +3,13 @@
  * validate against the bucket before anything is stored.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { DestinationCreate, DestinationCredentialsUpdate } from '../../../api/schemas/bulk-export';
 import { HttpError } from '../../errors';
 import type { PlatformEnv } from '../../server';
 import { RequestValidator, readJsonBody } from '../../validation';
 import type { S3ClientLimits } from '../destinations/s3';
 import type { DestinationStore } from '../destinations/store';
-import { validateDestination } from '../destinations/validate';
+import { checkDestinationConfig, validateDestination } from '../destinations/validate';
+import { DestinationCreateBody, DestinationCredentialsBody } from '../request-bodies';
 
 /** What the destination routes use. */
 export interface DestinationRouteDeps {
@@ -27,7 +27,8 @@ export function destinationRoutes({ auth, destinations, s3Limits }: DestinationR
 
   app.post('/bulk-exports/destinations', auth, async (c) => {
     const validator = new RequestValidator();
-    const body = validator.parse(DestinationCreate, await readJsonBody(c), ['body']);
+    const body = validator.parse(DestinationCreateBody, await readJsonBody(c), ['body']);
+    if (body) checkDestinationConfig(validator, body.config);
     validator.throwIfFailed();
     const credentials = body!.credentials ?? null;
     await validateDestination(body!.config, credentials, s3Limits);
@@ -53,7 +54,7 @@ export function destinationRoutes({ auth, destinations, s3Limits }: DestinationR
   app.patch('/bulk-exports/destinations/:id', auth, async (c) => {
     const validator = new RequestValidator();
     const id = validator.uuidPath('id', c.req.param('id'));
-    const body = validator.parse(DestinationCredentialsUpdate, await readJsonBody(c), ['body']);
+    const body = validator.parse(DestinationCredentialsBody, await readJsonBody(c), ['body']);
     validator.throwIfFailed();
     const destination = destinations.get(c.get('principal').tenantId, id);
     if (!destination) throw new HttpError(404, `Bulk export destination ${id} not found`);

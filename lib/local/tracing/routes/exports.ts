@@ -3,7 +3,7 @@
  * runs, and cancel (the only PATCH the platform allows).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { BulkExportUpdate } from '../../../api/schemas/bulk-export';
+import { BulkExportUpdateBody } from '../request-bodies';
 import { HttpError } from '../../errors';
 import type { Clock } from '../../clock';
 import type { PlatformEnv } from '../../server';
@@ -82,7 +82,7 @@ export function exportRoutes({ auth, exports, engine, destinations, sessions, cl
   app.patch('/bulk-exports/:export_id', auth, async (c) => {
     const row = exportIdOf(c.req.param('export_id'), c.get('principal').tenantId);
     const validator = new RequestValidator();
-    validator.parse(BulkExportUpdate, await readJsonBody(c), ['body']);
+    validator.parse(BulkExportUpdateBody, await readJsonBody(c), ['body']);
     validator.throwIfFailed();
     engine.cancel(row.id);
     return c.json(toBulkExport(exports.exportRow(row.id)!));

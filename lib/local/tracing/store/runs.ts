@@ -95,15 +95,19 @@ function json(value: unknown, field = 'a JSON field'): string | null {
   }
 }
 
-/** The instants a run may carry: years 0000–9999, the range of ISO 8601 text (and of exports' timestamps). */
-const MIN_MICROS = Date.parse('0000-01-01T00:00:00.000Z') * 1000;
-const MAX_MICROS = Date.parse('9999-12-31T23:59:59.999Z') * 1000 + 999;
+/**
+ * The instants a run may carry: the years 1700–2199. Instants are kept as epoch microseconds in a JavaScript number,
+ * exact up to 2^53 µs (about 1684 to 2255); beyond, microseconds would be lost, and the years 2256–9999 would come
+ * back as other instants (or as text that is no timestamp). Round years keep the rule easy to state.
+ */
+const MIN_MICROS = Date.parse('1700-01-01T00:00:00.000Z') * 1000;
+const MAX_MICROS = Date.parse('2199-12-31T23:59:59.999Z') * 1000 + 999;
 
 function micros(value: string | number, field: string): number {
   const result = toMicros(value);
   if (Number.isNaN(result)) throw new HttpError(400, `Run field ${field} is not an ISO 8601 timestamp: ${String(value)}`);
   if (result < MIN_MICROS || result > MAX_MICROS) {
-    throw new HttpError(400, `Run field ${field} is outside the years 0000-9999: ${String(value)}`);
+    throw new HttpError(400, `Run field ${field} is outside the years 1700-2199, the instants kept to the microsecond: ${String(value)}`);
   }
   return result;
 }
@@ -133,6 +137,7 @@ const idsOfDottedOrder = (dottedOrder: string): string[] => dottedOrder.split('.
 export class RunStore {
   private readonly insert;
   private readonly hierarchyOf;
+  private readonly startTimeOf;
 
   constructor(
     private readonly db: PlatformDatabase,
@@ -142,6 +147,7 @@ export class RunStore {
       `INSERT INTO trace_runs (${INSERT_COLUMNS}) VALUES (${INSERT_PLACEHOLDERS}) ON CONFLICT (id) DO NOTHING`,
     );
     this.hierarchyOf = db.prepare('SELECT trace_id, dotted_order FROM trace_runs WHERE id = ? AND tenant_id = ?');
+    this.startTimeOf = db.prepare('SELECT start_time FROM trace_runs WHERE id = ? AND tenant_id = ?');
   }
 
   /** Ingests a batch in one transaction: creations first (parents before children, in order), then patches. */
@@ -228,6 +234,11 @@ export class RunStore {
       else if (PATCHABLE_JSON.has(field)) values.push(json(value, field));
       else values.push(value);
     }
+    if (input.end_time != null) {
+      const stored = this.startTimeOf.get(input.id, tenantId) as { start_time: number } | undefined;
+      const endTime = values[assignments.indexOf('end_time = ?')] as number;
+      if (stored && endTime < stored.start_time) throw new HttpError(400, `Run ${input.id}: end_time is before start_time`);
+    }
     if (input.error && input.status === undefined) assignments.push(`status = 'error'`);
     else if (input.end_time && input.status === undefined) assignments.push(`status = CASE WHEN error IS NULL THEN 'success' ELSE 'error' END`);
     if (assignments.length === 0) return 0;
@@ -245,6 +256,7 @@ export class RunStore {
     const session = this.resolveSession(tenantId, input);
     const startTime = micros(input.start_time, 'start_time');
     const parentId = input.parent_run_id ?? null;
+    if (parentId === id) throw new HttpError(400, `Run ${id}: parent_run_id is the run's own id`);
     const parent =
       parentId === null
         ? undefined
