@@ -62,8 +62,10 @@ export class RequestValidator {
   /** A uuid path parameter; returns its canonical form, or '' after recording `uuid_parsing`. */
   uuidPath(name: string, raw: string): string {
     if (CANONICAL_UUID.test(raw)) return raw;
-    const problem = uuidProblem(raw);
-    if (problem === undefined) return canonicalUuid(raw);
+    // the prefix the message offers, as pydantic takes it
+    const bare = /^urn:uuid:/i.test(raw) ? raw.slice('urn:uuid:'.length) : raw;
+    const problem = uuidProblem(bare);
+    if (problem === undefined) return canonicalUuid(bare);
     this.add(['path', name], 'uuid_parsing', `Input should be a valid UUID, ${problem}`);
     return '';
   }

@@ -265,6 +265,13 @@ describe('errors', () => {
     );
   });
 
+  it('says an integer past 2^53 is too large, rather than quoting it rounded as "not an integer"', () => {
+    expect(errorOf('eq(total_tokens, 9007199254740993)').message).toMatch(
+      /^filter: the integer is too large: a filter compares integers from -9007199254740991 to 9007199254740991 for field "total_tokens" at position 17/,
+    );
+    expect(() => parseFilter('eq(total_tokens, 9007199254740991)')).not.toThrow();
+  });
+
   it('names what was expected and what was found', () => {
     const error = errorOf('and(eq(run_type, "llm")');
     expect({ expected: error.expected, actual: error.actual }).toEqual({ expected: '"," or ")"', actual: 'end of input' });

@@ -137,6 +137,11 @@ describe('path parameters are uuids', () => {
     expect(item).toMatchObject({ loc: ['path', 'revision_id'], type: 'uuid_parsing' });
     expect(item.msg).toMatch(/^Input should be a valid UUID, /);
   });
+  test('a uuid with the urn:uuid: prefix the message offers is read, as pydantic reads it', async () => {
+    const response = await t.api.get(`/v2/deployments/urn:uuid:${deployment.id.toUpperCase()}`);
+    expect(response.status).toBe(200);
+    expect((response.body as { id: string }).id).toBe(deployment.id);
+  });
 });
 
 describe('unknown resources are 404 {"detail"} naming them', () => {

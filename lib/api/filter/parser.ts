@@ -329,7 +329,11 @@ function invalidValue(field: FilterField, value: FilterScalar): string | undefin
     case 'timestamp':
       return Number.isNaN(parseIsoInstant(value as string)) ? `"${value}" is not an ISO 8601 timestamp` : undefined;
     case 'integer':
-      return Number.isSafeInteger(value) ? undefined : `${value} is not an integer`;
+      if (Number.isSafeInteger(value)) return undefined;
+      // past 2^53 the literal was already rounded when read: say what is allowed, not the rounded number alone
+      return Number.isInteger(value)
+        ? `the integer is too large: a filter compares integers from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`
+        : `${value} is not an integer`;
     case 'duration':
       return typeof value === 'string' && Number.isNaN(parseDurationSeconds(value)) ? `"${value}" is not a duration` : undefined;
     default:
