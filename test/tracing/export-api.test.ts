@@ -57,6 +57,16 @@ describe('export request validation (422)', () => {
     expect(items).toEqual([expect.objectContaining({ loc: ['body', 'bulk_export_destination_id'] })]);
   });
 
+  test('a one-off export may not end in the future (beyond 10 minutes of clock skew): later runs would be missed', async () => {
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+    const [item] = await invalid({ start_time: new Date(Date.now() - 86_400_000).toISOString(), end_time: inAnHour });
+    expect(item).toMatchObject({ loc: ['body', 'end_time'], type: 'value_error' });
+    expect(item.msg).toMatch(/^Value error, end_time is in the future \(the platform's time is .*\): .* or make it scheduled with interval_hours/);
+    const inFiveMinutes = new Date(Date.now() + 300_000).toISOString();
+    const created = await platform.client.createExport({ bulk_export_destination_id: destinationId, session_id: sessionId, start_time: inFiveMinutes.slice(0, 10) + 'T00:00:00Z', end_time: inFiveMinutes });
+    expect(created.end_time).toBe(inFiveMinutes);
+  });
+
   test('start_time must be before end_time', async () => {
     const items = await invalid({ end_time: '2024-01-01T00:00:00Z' });
     expect(items).toEqual([{ loc: ['body', 'end_time'], msg: 'Value error, end_time must be after start_time', type: 'value_error' }]);

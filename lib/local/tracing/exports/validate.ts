@@ -14,6 +14,12 @@ import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../.
 import { RequestValidator, enumMessage } from '../../validation';
 import { BulkExportCreateBody } from '../request-bodies';
 
+/**
+ * How far in the future a one-off export may end: a client's clock a little ahead of the platform's, or an end of
+ * "now" rounded up, is no mistake. The same allowance a schedule gives late runs.
+ */
+const FUTURE_END_TOLERANCE_MS = SCHEDULE_DELAY_MS;
+
 /** A valid export request, with its times parsed. */
 export interface ValidExportRequest {
   readonly destinationId: string;
@@ -106,6 +112,14 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
       validator.add(['body', 'end_time'], 'value_error', 'Value error, end_time must be after start_time');
     } else if (exportDays(startMicros, endMicros) > MAX_EXPORT_DAYS) {
       validator.add(['body', 'end_time'], 'value_error', `Value error, an export covers at most ${MAX_EXPORT_DAYS} UTC days: split the range into several exports`);
+    } else if (endMicros / 1000 > refs.nowMs + FUTURE_END_TOLERANCE_MS) {
+      validator.add(
+        ['body', 'end_time'],
+        'value_error',
+        `Value error, end_time is in the future (the platform's time is ${new Date(refs.nowMs).toISOString()}): an export writes the runs ` +
+          'stored when it runs, and later ones would be missed; end it at the latest now, or make it scheduled with interval_hours ' +
+          '(each interval is exported once it has ended)',
+      );
     }
   }
   if (intervalHours !== null) {
