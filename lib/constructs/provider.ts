@@ -58,8 +58,9 @@ export interface AgentPlatformProviderProps {
    */
   readonly installLauncher?: boolean;
   /**
-   * Node.js executable the launcher runs the provider with.
-   * @default the Node.js running the synth (`process.execPath`)
+   * Node.js executable the launcher runs the provider with: a path of this machine, which then ends up in the lock
+   * file's hash (the same on every machine only when they all have Node.js there).
+   * @default `node` on the `PATH` terraform runs with (`AGENTPLATFORM_NODE` overrides it when set)
    */
   readonly nodePath?: string;
 }

@@ -13,7 +13,10 @@ import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_VERSION, package
 export interface InstallOptions {
   /** The directory terraform runs in: the mirror goes to `<dir>/terraform.d/plugins`, the lock file to `<dir>`. */
   readonly dir: string;
-  /** Node.js executable the launcher runs. @default the one running this code (`process.execPath`) */
+  /**
+   * Node.js executable the launcher runs; a path of this machine, which then ends up in the lock file's hash.
+   * @default `node` on the `PATH` terraform runs with (`AGENTPLATFORM_NODE` overrides it when set)
+   */
   readonly nodePath?: string;
   /** Script the launcher runs. @default the compiled provider entry point, `dist/lib/provider/main.js` */
   readonly entryPoint?: string;
@@ -58,16 +61,25 @@ export function defaultEntryPoint(): string {
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * The launcher script. `NODE_OPTIONS` is cleared because options meant for the user's own tooling (a TypeScript
- * loader, an inspector) would slow down or break every provider launch.
+ * The launcher script. It names no path of the machine it was written on: the entry point is found from the
+ * launcher's own directory (`entryFromLauncher`, a relative path), and Node.js on the `PATH` unless `nodePath` is
+ * given. So a team that commits `.terraform.lock.hcl` gets the same hash on every checkout and CI machine.
+ * `NODE_OPTIONS` is cleared because options meant for the user's own tooling (a TypeScript loader, an inspector)
+ * would slow down or break every provider launch.
  */
-export function launcherScript(nodePath: string, entryPoint: string): string {
+export function launcherScript(nodePath: string | undefined, entryFromLauncher: string): string {
   return [
     '#!/bin/sh',
     '# Launcher of the agentplatform terraform provider (a Node.js program). Generated: do not edit,',
     '# or update .terraform.lock.hcl too (run `npx agentplatform-provider install` again).',
     'unset NODE_OPTIONS',
-    `exec ${shellQuote(nodePath)} ${shellQuote(entryPoint)} "$@"`,
+    `node="\${AGENTPLATFORM_NODE:-${nodePath === undefined ? 'node' : shellQuote(nodePath)}}"`,
+    'command -v "$node" >/dev/null 2>&1 || {',
+    '  echo "agentplatform provider: $node (Node.js 20 or later) not found: put node on PATH, or set AGENTPLATFORM_NODE to it" >&2',
+    '  exit 127',
+    '}',
+    // the launcher's directory without `dirname`, which a PATH without coreutils lacks (terraform runs it by its path)
+    `exec "$node" "\${0%/*}"/${shellQuote(entryFromLauncher)} "$@"`,
     '',
   ].join('\n');
 }
@@ -83,7 +95,7 @@ export function installProvider(options: InstallOptions): InstallResult {
   if (!options.entryPoint && !existsSync(entryPoint)) {
     throw new Error(`The provider is not built (${entryPoint} is missing): run "npm run build" in ${packageRoot()} first.`);
   }
-  const script = launcherScript(options.nodePath ?? process.execPath, entryPoint);
+  const script = launcherScript(options.nodePath, relative(packageDir, entryPoint).split(sep).join('/'));
   if (!existsSync(launcherPath) || readFileSync(launcherPath, 'utf8') !== script) writeFileSync(launcherPath, script);
   chmodSync(launcherPath, 0o755);
   const hash = packageHash(packageDir);

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { PROVIDER_ADDRESS, PROVIDER_VERSION, packageRoot } from '../../lib/provider/constants';
 import { main } from '../../lib/provider/cli';
 import { installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/install/provider';
@@ -39,12 +39,39 @@ describe('installProvider', () => {
     expect(result.packageDir).toBe(expectedDir);
     expect(result.launcherPath).toBe(join(expectedDir, `terraform-provider-agentplatform_v${PROVIDER_VERSION}`));
     expect(statSync(result.launcherPath).mode & 0o111).toBe(0o111);
-    expect(readFileSync(result.launcherPath, 'utf8')).toBe(launcherScript('/opt/node/bin/node', '/srv/app/main.js'));
-    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`exec '/opt/node/bin/node' '/srv/app/main.js' "$@"`);
+    const fromLauncher = relative(expectedDir, '/srv/app/main.js');
+    expect(readFileSync(result.launcherPath, 'utf8')).toBe(launcherScript('/opt/node/bin/node', fromLauncher));
+    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`node="\${AGENTPLATFORM_NODE:-'/opt/node/bin/node'}"`);
+    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`exec "$node" "\${0%/*}"/'${fromLauncher}' "$@"`);
     expect(readFileSync(result.lockFilePath!, 'utf8')).toBe(
       `# This file is maintained automatically by "terraform init".\n# Manual edits may be lost in future updates.\n\n` +
         `provider "${PROVIDER_ADDRESS}" {\n  version = "${PROVIDER_VERSION}"\n  hashes = [\n    "${result.hash}",\n  ]\n}\n`,
     );
+  });
+
+  it('writes no path of the machine: two checkouts of one project get the same launcher, so the same lock file hash', () => {
+    const checkouts = [tempDir(), tempDir()].map((root) => {
+      mkdirSync(join(root, 'node_modules', 'pkg'), { recursive: true });
+      writeFileSync(join(root, 'node_modules', 'pkg', 'main.js'), '');
+      return installProvider({ dir: join(root, 'infra'), entryPoint: join(root, 'node_modules', 'pkg', 'main.js') });
+    });
+    expect(checkouts[0].hash).toBe(checkouts[1].hash);
+    expect(readFileSync(checkouts[0].launcherPath, 'utf8')).not.toContain(tmpdir());
+    expect(readFileSync(checkouts[0].launcherPath, 'utf8')).not.toContain(process.execPath);
+  });
+
+  it('runs the entry point with node from the PATH (or AGENTPLATFORM_NODE), and says so when there is none', () => {
+    const root = tempDir();
+    const entry = join(root, 'main.js');
+    writeFileSync(entry, 'process.stdout.write(`provider ${process.argv.slice(2).join(" ")}`);');
+    const { launcherPath } = installProvider({ dir: join(root, 'infra'), entryPoint: entry, writeLockFile: false });
+    const onPath = spawnSync(launcherPath, ['a', 'b c'], { encoding: 'utf8', env: { PATH: dirname(process.execPath) } });
+    expect([onPath.status, onPath.stdout]).toEqual([0, 'provider a b c']);
+    const byEnv = spawnSync(launcherPath, ['x'], { encoding: 'utf8', env: { PATH: '/nonexistent', AGENTPLATFORM_NODE: process.execPath } });
+    expect([byEnv.status, byEnv.stdout]).toEqual([0, 'provider x']);
+    const none = spawnSync(launcherPath, [], { encoding: 'utf8', env: { PATH: '/nonexistent' } });
+    expect(none.status).toBe(127);
+    expect(none.stderr).toContain('agentplatform provider: node (Node.js 20 or later) not found: put node on PATH, or set AGENTPLATFORM_NODE to it');
   });
 
   it('hashes the package directory as terraform does (dirhash Hash1)', () => {
