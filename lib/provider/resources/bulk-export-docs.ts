@@ -123,7 +123,8 @@ data "agentplatform_bulk_export_runs" "january" {
 }
 
 output "exported_rows" {
-  value = sum([for r in data.agentplatform_bulk_export_runs.january.runs : r.rows_exported])
+  # the 0 keeps sum() defined while there are no runs yet (a schedule before its first interval)
+  value = sum(concat([0], [for r in data.agentplatform_bulk_export_runs.january.runs : r.rows_exported]))
 }
 
 output "parquet_files" {
