@@ -5,7 +5,7 @@
  */
 import type { BulkExport } from '../../lib/api/schemas/bulk-export';
 import { ManualClock } from '../../lib/local/clock';
-import { startTestS3, type TestS3 } from '../tracing/support/s3';
+import { destinationOn, startTestS3, type TestS3 } from '../tracing/support/s3';
 import { until, type DeploymentDir } from './support/deployment-platform';
 import { ExportTestPlatform } from './support/export-platform';
 
@@ -23,11 +23,7 @@ beforeAll(async () => {
   clock = new ManualClock(CLOCK_START);
   lp = await ExportTestPlatform.start(clock);
   const sessionId = await lp.seedRuns('scheduled', ['2025-04-01T00:10:00Z', '2025-04-01T00:20:00Z', '2025-04-01T01:10:00Z']);
-  const destination = await lp.client.createDestination({
-    display_name: 'runs',
-    config: { bucket_name: 'exports', prefix: 'runs', endpoint_url: s3.server.endpoint },
-    credentials: s3.credentials,
-  });
+  const destination = await lp.client.createDestination(destinationOn(s3, 'runs', 'runs'));
   scheduleId = (
     await lp.client.createExport({ bulk_export_destination_id: destination.id, session_id: sessionId, start_time: '2025-04-01T00:00:00Z', interval_hours: 1 })
   ).id;

@@ -5,7 +5,7 @@
  */
 import type { BulkExport } from '../../lib/api/schemas/bulk-export';
 import { startFaultProxy, type FaultProxy } from '../tracing/support/fault-proxy';
-import { startTestS3, type TestS3 } from '../tracing/support/s3';
+import { destinationOn, startTestS3, type TestS3 } from '../tracing/support/s3';
 import { ExportTestPlatform, diagnostic, flat } from './support/export-platform';
 import { providerConfig } from './support/terraform';
 
@@ -19,13 +19,7 @@ beforeAll(async () => {
   lp = await ExportTestPlatform.start();
   s3 = await startTestS3(['exports']);
   proxy = await startFaultProxy(lp.platform.url);
-  destinationId = (
-    await lp.client.createDestination({
-      display_name: 'unanswered',
-      config: { bucket_name: 'exports', prefix: '', endpoint_url: s3.server.endpoint },
-      credentials: s3.credentials,
-    })
-  ).id;
+  destinationId = (await lp.client.createDestination(destinationOn(s3, 'unanswered'))).id;
   sessionId = await lp.seedRuns('unanswered', ['2025-01-01T12:00:00Z']);
 });
 

@@ -6,7 +6,7 @@ import { validateFilter } from '../../lib/api/filter';
 import { ConflictError, InvalidArgumentError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/api/errors';
 import { startTracingPlatform, type TracingPlatform } from './support/platform';
 import { waitFor } from './support/wait';
-import { startTestS3, type TestS3 } from './support/s3';
+import { destinationOn, startTestS3, type TestS3 } from './support/s3';
 
 let s3: TestS3;
 let platform: TracingPlatform;
@@ -17,13 +17,7 @@ beforeAll(async () => {
   s3 = await startTestS3(['exports']);
   platform = await startTracingPlatform();
   sessionId = (await platform.client.createSession({ name: 'api' })).id;
-  destinationId = (
-    await platform.client.createDestination({
-      display_name: 'api',
-      config: { bucket_name: 'exports', prefix: '', endpoint_url: s3.server.endpoint },
-      credentials: s3.credentials,
-    })
-  ).id;
+  destinationId = (await platform.client.createDestination(destinationOn(s3, 'api'))).id;
 });
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { startTracingPlatform, type TracingPlatform } from './support/platform';
-import { startTestS3, type TestS3 } from './support/s3';
+import { destinationOn, startTestS3, type TestS3 } from './support/s3';
 
 let s3: TestS3;
 let platform: TracingPlatform;
@@ -20,13 +20,7 @@ beforeAll(async () => {
   s3 = await startTestS3(['exports']);
   platform = await startTracingPlatform();
   sessionId = (await platform.client.createSession({ name: 'strict' })).id;
-  destinationId = (
-    await platform.client.createDestination({
-      display_name: 'strict',
-      config: { bucket_name: 'exports', prefix: 'strict', endpoint_url: s3.server.endpoint },
-      credentials: s3.credentials,
-    })
-  ).id;
+  destinationId = (await platform.client.createDestination(destinationOn(s3, 'strict', 'strict'))).id;
 });
 
 afterAll(async () => {

@@ -35,3 +35,12 @@ export async function startTestS3(buckets: string[]): Promise<TestS3> {
     },
   };
 }
+
+/** The body that makes a destination of bucket `bucket` of this server under `prefix`, with the server's credentials. */
+export function destinationOn(s3: TestS3, displayName: string, prefix = '', bucket = 'exports') {
+  return {
+    display_name: displayName,
+    config: { bucket_name: bucket, prefix, endpoint_url: s3.server.endpoint },
+    credentials: s3.credentials,
+  };
+}
