@@ -40,6 +40,8 @@ describe('agentplatform_deployment input checks and secrets', () => {
         githubDeployment('spaced_url', { name: 'k', repo_url: 'https://github.com/acme/my agent' }),
         githubDeployment('one_slash_url', { name: 'l', repo_url: 'http:/github.com/acme/agent' }),
         githubDeployment('empty_ref', { name: 'j', repo_ref: '', secrets_version: 1.5 }),
+        // the longest value the platform takes passes; one character more is refused at plan, naming the secret
+        githubDeployment('long_secret', { name: 'm', secrets_version: 1 }, `  secrets = { LARGEST = "${'x'.repeat(65_536)}", TOO_LONG = "${'y'.repeat(65_537)}" }\n`),
         `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  secrets         = { "not-an-env-name" = "x" }\n  secrets_version = 1\n}\n`,
         `data "agentplatform_revisions" "zero" {\n  deployment_id = "6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24"\n  limit = 0\n}\n`,
       ].join('\n'),
@@ -62,6 +64,9 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(stderr).toMatch(/Error: Invalid resource_spec\.min_scale[\s\S]*`min_scale` \(3\) must be at most `max_scale` \(2\)/);
     expect(stderr).toMatch(/Error: Missing image_uri[\s\S]*in resource "agentplatform_deployment" "docker_secrets"/);
     expect(stderr).toContain('"not-an-env-name" is not an environment variable name');
+    expect(stderr).toMatch(/Error: Secret value too long[\s\S]*in resource "agentplatform_deployment" "long_secret"/);
+    expect(stderr.replace(/\s+/g, ' ')).toContain('The value of secret "TOO_LONG" has 65537 characters; the platform accepts at most 65536.');
+    expect(stderr).not.toContain('"LARGEST" has');
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "token_in_url"', 'repo_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid custom_url', 'resource "agentplatform_deployment" "password_in_custom_url"', 'custom_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "spaced_url"', 'repo_url')).toBe(true);

@@ -13,6 +13,7 @@ import {
   DEPLOYMENT_TYPES,
   FAILED_REVISION_STATUSES,
   MAX_SECRETS,
+  MAX_SECRET_VALUE_LENGTH,
   SECRET_NAME_PATTERN,
   isTagRef,
   type RevisionStatusName,
@@ -138,7 +139,7 @@ export const deploymentSchema = defineSchema({
       description:
         'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create and whenever ' +
         '`secrets_version` changes; the platform never returns them. Left out, the deployment\'s secrets are left as they ' +
-        'are; `{}` with a new `secrets_version` removes them all.',
+        'are; `{}` with a new `secrets_version` removes them all. At most ' + `${MAX_SECRETS} secrets, each value at most ${MAX_SECRET_VALUE_LENGTH} characters.`,
     }),
     secrets_version: attr.number({
       optional: true,
@@ -223,6 +224,17 @@ function validateSecrets(secrets: Record<string, unknown> | null | typeof UNKNOW
     ]);
   }
   if (names.length > MAX_SECRETS) diagnostics.error('Too many secrets', `A deployment has at most ${MAX_SECRETS} secrets; got ${names.length}.`, 'secrets');
+  for (const [name, value] of Object.entries(secrets)) {
+    // characters as the platform counts them (code points); the value itself is never shown
+    const length = typeof value === 'string' ? [...value].length : 0;
+    if (length > MAX_SECRET_VALUE_LENGTH) {
+      diagnostics.error(
+        'Secret value too long',
+        `The value of secret ${JSON.stringify(name)} has ${length} characters; the platform accepts at most ${MAX_SECRET_VALUE_LENGTH}.`,
+        [{ attribute: 'secrets' }, { key: name }],
+      );
+    }
+  }
   if (version === null) {
     diagnostics.warning(
       'secrets without secrets_version',
