@@ -5,16 +5,13 @@
  */
 import type { ControlPlaneClient } from '../../api/control-plane';
 import type { Deployment } from '../../api/schemas/control-plane';
-import { httpUrlProblem } from '../../api/urls';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
-  DEPLOYMENT_NAME_PATTERN,
   DEPLOYMENT_SOURCES,
   DEPLOYMENT_TYPES,
   FAILED_REVISION_STATUSES,
   MAX_SECRETS,
   MAX_SECRET_VALUE_LENGTH,
-  SECRET_NAME_PATTERN,
   isTagRef,
   type RevisionStatusName,
 } from '../../api/schemas/control-plane-constants';
@@ -29,7 +26,6 @@ import {
   timeoutMs,
   type CreateRequest,
   type DeleteRequest,
-  type Diagnostics,
   type ImportRequest,
   type PlanRequest,
   type ReadRequest,
@@ -38,6 +34,7 @@ import {
   type ValidateRequest,
 } from '../framework';
 import { createBody, localSettings, patchOf, redeployPatch, toModel } from './deployment-body';
+import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets } from './deployment-checks';
 import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
@@ -53,31 +50,6 @@ const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
 // ---- schema ----
 
 const timeouts = DEPLOYMENT_TIMEOUTS;
-
-const REPO_ACCESS = ' A private repository is reached through `integration_id`.';
-
-/** The platform's own check (lib/api/urls.ts), so that a plan accepts what the apply will. */
-const urlProblem = (value: string, userInfoHint = ''): string | undefined => {
-  switch (httpUrlProblem(value)) {
-    case undefined:
-      return undefined;
-    case 'user-info':
-      // the URL is kept in plan and state as it is, and returned by the platform: no secret may ride in it
-      return `must not carry a user name or password: the URL is kept in plan and state and returned by the platform.${userInfoHint}`;
-    default:
-      return `must be an absolute http:// or https:// URL written in full, with no spaces (e.g. "https://github.com/acme/agent"); got ${JSON.stringify(value)}.`;
-  }
-};
-
-/** An empty value (an unset variable), which the platform refuses at apply. */
-const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty (is its variable set?).' : undefined);
-
-const nameProblem = (value: string): string | undefined =>
-  value.length > DEPLOYMENT_NAME_MAX_LENGTH
-    ? `must be at most ${DEPLOYMENT_NAME_MAX_LENGTH} characters; got ${value.length}.`
-    : DEPLOYMENT_NAME_PATTERN.test(value)
-      ? undefined
-      : `must start with a letter or digit and hold only letters, digits, "-" and "_"; got ${JSON.stringify(value)}.`;
 
 /** The schema of `agentplatform_deployment`. */
 export const deploymentSchema = defineSchema({
@@ -204,44 +176,6 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
     );
   }
   validateSecrets(config.secrets, config.secrets_version, diagnostics);
-}
-
-function validateSecrets(secrets: Record<string, unknown> | null | typeof UNKNOWN, version: unknown, diagnostics: Diagnostics): void {
-  if (secrets === null && version !== null) {
-    diagnostics.warning(
-      'secrets_version without secrets',
-      '`secrets_version` sends `secrets` when it changes, and the configuration has none: the deployment\'s secrets are left as they are. ' +
-        'To remove them all, set `secrets = {}`.',
-      'secrets_version',
-    );
-  }
-  if (secrets === null || !isKnown(secrets)) return;
-  const names = Object.keys(secrets);
-  for (const name of names.filter((n) => !SECRET_NAME_PATTERN.test(n))) {
-    diagnostics.error('Invalid secret name', `${JSON.stringify(name)} is not an environment variable name: use letters, digits and "_", not starting with a digit.`, [
-      { attribute: 'secrets' },
-      { key: name },
-    ]);
-  }
-  if (names.length > MAX_SECRETS) diagnostics.error('Too many secrets', `A deployment has at most ${MAX_SECRETS} secrets; got ${names.length}.`, 'secrets');
-  for (const [name, value] of Object.entries(secrets)) {
-    // characters as the platform counts them (code points); the value itself is never shown
-    const length = typeof value === 'string' ? [...value].length : 0;
-    if (length > MAX_SECRET_VALUE_LENGTH) {
-      diagnostics.error(
-        'Secret value too long',
-        `The value of secret ${JSON.stringify(name)} has ${length} characters; the platform accepts at most ${MAX_SECRET_VALUE_LENGTH}.`,
-        [{ attribute: 'secrets' }, { key: name }],
-      );
-    }
-  }
-  if (version === null) {
-    diagnostics.warning(
-      'secrets without secrets_version',
-      '`secrets` is write-only: Terraform cannot see when it changes. They are sent on create; set `secrets_version` and change it to send them again.',
-      'secrets_version',
-    );
-  }
 }
 
 // ---- plan ----
