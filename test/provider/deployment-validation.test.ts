@@ -169,6 +169,49 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(everything).not.toContain(NEW_SECRET);
   });
 
+  it('sends the secrets again when their names on the platform differ from the configuration, with no new secrets_version', async () => {
+    const dir = lp.terraform();
+    const name = lp.uniqueName('secret-names');
+    const configure = (secrets: string) => dir.configure(githubDeployment('agent', { name, secrets_version: 1 }, `  secrets = { ${secrets} }\n`));
+    configure(`OPENAI_API_KEY = "${SECRET}", DB_PASSWORD = "${SECRET}-db"`);
+    expect((await dir.init()).code).toBe(0);
+    const outputs: string[] = [];
+    const run = async (result: Promise<{ code: number | null; stdout: string; stderr: string }>) => {
+      const r = await result;
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+    expect((await run(dir.apply())).code).toBe(0);
+    const { id } = dir.instance('agentplatform_deployment.agent').attributes as { id: string };
+    expect(dir.instance('agentplatform_deployment.agent').attributes.secret_names).toEqual(['DB_PASSWORD', 'OPENAI_API_KEY']);
+    const secretNames = async () => ((await lp.client.getDeployment(id)).secrets ?? []).map((secret) => secret.name).sort();
+
+    // GIVEN the secrets replaced through the API, WHEN planning, THEN the names show the drift and the apply restores them
+    await lp.client.updateDeployment(id, { secrets: [{ name: 'OTHER', value: NEW_SECRET }] });
+    const drifted = await run(dir.plan());
+    expect(drifted.code).toBe(2);
+    expect(drifted.stdout).toContain('agentplatform_deployment.agent will be updated in-place');
+    expect(drifted.stdout).toMatch(/~ secret_names\s+= \[\s+- "OTHER",\s+\+ "DB_PASSWORD",\s+\+ "OPENAI_API_KEY",\s+\]/);
+    expect(drifted.stdout).not.toMatch(/secrets_version\s+=.*->/);
+    expect((await run(dir.apply())).code).toBe(0);
+    expect(await secretNames()).toEqual(['DB_PASSWORD', 'OPENAI_API_KEY']);
+    expect((await run(dir.plan())).code).toBe(0);
+
+    // a name removed from `secrets` is removed on the platform, without a new secrets_version
+    configure(`OPENAI_API_KEY = "${SECRET}"`);
+    const removed = await run(dir.plan());
+    expect(removed.code).toBe(2);
+    expect(removed.stdout).toMatch(/- "DB_PASSWORD",/);
+    expect((await run(dir.apply())).code).toBe(0);
+    expect(await secretNames()).toEqual(['OPENAI_API_KEY']);
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ secrets: null, secrets_version: 1, secret_names: ['OPENAI_API_KEY'] });
+    expect((await run(dir.plan())).code).toBe(0);
+
+    const everything = [dir.stateText(), ...outputs].join('\n');
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain(NEW_SECRET);
+  });
+
   it('plans a docker deployment without the github-only attributes: they stay null, nothing to learn after apply', async () => {
     const dir = lp.terraform();
     const docker = (maxScale: number) =>

@@ -69,7 +69,8 @@ import {
 A configuration that matches the deployment then plans no changes. The platform never returns secret values, so the
 imported state has no \`secrets_version\` and no \`timeouts\`: setting \`secrets_version\` plans one in-place update
 that sends \`secrets\` again (a new revision when they differ), and setting \`timeouts\` one that only updates the
-state.
+state. The imported \`secret_names\` are the names the deployment has: \`secrets\` with other names plans an update
+that sends them, with or without \`secrets_version\`.
 
 A create that finds the name taken fails with the exact command to import the existing deployment.
 `;

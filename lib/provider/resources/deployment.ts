@@ -33,7 +33,7 @@ import {
   type UpdateRequest,
   type ValidateRequest,
 } from '../framework';
-import { createBody, localSettings, patchOf, redeployPatch, toModel } from './deployment-body';
+import { createBody, localSettings, patchOf, redeployPatch, sendsSecrets, sortedNames, toModel } from './deployment-body';
 import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets } from './deployment-checks';
 import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
@@ -109,8 +109,9 @@ export const deploymentSchema = defineSchema({
       optional: true,
       writeOnly: true,
       description:
-        'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create and whenever ' +
-        '`secrets_version` changes; the platform never returns them. Left out, the deployment\'s secrets are left as they ' +
+        'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever ' +
+        '`secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on ' +
+        'the platform); the platform never returns their values. Left out, the deployment\'s secrets are left as they ' +
         'are; `{}` with a new `secrets_version` removes them all. At most ' + `${MAX_SECRETS} secrets, each value at most ${MAX_SECRET_VALUE_LENGTH} characters.`,
     }),
     secrets_version: attr.number({
@@ -118,6 +119,15 @@ export const deploymentSchema = defineSchema({
       integer: true,
       min: 1,
       description: 'Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision.',
+    }),
+    secret_names: attr.list(element.string, {
+      computed: true,
+      useStateForUnknown: true,
+      description:
+        'Names of the secrets the deployment has on the platform (never their values), sorted. When `secrets` is set and ' +
+        'its names differ (a name added to or removed from `secrets`, or the secrets replaced outside Terraform), the plan ' +
+        'shows them changing to the configured names and the apply sends `secrets` again, with no new `secrets_version`. ' +
+        'A changed value cannot be seen: it needs a new `secrets_version`.',
     }),
     wait_for_deployed: attr.bool({
       optional: true,
@@ -188,11 +198,17 @@ function plan({ config, prior, planned }: PlanRequest<Schema>): void {
   if (planned.source === 'external_docker') {
     for (const key of ['repo_ref', 'graph_config_path', 'repo_commit_sha'] as const) if (planned[key] === UNKNOWN) planned[key] = null;
   }
+  // the names are all the platform shows of the secrets: configured ones that differ are sent (see patchOf); without
+  // `secrets` in the configuration they are left as they are
+  if (config.secrets !== null) planned.secret_names = isKnown(config.secrets) ? sortedNames(Object.keys(config.secrets)) : UNKNOWN;
+  else if (!prior) planned.secret_names = [];
   if (!prior) return;
-  const changes = (key: (typeof REVISION_INPUTS)[number] | 'secrets_version'): boolean => !isKnown(planned[key]) || planned[key] !== prior[key];
+  const changes = (key: (typeof REVISION_INPUTS)[number]): boolean => !isKnown(planned[key]) || planned[key] !== prior[key];
+  const secretsSent =
+    config.secrets !== null && (!isKnown(config.secrets) || !isKnown(planned.secrets_version) || sendsSecrets(prior, planned.secrets_version, config.secrets));
   // without `secrets` in the configuration, a new secrets_version sends nothing (see patchOf); a latest revision that
   // failed is deployed again (see update), so the plan shows its status going
-  if (REVISION_INPUTS.some(changes) || (changes('secrets_version') && config.secrets !== null) || revisionFailed(prior)) {
+  if (REVISION_INPUTS.some(changes) || secretsSent || revisionFailed(prior)) {
     planned.latest_revision_id = UNKNOWN;
     planned.revision_status = UNKNOWN;
     planned.repo_commit_sha = prior.source === 'github' ? UNKNOWN : null;
