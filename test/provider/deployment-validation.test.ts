@@ -212,6 +212,21 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(everything).not.toContain(NEW_SECRET);
   });
 
+  it('warns of secrets_version without secrets when planning, and not again when destroying', async () => {
+    const dir = lp.terraform();
+    dir.configure(githubDeployment('agent', { name: lp.uniqueName('version-only'), secrets_version: 1 }));
+    expect((await dir.init()).code).toBe(0);
+
+    const applied = await dir.apply();
+    expect(applied.code).toBe(0);
+    expect(applied.stdout + applied.stderr).toContain('Warning: secrets_version without secrets');
+
+    const destroyed = await dir.destroy();
+    expect(destroyed.code).toBe(0);
+    expect(destroyed.stdout).toContain('Destroy complete! Resources: 1 destroyed.');
+    expect(destroyed.stdout + destroyed.stderr).not.toContain('Warning:');
+  });
+
   it('plans a docker deployment without the github-only attributes: they stay null, nothing to learn after apply', async () => {
     const dir = lp.terraform();
     const docker = (maxScale: number) =>

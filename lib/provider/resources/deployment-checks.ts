@@ -39,16 +39,8 @@ export const nameProblem = (value: string): string | undefined =>
       ? undefined
       : `must start with a letter or digit and hold only letters, digits, "-" and "_"; got ${JSON.stringify(value)}.`;
 
-/** The checks of `secrets` and `secrets_version`: names, count and value lengths, and the warnings of one without the other. */
-export function validateSecrets(secrets: Record<string, unknown> | null | typeof UNKNOWN, version: unknown, diagnostics: Diagnostics): void {
-  if (secrets === null && version !== null) {
-    diagnostics.warning(
-      'secrets_version without secrets',
-      '`secrets_version` sends `secrets` when it changes, and the configuration has none: the deployment\'s secrets are left as they are. ' +
-        'To remove them all, set `secrets = {}`.',
-      'secrets_version',
-    );
-  }
+/** The checks of `secrets`: names, count and value lengths. */
+export function validateSecrets(secrets: Record<string, unknown> | null | typeof UNKNOWN, diagnostics: Diagnostics): void {
   if (secrets === null || !isKnown(secrets)) return;
   const names = Object.keys(secrets);
   for (const name of names.filter((n) => !SECRET_NAME_PATTERN.test(n))) {
@@ -69,10 +61,26 @@ export function validateSecrets(secrets: Record<string, unknown> | null | typeof
       );
     }
   }
-  if (version === null) {
+}
+
+/**
+ * The warnings of `secrets` without `secrets_version` and the other way round. They are given at plan, not at
+ * validate: terraform validates the configuration on destroy too, where neither matters.
+ */
+export function warnOfSecretsVersion(secrets: unknown, version: unknown, diagnostics: Diagnostics): void {
+  if (secrets === null && version !== null) {
+    diagnostics.warning(
+      'secrets_version without secrets',
+      '`secrets_version` sends `secrets` when it changes, and the configuration has none: the deployment\'s secrets are left as they are. ' +
+        'To remove them all, set `secrets = {}`.',
+      'secrets_version',
+    );
+  }
+  if (secrets !== null && version === null) {
     diagnostics.warning(
       'secrets without secrets_version',
-      '`secrets` is write-only: Terraform cannot see when it changes. They are sent on create; set `secrets_version` and change it to send them again.',
+      '`secrets` is write-only: Terraform cannot see when a value changes. They are sent on create and when their names differ from the ' +
+        'deployment\'s; set `secrets_version` and change it to send new values.',
       'secrets_version',
     );
   }

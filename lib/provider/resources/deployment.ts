@@ -34,7 +34,7 @@ import {
   type ValidateRequest,
 } from '../framework';
 import { createBody, localSettings, patchOf, redeployPatch, sendsSecrets, sortedNames, toModel } from './deployment-body';
-import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets } from './deployment-checks';
+import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets, warnOfSecretsVersion } from './deployment-checks';
 import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
@@ -185,12 +185,13 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
       'resource_spec.min_scale',
     );
   }
-  validateSecrets(config.secrets, config.secrets_version, diagnostics);
+  validateSecrets(config.secrets, diagnostics);
 }
 
 // ---- plan ----
 
-function plan({ config, prior, planned }: PlanRequest<Schema>): void {
+function plan({ config, prior, planned, diagnostics }: PlanRequest<Schema>): void {
+  warnOfSecretsVersion(config.secrets, config.secrets_version, diagnostics);
   if (!isKnown(planned.custom_url)) planned.url = UNKNOWN;
   else if (planned.custom_url !== null) planned.url = planned.custom_url;
   else if (prior && prior.custom_url !== null) planned.url = UNKNOWN;
