@@ -135,13 +135,14 @@ export interface DeploymentProps {
   /**
    * Environment variables of the deployment by name, e.g. `{ OPENAI_API_KEY: openAiKey.value }`. Values must be
    * references (a sensitive `TerraformVariable`, an attribute of another resource), never literals: they would be
-   * written into `cdktf.out`. They are write-only: the platform never returns them.
+   * written into `cdktf.out`. They are write-only: the platform returns their names only, so an apply sends them
+   * again when the deployment's names differ (changed outside Terraform, or a name added or removed here).
    * @default no secrets
    */
   readonly secrets?: Record<string, string>;
   /**
    * Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision.
-   * @default secrets are sent on create only
+   * @default secrets are sent on create, and when the deployment's secret names differ from theirs
    */
   readonly secretsVersion?: number;
   /**

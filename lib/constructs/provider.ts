@@ -42,7 +42,8 @@ export interface AgentPlatformProviderProps {
    */
   readonly requestTimeout?: Duration;
   /**
-   * Retries of a failed request (connection errors, 408, 429, 5xx), 0 to 20.
+   * Retries of a failed request, 0 to 20: GET, PUT and DELETE on connection errors, timeouts, 408, 429 and 5xx; POST
+   * and PATCH, which are not idempotent, only on 429, 503 and connection errors raised before the request was sent.
    * @default 3
    */
   readonly maxRetries?: number;

@@ -63,7 +63,13 @@ export const providerSchema = defineSchema({
       integer: true,
       min: 0,
       max: 20,
-      description: `Retries of a failed request (connection errors, 408, 429, 5xx), with exponential backoff. Default: \`${DEFAULT_MAX_RETRIES}\`.`,
+      description:
+        'Retries of a failed request, with exponential backoff and jitter, or after the `Retry-After` the server sends (at ' +
+        'most 60 s). GET, PUT and DELETE are retried on connection errors, timeouts (`request_timeout`), 408, 429 and 5xx. ' +
+        'POST and PATCH (creates, updates, cancels) are not idempotent, so they are retried only when the server cannot have ' +
+        'acted on them: 429, 503, and connection errors raised before the request was sent (connection refused, DNS failure, ' +
+        'connect timeout); a timeout, a dropped connection or another 5xx after one was sent may hide a success, so it is ' +
+        `reported, never repeated. Default: \`${DEFAULT_MAX_RETRIES}\`.`,
     }),
   },
 });

@@ -4,6 +4,7 @@
  * import into a fresh state → destroy (waits for 404).
  */
 import { NotFoundError } from '../../lib/api/errors';
+import { DEPLOYMENT_DOC_PAGES } from '../../lib/provider/resources/deployment-docs';
 import { TestPlatform, githubDeployment } from './support/deployment-platform';
 
 describe('agentplatform_deployment lifecycle', () => {
@@ -105,5 +106,32 @@ describe('agentplatform_deployment lifecycle', () => {
     const destroyed = await fresh.destroy();
     expect(destroyed.stdout).toContain('Destroy complete! Resources: 1 destroyed.');
     await expect(lp.client.getDeployment(newId)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('plans, after an import, one in-place update of the Terraform-only settings the configuration sets, as the import notes say', async () => {
+    const existing = await lp.client.createDeployment({ name: lp.uniqueName('import-settings'), source: 'github', source_config: { repo_url: 'https://github.com/acme/agent' } });
+    const dir = lp.terraform();
+    dir.configure(githubDeployment('agent', { name: existing.name, wait_for_deployed: false }, '  timeouts = { update = "5m" }\n'));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.tf.run(['import', '-input=false', '-no-color', 'agentplatform_deployment.agent', existing.id])).code).toBe(0);
+
+    expect((await dir.plan('-out=import.tfplan')).code).toBe(2);
+    const shown = JSON.parse((await dir.tf.run(['show', '-json', 'import.tfplan'])).stdout) as {
+      resource_changes: { change: { actions: string[]; before: Record<string, unknown>; after: Record<string, unknown> } }[];
+    };
+    const [{ change }] = shown.resource_changes as [(typeof shown.resource_changes)[number]];
+    const changed = Object.keys(change.after).filter((key) => JSON.stringify(change.before[key]) !== JSON.stringify(change.after[key]));
+
+    expect(change.actions).toEqual(['update']);
+    expect(changed.sort()).toEqual(['timeouts', 'wait_for_deployed']);
+    const notes = DEPLOYMENT_DOC_PAGES.agentplatform_deployment!.importSection!.replace(/\s+/g, ' ');
+    expect(notes).toContain('`wait_for_deployed = true`');
+    expect(notes).toContain('setting `timeouts`, or `wait_for_deployed = false`, one that only updates the state, with no request to the platform');
+    const patches = () => lp.requests.filter((line) => line.startsWith(`PATCH /v2/deployments/${existing.id}`)).length;
+    const before = patches();
+    expect((await dir.apply()).code).toBe(0);
+    expect(patches()).toBe(before);
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ wait_for_deployed: false, timeouts: { update: '5m' } });
+    expect((await dir.plan()).code).toBe(0);
   });
 });

@@ -40,6 +40,8 @@ describe('agentplatform_deployment input checks and secrets', () => {
         githubDeployment('spaced_url', { name: 'k', repo_url: 'https://github.com/acme/my agent' }),
         githubDeployment('one_slash_url', { name: 'l', repo_url: 'http:/github.com/acme/agent' }),
         githubDeployment('empty_ref', { name: 'j', repo_ref: '', secrets_version: 1.5 }),
+        // the longest value the platform takes passes; one character more is refused at plan, naming the secret
+        githubDeployment('long_secret', { name: 'm', secrets_version: 1 }, `  secrets = { LARGEST = "${'x'.repeat(65_536)}", TOO_LONG = "${'y'.repeat(65_537)}" }\n`),
         `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  secrets         = { "not-an-env-name" = "x" }\n  secrets_version = 1\n}\n`,
         `data "agentplatform_revisions" "zero" {\n  deployment_id = "6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24"\n  limit = 0\n}\n`,
       ].join('\n'),
@@ -62,6 +64,9 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(stderr).toMatch(/Error: Invalid resource_spec\.min_scale[\s\S]*`min_scale` \(3\) must be at most `max_scale` \(2\)/);
     expect(stderr).toMatch(/Error: Missing image_uri[\s\S]*in resource "agentplatform_deployment" "docker_secrets"/);
     expect(stderr).toContain('"not-an-env-name" is not an environment variable name');
+    expect(stderr).toMatch(/Error: Secret value too long[\s\S]*in resource "agentplatform_deployment" "long_secret"/);
+    expect(stderr.replace(/\s+/g, ' ')).toContain('The value of secret "TOO_LONG" has 65537 characters; the platform accepts at most 65536.');
+    expect(stderr).not.toContain('"LARGEST" has');
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "token_in_url"', 'repo_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid custom_url', 'resource "agentplatform_deployment" "password_in_custom_url"', 'custom_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "spaced_url"', 'repo_url')).toBe(true);
@@ -162,6 +167,64 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(readFileSync(logFile, 'utf8')).toContain('provider.agentplatform');
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(NEW_SECRET);
+  });
+
+  it('sends the secrets again when their names on the platform differ from the configuration, with no new secrets_version', async () => {
+    const dir = lp.terraform();
+    const name = lp.uniqueName('secret-names');
+    const configure = (secrets: string) => dir.configure(githubDeployment('agent', { name, secrets_version: 1 }, `  secrets = { ${secrets} }\n`));
+    configure(`OPENAI_API_KEY = "${SECRET}", DB_PASSWORD = "${SECRET}-db"`);
+    expect((await dir.init()).code).toBe(0);
+    const outputs: string[] = [];
+    const run = async (result: Promise<{ code: number | null; stdout: string; stderr: string }>) => {
+      const r = await result;
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+    expect((await run(dir.apply())).code).toBe(0);
+    const { id } = dir.instance('agentplatform_deployment.agent').attributes as { id: string };
+    expect(dir.instance('agentplatform_deployment.agent').attributes.secret_names).toEqual(['DB_PASSWORD', 'OPENAI_API_KEY']);
+    const secretNames = async () => ((await lp.client.getDeployment(id)).secrets ?? []).map((secret) => secret.name).sort();
+
+    // GIVEN the secrets replaced through the API, WHEN planning, THEN the names show the drift and the apply restores them
+    await lp.client.updateDeployment(id, { secrets: [{ name: 'OTHER', value: NEW_SECRET }] });
+    const drifted = await run(dir.plan());
+    expect(drifted.code).toBe(2);
+    expect(drifted.stdout).toContain('agentplatform_deployment.agent will be updated in-place');
+    expect(drifted.stdout).toMatch(/~ secret_names\s+= \[\s+- "OTHER",\s+\+ "DB_PASSWORD",\s+\+ "OPENAI_API_KEY",\s+\]/);
+    expect(drifted.stdout).not.toMatch(/secrets_version\s+=.*->/);
+    expect((await run(dir.apply())).code).toBe(0);
+    expect(await secretNames()).toEqual(['DB_PASSWORD', 'OPENAI_API_KEY']);
+    expect((await run(dir.plan())).code).toBe(0);
+
+    // a name removed from `secrets` is removed on the platform, without a new secrets_version
+    configure(`OPENAI_API_KEY = "${SECRET}"`);
+    const removed = await run(dir.plan());
+    expect(removed.code).toBe(2);
+    expect(removed.stdout).toMatch(/- "DB_PASSWORD",/);
+    expect((await run(dir.apply())).code).toBe(0);
+    expect(await secretNames()).toEqual(['OPENAI_API_KEY']);
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ secrets: null, secrets_version: 1, secret_names: ['OPENAI_API_KEY'] });
+    expect((await run(dir.plan())).code).toBe(0);
+
+    const everything = [dir.stateText(), ...outputs].join('\n');
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain(NEW_SECRET);
+  });
+
+  it('warns of secrets_version without secrets when planning, and not again when destroying', async () => {
+    const dir = lp.terraform();
+    dir.configure(githubDeployment('agent', { name: lp.uniqueName('version-only'), secrets_version: 1 }));
+    expect((await dir.init()).code).toBe(0);
+
+    const applied = await dir.apply();
+    expect(applied.code).toBe(0);
+    expect(applied.stdout + applied.stderr).toContain('Warning: secrets_version without secrets');
+
+    const destroyed = await dir.destroy();
+    expect(destroyed.code).toBe(0);
+    expect(destroyed.stdout).toContain('Destroy complete! Resources: 1 destroyed.');
+    expect(destroyed.stdout + destroyed.stderr).not.toContain('Warning:');
   });
 
   it('plans a docker deployment without the github-only attributes: they stay null, nothing to learn after apply', async () => {

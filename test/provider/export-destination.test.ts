@@ -158,6 +158,7 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain(`# ${TYPE}.good will be updated in-place`);
     expect(plan.stdout).toMatch(/credentials_version\s+= 1 -> 2/);
+    expect(plan.stdout).toMatch(/credentials_keys\s+= \[[^\]]*\] -> \(known after apply\)/);
     expect(plan.stdout).not.toContain('must be replaced');
     expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
 
@@ -168,6 +169,15 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
     expect(lp.requests.filter((line) => line.startsWith(`PATCH /api/v1/bulk-exports/destinations/${id} 200`)).length).toBe(patchesBefore + 1);
     expect(dir.instance(`${TYPE}.good`).attributes).toMatchObject({ id, credentials_version: 2 });
     expect((await run(dir.plan())).code).toBe(0);
+
+    // a change that sends no request keeps the keys the platform holds, known at plan
+    dir.configure([ENDPOINT_VARIABLE, destination('good', 2).replace('  credentials_version = 2\n', '  credentials_version = 2\n  timeouts = { create = "2m" }\n')].join('\n'));
+    const localOnly = await run(dir.plan());
+    expect(localOnly.code).toBe(2);
+    expect(localOnly.stdout).toContain(`# ${TYPE}.good will be updated in-place`);
+    expect(localOnly.stdout).not.toContain('known after apply');
+    expect((await run(dir.apply())).code).toBe(0);
+    expect(dir.instance(`${TYPE}.good`).attributes).toMatchObject({ id, credentials_keys: ['access_key_id', 'secret_access_key'], timeouts: { create: '2m' } });
 
     dir.configure([ENDPOINT_VARIABLE, destination('good', 3)].join('\n'));
     Object.assign(dir.tf.env, keysEnv('good', { accessKeyId: rotated.accessKeyId, secretAccessKey: WRONG_SECRET }));

@@ -152,6 +152,29 @@ describe('export resources: input checks', () => {
     expect(stdout + stderr).not.toContain('Scheduled export starts in the past');
   });
 
+  it('warns at plan of a setting that does nothing for the kind of export, on its attribute', async () => {
+    const dir = lp.terraform();
+    dir.configure(
+      [
+        bulkExport('scheduled_waited', '  interval_hours      = 24\n  wait_for_completion = true'),
+        bulkExport('one_off_spawns_none', '  end_time                  = "2025-01-02T00:00:00Z"\n  cancel_spawned_on_destroy = true'),
+        bulkExport('one_off_waited', '  end_time            = "2025-01-02T00:00:00Z"\n  wait_for_completion = true'),
+      ].join('\n'),
+    );
+    expect((await dir.init()).code).toBe(0);
+
+    const { code, stdout, stderr } = await dir.plan();
+
+    expect(code).toBe(2);
+    const waited = diagnostics(stdout + stderr, 'wait_for_completion is ignored for a scheduled export');
+    expect(waited).toHaveLength(1);
+    expect(pointsAt(waited[0], 'agentplatform_bulk_export', 'scheduled_waited', 'wait_for_completion')).toBe(true);
+    const spawnsNone = diagnostics(stdout + stderr, 'cancel_spawned_on_destroy is ignored for a one-off export');
+    expect(spawnsNone).toHaveLength(1);
+    expect(pointsAt(spawnsNone[0], 'agentplatform_bulk_export', 'one_off_spawns_none', 'cancel_spawned_on_destroy')).toBe(true);
+    expect(flat(spawnsNone[0])).toContain('a one-off export (`end_time`) spawns none');
+  });
+
   it('shows the platform\'s refusal of a create on the attribute it names', async () => {
     const dir = lp.terraform();
     dir.configure(bulkExport('dangling', '  end_time = "2025-01-02T00:00:00Z"'));

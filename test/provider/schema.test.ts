@@ -2,6 +2,8 @@
  * One schema definition, four derivations: the tfplugin6 Schema message, the TypeScript model, the zod model and
  * the documentation table; plus the checks of definitions and of configurations.
  */
+import { NetworkError, TimeoutError, errorFromResponse } from '../../lib/api/errors';
+import { MAX_RETRY_AFTER_MS, isRetryable, type HttpMethod } from '../../lib/api/retry';
 import { CtyNumber } from '../../lib/provider/cty/number';
 import { cty } from '../../lib/provider/cty/types';
 import { UNKNOWN } from '../../lib/provider/cty/value';
@@ -168,5 +170,30 @@ describe('configuration checks', () => {
 
   it('skips unknown and null values', () => {
     expect(check({ source: UNKNOWN, ports: [UNKNOWN], resource_spec: UNKNOWN, timeouts: null })).toEqual({});
+  });
+});
+
+describe('the documentation of max_retries', () => {
+  const text = providerSchema.attributes.max_retries.description.replace(/\s+/g, ' ');
+  const init = { method: 'POST', url: 'http://127.0.0.1/v2/deployments' };
+  const failures = {
+    408: errorFromResponse({ ...init, status: 408 }),
+    429: errorFromResponse({ ...init, status: 429 }),
+    500: errorFromResponse({ ...init, status: 500 }),
+    502: errorFromResponse({ ...init, status: 502 }),
+    503: errorFromResponse({ ...init, status: 503 }),
+    504: errorFromResponse({ ...init, status: 504 }),
+    'connection refused': new NetworkError('connect ECONNREFUSED', { ...init, code: 'ECONNREFUSED' }),
+    'connection reset': new NetworkError('socket hang up', { ...init, code: 'ECONNRESET' }),
+    timeout: new TimeoutError({ ...init, timeoutMs: 30_000 }),
+  };
+  const retried = (method: HttpMethod): string[] => Object.entries(failures).filter(([, err]) => isRetryable(err, method, undefined)).map(([failure]) => failure);
+
+  it('says what the transport retries for each method', () => {
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) expect({ method, retried: retried(method) }).toEqual({ method, retried: Object.keys(failures) });
+    expect(text).toContain('GET, PUT and DELETE are retried on connection errors, timeouts (`request_timeout`), 408, 429 and 5xx.');
+    for (const method of ['POST', 'PATCH'] as const) expect({ method, retried: retried(method) }).toEqual({ method, retried: ['429', '503', 'connection refused'] });
+    expect(text).toContain('POST and PATCH (creates, updates, cancels) are not idempotent, so they are retried only when the server cannot have acted on them: 429, 503, and connection errors raised before the request was sent');
+    expect(text).toContain(`(at most ${MAX_RETRY_AFTER_MS / 1000} s)`);
   });
 });

@@ -64,5 +64,8 @@ export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Most secrets a deployment may have. */
 export const MAX_SECRETS = 100;
 
+/** Longest secret value, in characters. */
+export const MAX_SECRET_VALUE_LENGTH = 65_536;
+
 /** Limits of list endpoints, as the spec states them for the revision list. */
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;

@@ -120,7 +120,7 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly customUrl?: string;
   /** Scaling and size of the replicas; what is left out is the platform's default. */
   readonly resourceSpec?: TfDeploymentResourceSpec | cdktf.IResolvable;
-  /** Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create and whenever `secrets_version` changes; the platform never returns them. Left out, the deployment's secrets are left as they are; `{}` with a new `secrets_version` removes them all. */
+  /** Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever `secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on the platform); the platform never returns their values. Left out, the deployment's secrets are left as they are; `{}` with a new `secrets_version` removes them all. At most 100 secrets, each value at most 65536 characters. */
   readonly secrets?: { [key: string]: string };
   /** Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision. */
   readonly secretsVersion?: number;
@@ -215,6 +215,11 @@ export class TfDeployment extends cdktf.TerraformResource {
   /** Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision. */
   get secretsVersion(): number {
     return this.getNumberAttribute('secrets_version');
+  }
+
+  /** Names of the secrets the deployment has on the platform (never their values), sorted. When `secrets` is set and its names differ (a name added to or removed from `secrets`, or the secrets replaced outside Terraform), the plan shows them changing to the configured names and the apply sends `secrets` again, with no new `secrets_version`. A changed value cannot be seen: it needs a new `secrets_version`. */
+  get secretNames(): string[] {
+    return this.getListAttribute('secret_names');
   }
 
   /** Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time, so an apply returns soon after `DEPLOYED` with a poll or two. */

@@ -142,7 +142,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
     return this.getNumberAttribute('credentials_version');
   }
 
-  /** Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`. */
+  /** Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`. Only a rotation (a new `credentials_version`) changes them; any other change plans them as they are. */
   get credentialsKeys(): string[] {
     return this.getListAttribute('credentials_keys');
   }

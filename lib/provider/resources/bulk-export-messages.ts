@@ -250,6 +250,26 @@ export function exportBackfill(diagnostics: Diagnostics, start: string, hours: n
   );
 }
 
+/** A setting that does nothing for this kind of export, which a configuration set all the same. */
+export function exportSettingIgnored(diagnostics: Diagnostics, attribute: 'wait_for_completion' | 'cancel_spawned_on_destroy'): void {
+  if (attribute === 'wait_for_completion') {
+    diagnostics.warning(
+      'wait_for_completion is ignored for a scheduled export',
+      '`wait_for_completion` waits for a one-off export (`end_time`) to complete; a scheduled export (`interval_hours`) never ' +
+        'completes, so the apply returns once it is created. Leave `wait_for_completion` out.',
+      attribute,
+    );
+  } else {
+    diagnostics.warning(
+      'cancel_spawned_on_destroy is ignored for a one-off export',
+      '`cancel_spawned_on_destroy` cancels, on destroy, the exports a scheduled export (`interval_hours`) spawned; a one-off ' +
+        'export (`end_time`) spawns none. Its destroy still cancels the export itself when it is not finished. Leave ' +
+        '`cancel_spawned_on_destroy` out.',
+      attribute,
+    );
+  }
+}
+
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

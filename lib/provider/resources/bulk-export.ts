@@ -48,6 +48,7 @@ import {
   exportCancelledOutside,
   exportCancelledWhileWaiting,
   exportFailed,
+  exportSettingIgnored,
   exportTimedOut,
   exportWaitEnded,
 } from './bulk-export-messages';
@@ -282,7 +283,10 @@ function platformNow(ctx: PlanRequest<Schema>['ctx']): number {
   }
 }
 
-function plan({ prior, planned, requireReplace, diagnostics, ctx }: PlanRequest<Schema>): void {
+function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: PlanRequest<Schema>): void {
+  // at plan rather than validate, which terraform runs on destroy too
+  if (config.wait_for_completion === true && typeof config.interval_hours === 'number') exportSettingIgnored(diagnostics, 'wait_for_completion');
+  if (config.cancel_spawned_on_destroy === true && config.interval_hours === null && config.end_time !== null) exportSettingIgnored(diagnostics, 'cancel_spawned_on_destroy');
   // a cancelled export cannot be restarted: a new one takes its place
   if (prior?.status === 'Cancelled') {
     planned.status = UNKNOWN;

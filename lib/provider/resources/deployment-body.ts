@@ -33,6 +33,7 @@ export function toModel(d: Deployment, revisionStatus: string | null, local: Loc
     resource_spec: spec ? { min_scale: spec.min_scale ?? null, max_scale: spec.max_scale ?? null, cpu: spec.cpu ?? null, memory_mb: spec.memory_mb ?? null } : null,
     secrets: null,
     ...localSettings(local),
+    secret_names: sortedNames(d.secrets.map((secret) => secret.name)),
     latest_revision_id: d.latest_revision_id,
     revision_status: revisionStatus,
     repo_commit_sha: revision.repo_commit_sha ?? null,
@@ -48,9 +49,20 @@ function present<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], 
 }
 
 function secretList(secrets: Record<string, string> | null): { name: string; value: string }[] {
-  return Object.entries(secrets ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, value]) => ({ name, value }));
+  return sortedNames(Object.keys(secrets ?? {})).map((name) => ({ name, value: secrets![name]! }));
+}
+
+/** Secret names in the order `secret_names` keeps them. */
+export function sortedNames(names: readonly string[]): string[] {
+  return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Whether an update sends the configured `secrets`: when `secrets_version` changes, or when their names differ from
+ * the names the deployment has (`secret_names`, which read takes from the platform), since the values are never shown.
+ */
+export function sendsSecrets(prior: DeploymentModel, secretsVersion: number | null, secrets: Record<string, unknown>): boolean {
+  return secretsVersion !== prior.secrets_version || JSON.stringify(sortedNames(Object.keys(secrets))) !== JSON.stringify(prior.secret_names);
 }
 
 /** The create request: the planned values the configuration sets, and the secrets. */
@@ -74,8 +86,8 @@ export function createBody(planned: DeploymentModel, secrets: Record<string, str
 
 /**
  * The PATCH that turns `prior` into `planned`: only what changed; undefined when the API has nothing to change. A new
- * `secrets_version` sends `secrets` as configured (`{}` removes them all); without `secrets` in the configuration the
- * deployment's secrets are left as they are.
+ * `secrets_version`, or configured names that differ from the deployment's, send `secrets` as configured (`{}`
+ * removes them all); without `secrets` in the configuration the deployment's secrets are left as they are.
  */
 export function patchOf(prior: DeploymentModel, planned: DeploymentModel, secrets: Record<string, string> | null): DeploymentPatch | undefined {
   const sourceConfig: SourceConfig = {};
@@ -89,7 +101,7 @@ export function patchOf(prior: DeploymentModel, planned: DeploymentModel, secret
   const patch: DeploymentPatch = {
     ...(Object.keys(sourceConfig).length ? { source_config: sourceConfig } : {}),
     ...(Object.keys(revisionConfig).length ? { source_revision_config: revisionConfig } : {}),
-    ...(planned.secrets_version !== prior.secrets_version && secrets !== null ? { secrets: secretList(secrets) } : {}),
+    ...(secrets !== null && sendsSecrets(prior, planned.secrets_version, secrets) ? { secrets: secretList(secrets) } : {}),
   };
   return Object.keys(patch).length ? patch : undefined;
 }

@@ -66,10 +66,12 @@ import {
 }
 \`\`\`
 
-A configuration that matches the deployment then plans no changes. The platform never returns secret values, so the
-imported state has no \`secrets_version\` and no \`timeouts\`: setting \`secrets_version\` plans one in-place update
-that sends \`secrets\` again (a new revision when they differ), and setting \`timeouts\` one that only updates the
-state.
+A configuration that matches the deployment then plans no changes. The settings only Terraform keeps are not on the
+platform, so the import sets them as if the configuration left them out: no \`secrets_version\` (the platform never
+returns secret values), no \`timeouts\`, and \`wait_for_deployed = true\`. Setting \`secrets_version\` then plans one
+in-place update that sends \`secrets\` again (a new revision when they differ); setting \`timeouts\`, or
+\`wait_for_deployed = false\`, one that only updates the state, with no request to the platform. The imported \`secret_names\` are the names the deployment has: \`secrets\` with other names plans an update
+that sends them, with or without \`secrets_version\`.
 
 A create that finds the name taken fails with the exact command to import the existing deployment.
 `;

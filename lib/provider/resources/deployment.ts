@@ -5,15 +5,13 @@
  */
 import type { ControlPlaneClient } from '../../api/control-plane';
 import type { Deployment } from '../../api/schemas/control-plane';
-import { httpUrlProblem } from '../../api/urls';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
-  DEPLOYMENT_NAME_PATTERN,
   DEPLOYMENT_SOURCES,
   DEPLOYMENT_TYPES,
   FAILED_REVISION_STATUSES,
   MAX_SECRETS,
-  SECRET_NAME_PATTERN,
+  MAX_SECRET_VALUE_LENGTH,
   isTagRef,
   type RevisionStatusName,
 } from '../../api/schemas/control-plane-constants';
@@ -28,7 +26,6 @@ import {
   timeoutMs,
   type CreateRequest,
   type DeleteRequest,
-  type Diagnostics,
   type ImportRequest,
   type PlanRequest,
   type ReadRequest,
@@ -36,7 +33,8 @@ import {
   type UpdateRequest,
   type ValidateRequest,
 } from '../framework';
-import { createBody, localSettings, patchOf, redeployPatch, toModel } from './deployment-body';
+import { createBody, localSettings, patchOf, redeployPatch, sendsSecrets, sortedNames, toModel } from './deployment-body';
+import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets, warnOfSecretsVersion } from './deployment-checks';
 import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
@@ -52,31 +50,6 @@ const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
 // ---- schema ----
 
 const timeouts = DEPLOYMENT_TIMEOUTS;
-
-const REPO_ACCESS = ' A private repository is reached through `integration_id`.';
-
-/** The platform's own check (lib/api/urls.ts), so that a plan accepts what the apply will. */
-const urlProblem = (value: string, userInfoHint = ''): string | undefined => {
-  switch (httpUrlProblem(value)) {
-    case undefined:
-      return undefined;
-    case 'user-info':
-      // the URL is kept in plan and state as it is, and returned by the platform: no secret may ride in it
-      return `must not carry a user name or password: the URL is kept in plan and state and returned by the platform.${userInfoHint}`;
-    default:
-      return `must be an absolute http:// or https:// URL written in full, with no spaces (e.g. "https://github.com/acme/agent"); got ${JSON.stringify(value)}.`;
-  }
-};
-
-/** An empty value (an unset variable), which the platform refuses at apply. */
-const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty (is its variable set?).' : undefined);
-
-const nameProblem = (value: string): string | undefined =>
-  value.length > DEPLOYMENT_NAME_MAX_LENGTH
-    ? `must be at most ${DEPLOYMENT_NAME_MAX_LENGTH} characters; got ${value.length}.`
-    : DEPLOYMENT_NAME_PATTERN.test(value)
-      ? undefined
-      : `must start with a letter or digit and hold only letters, digits, "-" and "_"; got ${JSON.stringify(value)}.`;
 
 /** The schema of `agentplatform_deployment`. */
 export const deploymentSchema = defineSchema({
@@ -136,15 +109,25 @@ export const deploymentSchema = defineSchema({
       optional: true,
       writeOnly: true,
       description:
-        'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create and whenever ' +
-        '`secrets_version` changes; the platform never returns them. Left out, the deployment\'s secrets are left as they ' +
-        'are; `{}` with a new `secrets_version` removes them all.',
+        'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever ' +
+        '`secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on ' +
+        'the platform); the platform never returns their values. Left out, the deployment\'s secrets are left as they ' +
+        'are; `{}` with a new `secrets_version` removes them all. At most ' + `${MAX_SECRETS} secrets, each value at most ${MAX_SECRET_VALUE_LENGTH} characters.`,
     }),
     secrets_version: attr.number({
       optional: true,
       integer: true,
       min: 1,
       description: 'Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision.',
+    }),
+    secret_names: attr.list(element.string, {
+      computed: true,
+      useStateForUnknown: true,
+      description:
+        'Names of the secrets the deployment has on the platform (never their values), sorted. When `secrets` is set and ' +
+        'its names differ (a name added to or removed from `secrets`, or the secrets replaced outside Terraform), the plan ' +
+        'shows them changing to the configured names and the apply sends `secrets` again, with no new `secrets_version`. ' +
+        'A changed value cannot be seen: it needs a new `secrets_version`.',
     }),
     wait_for_deployed: attr.bool({
       optional: true,
@@ -202,39 +185,13 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
       'resource_spec.min_scale',
     );
   }
-  validateSecrets(config.secrets, config.secrets_version, diagnostics);
-}
-
-function validateSecrets(secrets: Record<string, unknown> | null | typeof UNKNOWN, version: unknown, diagnostics: Diagnostics): void {
-  if (secrets === null && version !== null) {
-    diagnostics.warning(
-      'secrets_version without secrets',
-      '`secrets_version` sends `secrets` when it changes, and the configuration has none: the deployment\'s secrets are left as they are. ' +
-        'To remove them all, set `secrets = {}`.',
-      'secrets_version',
-    );
-  }
-  if (secrets === null || !isKnown(secrets)) return;
-  const names = Object.keys(secrets);
-  for (const name of names.filter((n) => !SECRET_NAME_PATTERN.test(n))) {
-    diagnostics.error('Invalid secret name', `${JSON.stringify(name)} is not an environment variable name: use letters, digits and "_", not starting with a digit.`, [
-      { attribute: 'secrets' },
-      { key: name },
-    ]);
-  }
-  if (names.length > MAX_SECRETS) diagnostics.error('Too many secrets', `A deployment has at most ${MAX_SECRETS} secrets; got ${names.length}.`, 'secrets');
-  if (version === null) {
-    diagnostics.warning(
-      'secrets without secrets_version',
-      '`secrets` is write-only: Terraform cannot see when it changes. They are sent on create; set `secrets_version` and change it to send them again.',
-      'secrets_version',
-    );
-  }
+  validateSecrets(config.secrets, diagnostics);
 }
 
 // ---- plan ----
 
-function plan({ config, prior, planned }: PlanRequest<Schema>): void {
+function plan({ config, prior, planned, diagnostics }: PlanRequest<Schema>): void {
+  warnOfSecretsVersion(config.secrets, config.secrets_version, diagnostics);
   if (!isKnown(planned.custom_url)) planned.url = UNKNOWN;
   else if (planned.custom_url !== null) planned.url = planned.custom_url;
   else if (prior && prior.custom_url !== null) planned.url = UNKNOWN;
@@ -242,11 +199,17 @@ function plan({ config, prior, planned }: PlanRequest<Schema>): void {
   if (planned.source === 'external_docker') {
     for (const key of ['repo_ref', 'graph_config_path', 'repo_commit_sha'] as const) if (planned[key] === UNKNOWN) planned[key] = null;
   }
+  // the names are all the platform shows of the secrets: configured ones that differ are sent (see patchOf); without
+  // `secrets` in the configuration they are left as they are
+  if (config.secrets !== null) planned.secret_names = isKnown(config.secrets) ? sortedNames(Object.keys(config.secrets)) : UNKNOWN;
+  else if (!prior) planned.secret_names = [];
   if (!prior) return;
-  const changes = (key: (typeof REVISION_INPUTS)[number] | 'secrets_version'): boolean => !isKnown(planned[key]) || planned[key] !== prior[key];
+  const changes = (key: (typeof REVISION_INPUTS)[number]): boolean => !isKnown(planned[key]) || planned[key] !== prior[key];
+  const secretsSent =
+    config.secrets !== null && (!isKnown(config.secrets) || !isKnown(planned.secrets_version) || sendsSecrets(prior, planned.secrets_version, config.secrets));
   // without `secrets` in the configuration, a new secrets_version sends nothing (see patchOf); a latest revision that
   // failed is deployed again (see update), so the plan shows its status going
-  if (REVISION_INPUTS.some(changes) || (changes('secrets_version') && config.secrets !== null) || revisionFailed(prior)) {
+  if (REVISION_INPUTS.some(changes) || secretsSent || revisionFailed(prior)) {
     planned.latest_revision_id = UNKNOWN;
     planned.revision_status = UNKNOWN;
     planned.repo_commit_sha = prior.source === 'github' ? UNKNOWN : null;

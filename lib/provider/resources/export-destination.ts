@@ -6,6 +6,7 @@
 import type { Destination, DestinationCreate, DestinationCredentials } from '../../api/schemas/bulk-export';
 import {
   DiagnosticError,
+  UNKNOWN,
   attr,
   defineResource,
   defineSchema,
@@ -120,7 +121,10 @@ export const exportDestinationSchema = defineSchema({
     }),
     credentials_keys: attr.list(element.string, {
       computed: true,
-      description: 'Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`.',
+      useStateForUnknown: true,
+      description:
+        'Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`. ' +
+        'Only a rotation (a new `credentials_version`) changes them; any other change plans them as they are.',
     }),
     timeouts,
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the destination was created (RFC 3339).' }),
@@ -163,10 +167,11 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
 // ---- plan ----
 
 function plan({ config, prior, planned, requireReplace }: PlanRequest<Schema>): void {
+  if (!prior || planned.credentials_version === prior.credentials_version) return;
   // The API rotates credentials but cannot switch a destination to the host's environment credentials.
-  if (prior && config.credentials === null && prior.credentials_keys?.length && planned.credentials_version !== prior.credentials_version) {
-    requireReplace('credentials_version');
-  }
+  if (config.credentials === null && prior.credentials_keys?.length) requireReplace('credentials_version');
+  // a rotation (see update) is the only request that changes the keys the platform holds
+  if (config.credentials !== null) planned.credentials_keys = UNKNOWN;
 }
 
 // ---- create ----
