@@ -36,6 +36,7 @@ describe('create: the body shape', () => {
     ['name missing', { source: 'github' }, ['body', 'name'], 'missing'],
     ['name with spaces', { ...githubBody(), name: 'my agent' }, ['body', 'name'], 'string_pattern_mismatch'],
     ['name too long', { ...githubBody(), name: 'a'.repeat(64) }, ['body', 'name'], 'string_too_long'],
+    ['a secret value over 65,536 characters', githubBody({ secrets: [{ name: 'K', value: 'v'.repeat(65_537) }] }), ['body', 'secrets', 0, 'value'], 'string_too_long'],
     ['unknown source', { ...githubBody(), source: 'gitlab' }, ['body', 'source'], 'enum'],
     [
       'unknown deployment_type',
@@ -140,6 +141,10 @@ describe('create: rules between fields', () => {
   test('a URL scheme in capitals is a scheme (RFC 3986): accepted, and kept as sent', async () => {
     const created = await createDeployment(t.api, githubBody({ source_config: { repo_url: 'HTTPS://GitHub.com/example/a/' } }));
     expect(created.source_config.repo_url).toBe('HTTPS://GitHub.com/example/a/');
+  });
+  test('a secret value of 65,536 characters is accepted, counted as characters (code points), not UTF-16 units', async () => {
+    // an emoji is one character and two UTF-16 units: 65,536 characters, 131,072 units
+    await createDeployment(t.api, githubBody({ secrets: [{ name: 'EMOJI', value: '😀'.repeat(65_536) }] }));
   });
   test('a tag ref without build_on_push, and build_on_push on a branch, are accepted', async () => {
     await createDeployment(t.api, githubBody({ source_revision_config: { repo_ref: 'refs/tags/v1.0.0' } }));

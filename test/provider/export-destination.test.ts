@@ -205,11 +205,15 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
     const imported = await fresh.tf.run(['import', '-input=false', '-no-color', `${TYPE}.good`, id]);
     expect(imported.code).toBe(0);
     expect(fresh.instance(`${TYPE}.good`).attributes).toMatchObject({ id, display_name: 'good', prefix: PREFIX, credentials_keys: ['access_key_id', 'secret_access_key'] });
-    expect((await fresh.plan()).code).toBe(0);
+    const planned = await fresh.plan();
+    expect(planned.code).toBe(0);
+    // credentials without credentials_version: warned of when planning, not again when destroying
+    expect(planned.stdout + planned.stderr).toContain('Warning: credentials without credentials_version');
 
     const destroyed = await fresh.destroy();
     expect(destroyed.code).toBe(0);
     expect(destroyed.stdout).toContain('Destroy complete! Resources: 1 destroyed.');
+    expect(destroyed.stdout + destroyed.stderr).not.toContain('credentials without credentials_version');
     const warning = diagnostic(destroyed.stdout + destroyed.stderr, 'Export destination removed from state only');
     expect(flat(warning)).toContain(`destination ${id} ("good") stays in the workspace`);
     expect((await lp.client.getDestination(id)).id).toBe(id);

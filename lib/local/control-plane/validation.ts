@@ -14,6 +14,7 @@ import {
   type DeploymentCreate,
   type DeploymentPatch,
 } from '../../api/schemas/control-plane';
+import { MAX_SECRET_VALUE_LENGTH, MAX_SECRETS } from '../../api/schemas/control-plane-constants';
 import { httpUrlProblem } from '../../api/urls';
 import { RequestValidator } from '../validation';
 import {
@@ -48,10 +49,15 @@ const SecretsBody = z
   .array(
     z.strictObject({
       name: z.string().min(1).max(128).regex(SECRET_NAME_PATTERN),
-      value: z.string().max(65_536),
+      // characters as pydantic counts them (code points), not UTF-16 units
+      value: z.string().superRefine((value, ctx) => {
+        if (value.length > MAX_SECRET_VALUE_LENGTH && [...value].length > MAX_SECRET_VALUE_LENGTH) {
+          ctx.addIssue({ code: 'too_big', origin: 'string', maximum: MAX_SECRET_VALUE_LENGTH, inclusive: true, input: value });
+        }
+      }),
     }),
   )
-  .max(100);
+  .max(MAX_SECRETS);
 
 const CreateBody = z.strictObject({
   name: z.string().min(1).max(DEPLOYMENT_NAME_MAX_LENGTH).regex(DEPLOYMENT_NAME_PATTERN),

@@ -154,6 +154,12 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
       'credentials_version',
     );
   }
+}
+
+// ---- plan ----
+
+function plan({ config, prior, planned, requireReplace, diagnostics }: PlanRequest<Schema>): void {
+  // at plan, not validate: terraform validates on destroy too, where the warning is of no use
   if (config.credentials !== null && config.credentials_version === null) {
     diagnostics.warning(
       'credentials without credentials_version',
@@ -162,11 +168,6 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
       'credentials_version',
     );
   }
-}
-
-// ---- plan ----
-
-function plan({ config, prior, planned, requireReplace }: PlanRequest<Schema>): void {
   if (!prior || planned.credentials_version === prior.credentials_version) return;
   // The API rotates credentials but cannot switch a destination to the host's environment credentials.
   if (config.credentials === null && prior.credentials_keys?.length) requireReplace('credentials_version');
