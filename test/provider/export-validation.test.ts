@@ -137,17 +137,18 @@ describe('export resources: input checks', () => {
     expect(flat(userInfo)).toContain('must not carry a user name or password: set the keys in `credentials`');
   });
 
-  it('warns at plan that the platform will refuse a schedule with more than 1000 intervals due at once', async () => {
+  it('stops the plan when the platform will refuse a schedule with more than 1000 intervals due at once, beyond any clock skew', async () => {
     const dir = lp.terraform();
     dir.configure(bulkExport('too_far_back', '  interval_hours = 1'));
     expect((await dir.init()).code).toBe(0);
 
     const { code, stdout, stderr } = await dir.plan();
 
-    expect(code).toBe(2);
-    const warning = diagnostic(stdout + stderr, 'Scheduled export starts too far in the past');
-    expect(pointsAt(warning, 'agentplatform_bulk_export', 'too_far_back', 'start_time')).toBe(true);
-    expect(flat(warning)).toMatch(/More than 1000 intervals of 1h since 2025-01-01T00:00:00Z would be due at once \(\d+\): the platform refuses such a schedule/);
+    expect(code).toBe(1);
+    const error = diagnostic(stdout + stderr, 'Scheduled export starts too far in the past');
+    expect(error).toMatch(/Error: Scheduled export starts too far in the past/);
+    expect(pointsAt(error, 'agentplatform_bulk_export', 'too_far_back', 'start_time')).toBe(true);
+    expect(flat(error)).toMatch(/More than 1000 intervals of 1h since 2025-01-01T00:00:00Z would be due at once \(\d+\): the platform refuses such a schedule\./);
     // not the warning that says they are all exported
     expect(stdout + stderr).not.toContain('Scheduled export starts in the past');
   });

@@ -298,17 +298,24 @@ function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: Plan
   const { start_time: start, interval_hours: hours } = planned;
   if (typeof start !== 'string' || typeof hours !== 'number') return;
   const startMs = instantMicros(start) / 1000;
-  const due = (platformNow(ctx) - SCHEDULE_DELAY_MS - startMs) / (hours * 3_600_000);
+  const now = platformNow(ctx);
+  const dueAt = (nowMs: number): number => (nowMs - SCHEDULE_DELAY_MS - startMs) / (hours * 3_600_000);
+  const due = dueAt(now);
   if (due > MAX_DUE_INTERVALS) {
-    // the platform refuses it; a warning, since the platform's time is only known here from its last answer
-    diagnostics.warning(
+    // the platform refuses it. The platform's time is known here only from its last answer, else this machine's:
+    // an error when even a clock a day ahead of the platform's cannot explain the count, a warning otherwise
+    const certain = dueAt(now - CLOCK_SKEW_ALLOWANCE_MS) > MAX_DUE_INTERVALS;
+    diagnostics[certain ? 'error' : 'warning'](
       'Scheduled export starts too far in the past',
       `More than ${MAX_DUE_INTERVALS} intervals of ${hours}h since ${start} would be due at once (${Math.floor(due)}): ` +
-        'the platform refuses such a schedule, so the apply will fail. Start the schedule later, or export the past in one-off exports (`end_time`).',
+        `the platform refuses such a schedule${certain ? '' : ', so the apply will fail'}. Start the schedule later, or export the past in one-off exports (\`end_time\`).`,
       'start_time',
     );
   } else if (due >= 1) exportBackfill(diagnostics, start, hours, Math.floor(due), replacing);
 }
+
+/** How far this machine's clock may be ahead of the platform's before a count of due intervals is taken as certain. */
+const CLOCK_SKEW_ALLOWANCE_MS = 24 * 3_600_000;
 
 /** The arguments whose change replaces the export. */
 const REPLACING_ATTRIBUTES = ['destination_id', 'session_id', 'start_time', 'end_time', 'interval_hours', 'filter', 'export_fields', 'format_version'] as const;
