@@ -34,6 +34,8 @@ describe('agentplatform_deployment input checks and secrets', () => {
         `resource "agentplatform_deployment" "no_repo" {\n  name   = "d"\n  source = "github"\n}\n`,
         `resource "agentplatform_deployment" "docker_ref" {\n  name      = "e"\n  source    = "external_docker"\n  image_uri = "registry.example.com/agent:1"\n  repo_ref  = "main"\n}\n`,
         githubDeployment('scales', { name: 'f' }, '  resource_spec = { min_scale = 3, max_scale = 2 }\n'),
+        // past 2^53 a whole number is no longer exact as the JSON number the API takes
+        githubDeployment('huge_scale', { name: 'm' }, '  resource_spec = { max_scale = 9007199254740993 }\n'),
         githubDeployment('token_in_url', { name: 'h', repo_url: 'https://x-access-token:ghp_0123@github.com/acme/agent' }),
         githubDeployment('password_in_custom_url', { name: 'i', custom_url: 'https://user:pw@agent.example.com' }),
         // URLs that a WHATWG parser mends, and the platform refuses: refused at plan, not after a replacement's destroy
@@ -62,6 +64,7 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(diagnosticAt(stderr, 'Invalid repo_ref', 'resource "agentplatform_deployment" "docker_ref"', 'repo_ref')).toBe(true);
     // Inside an object expression terraform can only point at the resource: the summary names the attribute.
     expect(stderr).toMatch(/Error: Invalid resource_spec\.min_scale[\s\S]*`min_scale` \(3\) must be at most `max_scale` \(2\)/);
+    expect(stderr).toMatch(/Error: Invalid resource_spec\.max_scale[\s\S]*must be at most 9007199254740991; got 9007199254740993/);
     expect(stderr).toMatch(/Error: Missing image_uri[\s\S]*in resource "agentplatform_deployment" "docker_secrets"/);
     expect(stderr).toContain('"not-an-env-name" is not an environment variable name');
     expect(stderr).toMatch(/Error: Secret value too long[\s\S]*in resource "agentplatform_deployment" "long_secret"/);

@@ -33,9 +33,12 @@ function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnosti
     }
     case 'number': {
       const n = value as CtyNumber;
+      // a whole number travels to the API as a JSON number, exact only within JavaScript's safe integers
+      const min = a.integer ? Math.max(a.min ?? -Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER) : a.min;
+      const max = a.integer ? Math.min(a.max ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) : a.max;
       if (a.integer && !n.isInteger()) report(`must be a whole number${secret ? '' : `; got ${n.text}`}.`);
-      else if (a.min !== undefined && n.compare(CtyNumber.fromNumber(a.min)) < 0) report(`must be at least ${a.min}${secret ? '' : `; got ${n.text}`}.`);
-      else if (a.max !== undefined && n.compare(CtyNumber.fromNumber(a.max)) > 0) report(`must be at most ${a.max}${secret ? '' : `; got ${n.text}`}.`);
+      else if (min !== undefined && n.compare(CtyNumber.fromNumber(min)) < 0) report(`must be at least ${min}${secret ? '' : `; got ${n.text}`}.`);
+      else if (max !== undefined && n.compare(CtyNumber.fromNumber(max)) > 0) report(`must be at most ${max}${secret ? '' : `; got ${n.text}`}.`);
       else report(a.validate?.(n.toNumber()));
       return;
     }

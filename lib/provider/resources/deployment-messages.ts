@@ -90,7 +90,12 @@ function attributeOf(loc: readonly (string | number)[]): PathLike | undefined {
 export function apiFailure(diagnostics: Diagnostics, err: unknown, doing: string): DiagnosticError {
   const { ApiError: ApiErrorClass, ValidationError: ValidationErrorClass } = require('../../api/errors') as typeof import('../../api/errors');
   if (err instanceof ValidationErrorClass && (err as ValidationError).items.length) {
-    const problems = (err as ValidationError).items.map((item) => new DiagnosticError(`The platform refused to ${doing}`, item.msg, attributeOf(item.loc)));
+    const problems = (err as ValidationError).items.map((item) => {
+      const attribute = attributeOf(item.loc);
+      // terraform points at the resource block only, for an attribute inside an object: the message names it
+      const detail = typeof attribute === 'string' && attribute.includes('.') ? `\`${attribute}\`: ${item.msg}` : item.msg;
+      return new DiagnosticError(`The platform refused to ${doing}`, detail, attribute);
+    });
     for (const problem of problems.slice(0, -1)) diagnostics.error(problem.summary, problem.detail, problem.path);
     return problems[problems.length - 1]!;
   }
