@@ -30,8 +30,14 @@ const allow = (actions: string[]) => ({
 });
 const EXPORT_ACTIONS = ['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:AbortMultipartUpload'];
 
+/**
+ * Refusals of keys are tried again while new keys may still be propagating (up to a minute, within the operation's
+ * time limit): the blocks of keys that stay refused give them 3 seconds.
+ */
+const SHORT_TIMEOUTS = '  timeouts = { create = "3s", update = "3s" }\n';
+
 /** A destination block whose keys come from ephemeral variables `<label>_key_id` and `<label>_secret`. */
-function destination(label: string, version: number | null, endpoint = '${var.endpoint}'): string {
+function destination(label: string, version: number | null, endpoint = '${var.endpoint}', extra = ''): string {
   return `variable "${label}_key_id" {
   type      = string
   ephemeral = true
@@ -52,7 +58,7 @@ resource "${TYPE}" "${label}" {
     access_key_id     = var.${label}_key_id
     secret_access_key = var.${label}_secret
   }
-${version === null ? '' : `  credentials_version = ${version}\n`}}
+${version === null ? '' : `  credentials_version = ${version}\n`}${extra}}
 `;
 }
 
@@ -106,9 +112,9 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
       [
         ENDPOINT_VARIABLE,
         destination('good', 1),
-        destination('no_put', null),
-        destination('wrong_secret', null),
-        destination('unknown_key', null),
+        destination('no_put', null, undefined, SHORT_TIMEOUTS),
+        destination('wrong_secret', null, undefined, SHORT_TIMEOUTS),
+        destination('unknown_key', null, undefined, SHORT_TIMEOUTS),
         destination('not_s3', null, lp.platform.url),
       ].join('\n'),
     );
@@ -139,6 +145,8 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
     const wrongSecret = denied.find((b) => b.includes('"wrong_secret"'));
     expect(pointsAt(wrongSecret, 'wrong_secret', 'credentials')).toBe(true);
     expect(flat(wrongSecret)).toContain('check that `secret_access_key` belongs to `access_key_id`');
+    // tried again while new keys could still be propagating, then shown
+    expect(flat(wrongSecret)).toMatch(/\(Still refused after \d+s of retries, the time new keys take to reach the store\.\)/);
 
     const unknownKey = diagnostic(stderr, 'Unknown access key: the store does not know this access key id');
     expect(pointsAt(unknownKey, 'unknown_key', 'credentials')).toBe(true);
@@ -179,7 +187,7 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
     expect((await run(dir.apply())).code).toBe(0);
     expect(dir.instance(`${TYPE}.good`).attributes).toMatchObject({ id, credentials_keys: ['access_key_id', 'secret_access_key'], timeouts: { create: '2m' } });
 
-    dir.configure([ENDPOINT_VARIABLE, destination('good', 3)].join('\n'));
+    dir.configure([ENDPOINT_VARIABLE, destination('good', 3, undefined, SHORT_TIMEOUTS)].join('\n'));
     Object.assign(dir.tf.env, keysEnv('good', { accessKeyId: rotated.accessKeyId, secretAccessKey: WRONG_SECRET }));
     const refused = await run(dir.apply());
     expect(refused.code).toBe(1);
@@ -194,6 +202,24 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
     expect(switched.code).toBe(2);
     expect(switched.stdout).toContain(`# ${TYPE}.good must be replaced`);
     expect(switched.stdout).toMatch(/credentials_version\s+= 2 -> null # forces replacement/);
+  });
+
+  it('makes a destination whose new keys are refused at first, once they have reached the store', async () => {
+    // a user whose policy comes a few seconds after the apply starts, as a new IAM key's permissions do on AWS
+    const late = await ceph.createUser('late');
+    const fresh = lp.terraform({ TF_VAR_endpoint: ceph.endpoint, ...keysEnv('late', late) });
+    fresh.configure([ENDPOINT_VARIABLE, destination('late', 1)].join('\n'));
+    expect((await fresh.init()).code).toBe(0);
+    const refusedBefore = lp.requests.filter((line) => line.startsWith('POST /api/v1/bulk-exports/destinations 400')).length;
+
+    const applying = fresh.apply();
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await ceph.putUserPolicy('late', allow(EXPORT_ACTIONS));
+    const applied = await applying;
+
+    expect(applied.code).toBe(0);
+    expect(lp.requests.filter((line) => line.startsWith('POST /api/v1/bulk-exports/destinations 400')).length).toBeGreaterThan(refusedBefore);
+    expect(fresh.instance(`${TYPE}.late`).attributes).toMatchObject({ display_name: 'late', credentials_keys: ['access_key_id', 'secret_access_key'] });
   });
 
   it('imports a destination by id, and destroy only removes it from state, with a warning', async () => {

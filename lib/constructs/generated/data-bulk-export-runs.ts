@@ -15,6 +15,11 @@ export class TfBulkExportRunsDataSourceRunsOutputReference extends cdktf.Complex
     return this.getStringAttribute('id');
   }
 
+  /** The export the run belongs to: `export_id`, or for a scheduled export the spawned export of its interval. */
+  get bulkExportId(): string {
+    return this.getStringAttribute('bulk_export_id');
+  }
+
   /** `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut`. */
   get status(): string {
     return this.getStringAttribute('status');
@@ -71,11 +76,11 @@ export class TfBulkExportRunsDataSourceRunsList extends cdktf.ComplexList {
 
 /** Configuration of the `agentplatform_bulk_export_runs` data source. */
 export interface TfBulkExportRunsDataSourceConfig extends cdktf.TerraformMetaArguments {
-  /** The export, e.g. `agentplatform_bulk_export.daily.id`. */
+  /** The export, one-off or scheduled, e.g. `agentplatform_bulk_export.daily.id`. */
   readonly exportId: string;
 }
 
-/** The `agentplatform_bulk_export_runs` data source. The runs of a bulk export, one per UTC day of its range, in range order: status, rows exported, Parquet files written, and errors. */
+/** The `agentplatform_bulk_export_runs` data source. The runs of a bulk export, one per UTC day of its range, in range order: status, rows exported, Parquet files written, and errors. For a scheduled export, the runs of every export it has spawned so far (one per interval), in range order. */
 export class TfBulkExportRunsDataSource extends cdktf.TerraformDataSource {
   /** The Terraform type name. */
   static readonly tfResourceType = 'agentplatform_bulk_export_runs';
@@ -95,7 +100,7 @@ export class TfBulkExportRunsDataSource extends cdktf.TerraformDataSource {
     this.tfConfig = config;
   }
 
-  /** The export, e.g. `agentplatform_bulk_export.daily.id`. */
+  /** The export, one-off or scheduled, e.g. `agentplatform_bulk_export.daily.id`. */
   get exportId(): string {
     return this.getStringAttribute('export_id');
   }

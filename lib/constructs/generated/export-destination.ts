@@ -80,7 +80,7 @@ export interface TfExportDestinationConfig extends cdktf.TerraformMetaArguments 
   readonly timeouts?: TfExportDestinationTimeouts | cdktf.IResolvable;
 }
 
-/** The `agentplatform_export_destination` resource. An S3 bucket, or a bucket of any S3-compatible store, that bulk exports write Parquet files to. On creation the platform checks it by writing a small test object under `<prefix>/tmp/` with the given credentials (and deletes it when the credentials may). The platform cannot change a destination's settings (a change replaces it) nor delete one: destroy only removes it from the Terraform state. */
+/** The `agentplatform_export_destination` resource. An S3 bucket, or a bucket of any S3-compatible store, that bulk exports write Parquet files to. On creation the platform checks it by writing a small test object under `<prefix>/tmp/` with the given credentials (and deletes it when the credentials may). Keys it refuses as unknown or denied are tried again for up to a minute (within `timeouts`), since new cloud keys take seconds to reach the store (a key made in the same apply). The platform cannot change a destination's settings (a change replaces it) nor delete one: destroy only removes it from the Terraform state. */
 export class TfExportDestination extends cdktf.TerraformResource {
   /** The Terraform type name. */
   static readonly tfResourceType = 'agentplatform_export_destination';

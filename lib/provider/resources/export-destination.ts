@@ -24,6 +24,7 @@ import {
   type ValidateRequest,
 } from '../framework';
 import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
+import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
 import { httpUrlProblem } from '../../api/urls';
@@ -67,8 +68,10 @@ export const exportDestinationSchema = defineSchema({
   description:
     'An S3 bucket, or a bucket of any S3-compatible store, that bulk exports write Parquet files to. On creation the ' +
     'platform checks it by writing a small test object under `<prefix>/tmp/` with the given credentials (and deletes it ' +
-    'when the credentials may). The platform cannot change a destination\'s settings (a change replaces it) nor delete ' +
-    'one: destroy only removes it from the Terraform state.',
+    'when the credentials may). Keys it refuses as unknown or denied are tried again for up to a minute (within ' +
+    '`timeouts`), since new cloud keys take seconds to reach the store (a key made in the same apply). The platform ' +
+    'cannot change a destination\'s settings (a change replaces it) nor delete one: destroy only removes it from the ' +
+    'Terraform state.',
   attributes: {
     id: attr.string({ computed: true, useStateForUnknown: true, description: 'The destination id (a UUID); `terraform import` takes it.' }),
     display_name: attr.string({ required: true, requiresReplace: true, validate: notEmpty, description: 'Name shown on the platform.' }),
@@ -182,7 +185,12 @@ async function create({ config, planned, ctx, signal, diagnostics }: CreateReque
   const client = bulkExportClient(ctx);
   let destination: Destination;
   try {
-    destination = await client.createDestination(createBody(planned, config.credentials), { signal, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts) });
+    const body = createBody(planned, config.credentials);
+    const timeLimitMs = timeoutMs(planned.timeouts, 'create', timeouts);
+    destination =
+      config.credentials === null
+        ? await client.createDestination(body, { signal, timeoutMs: timeLimitMs })
+        : await whileKeysPropagate((left) => client.createDestination(body, { signal, timeoutMs: left }), { timeLimitMs, signal, log: (line) => ctx.log.info(line) });
   } catch (err) {
     const { AbortError, TimeoutError } = require('../../api/errors') as typeof import('../../api/errors');
     // no answer (out of time, or terraform interrupted): the platform may have created it all the same
@@ -211,10 +219,12 @@ async function update({ config, planned, prior, ctx, signal, diagnostics }: Upda
     return { ...prior, credentials_version: planned.credentials_version, timeouts: planned.timeouts };
   }
   let destination: Destination;
+  const keys = credentialsBody(config.credentials);
   try {
-    destination = await bulkExportClient(ctx).rotateDestinationCredentials(prior.id!, credentialsBody(config.credentials), {
+    destination = await whileKeysPropagate((left) => bulkExportClient(ctx).rotateDestinationCredentials(prior.id!, keys, { signal, timeoutMs: left }), {
+      timeLimitMs: timeoutMs(planned.timeouts, 'update', timeouts),
       signal,
-      timeoutMs: timeoutMs(planned.timeouts, 'update', timeouts),
+      log: (line) => ctx.log.info(line),
     });
   } catch (err) {
     throw refusal(diagnostics, err, prior, config.credentials, 'rotate');
@@ -281,9 +291,15 @@ function refusal(
   credentials: Credentials | null,
   doing: 'create' | 'rotate',
 ): DiagnosticError {
+  const waitedMs = err instanceof RefusedAfterPropagation ? err.waitedMs : undefined;
+  if (err instanceof RefusedAfterPropagation) err = err.refusal;
   const detail = statusOf(err) === 400 ? detailOf(err) : undefined;
   const target: DestinationTarget = { ...settings, hasCredentials: credentials !== null };
   const explained = detail === undefined ? undefined : destinationRefused(detail, target, doing);
+  if (explained && waitedMs !== undefined) {
+    // the keys had time to propagate: the refusal stands
+    return new DiagnosticError(explained.summary, `${explained.detail} (Still refused after ${Math.round(waitedMs / 1000)}s of retries, the time new keys take to reach the store.)`, explained.path);
+  }
   if (explained) return explained;
   const what = doing === 'create' ? `create export destination "${settings.display_name}"` : `rotate the credentials of export destination "${settings.display_name}"`;
   return apiFailure(diagnostics, err, what, DESTINATION_BODY_FIELDS);
