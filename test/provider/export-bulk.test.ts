@@ -256,7 +256,10 @@ describe('exports whose store went away (their runs wait for retries)', () => {
   let sessionId: string;
 
   beforeAll(async () => {
-    sessionId = await lp.seedRuns('scheduled-agent', ['2025-03-10T00:10:00Z', '2025-03-10T01:10:00Z', '2025-03-10T02:10:00Z']);
+    // runs of the schedule's first hours, and of the day before for the one-off exports (which may not end in the
+    // platform's future)
+    const hours = ['00:10:00Z', '01:10:00Z', '02:10:00Z'];
+    sessionId = await lp.seedRuns('scheduled-agent', [...hours.map((h) => `2025-03-10T${h}`), ...hours.map((h) => `2025-03-09T${h}`)]);
     // The platform validates the destination through a proxy to Ceph, then the proxy goes: every run of an export to
     // it fails to connect and waits 30 s of platform time for its retry, so the export stays in progress.
     const proxy = await startProxy(new URL(ceph.endpoint));
@@ -338,8 +341,8 @@ describe('exports whose store went away (their runs wait for retries)', () => {
       bulkExport('slow', {
         destination_id: flakyId,
         session_id: sessionId,
-        start_time: '2025-03-10T00:00:00Z',
-        end_time: '2025-03-10T03:00:00Z',
+        start_time: '2025-03-09T00:00:00Z',
+        end_time: '2025-03-09T03:00:00Z',
         wait_for_completion: true,
         timeouts: { create: '2s' },
       }),
@@ -361,10 +364,10 @@ describe('exports whose store went away (their runs wait for retries)', () => {
   });
 
   it('one-off: an export that exceeds the platform\'s workflow timeout fails with the remedy', async () => {
-    const END = '2025-03-10T02:30:00Z';
+    const END = '2025-03-09T02:30:00Z';
     const dir = lp.terraform();
     dir.configure(
-      bulkExport('endless', { destination_id: flakyId, session_id: sessionId, start_time: '2025-03-10T00:00:00Z', end_time: END, wait_for_completion: true }),
+      bulkExport('endless', { destination_id: flakyId, session_id: sessionId, start_time: '2025-03-09T00:00:00Z', end_time: END, wait_for_completion: true }),
     );
     expect((await dir.init()).code).toBe(0);
     const terraform = dir.tf.start(['apply', '-auto-approve', '-input=false', '-no-color']);

@@ -107,9 +107,10 @@ next plan warns and replaces it. The replacement's destroy of the cancelled expo
 Creating (or replacing) a scheduled export whose \`start_time\` lies whole intervals in the past exports each of those
 intervals at once, and again when a replaced export had exported them: the plan warns, with the number of intervals;
 with more than 1000 intervals due at once, the platform refuses the schedule: the plan stops with an error when the
-count holds even for a clock a day ahead of the platform's, and warns that the apply will fail otherwise. Intervals
-are counted by the platform's clock, as the \`Date\` of its last answer to the provider shows it (the refresh before a
-replacement), else by this machine's. A one-off export that ended \`Failed\` or \`TimedOut\`
+count holds even a day earlier, and warns that the apply will fail when the platform's time could not be learnt.
+Intervals are counted by the platform's clock, as the \`Date\` of its last answer to the provider shows it (the refresh
+before a replacement, or, when this machine's clock finds too many, a read of the destination made to learn it), else
+by this machine's. A one-off export that ended \`Failed\` or \`TimedOut\`
 while Terraform waited for it stays in the state, tainted, so the next apply replaces it.
 
 A create that gets no answer (\`request_timeout\` ran out, or terraform was interrupted) may have created the export

@@ -275,15 +275,31 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
  * The platform's time now: from the `Date` of its last answer to this provider (the refresh before a replacement),
  * else this machine's.
  */
-function platformNow(ctx: PlanRequest<Schema>['ctx']): number {
+function platformNow(ctx: PlanRequest<Schema>['ctx']): { readonly ms: number; readonly known: boolean } {
   try {
-    return bulkExportClient(ctx).transport.serverNow() ?? Date.now();
+    const server = bulkExportClient(ctx).transport.serverNow();
+    return server === undefined ? { ms: Date.now(), known: false } : { ms: server, known: true };
   } catch {
-    return Date.now();
+    return { ms: Date.now(), known: false };
   }
 }
 
-function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: PlanRequest<Schema>): void {
+/**
+ * The platform's time, asked of it when no answer told it yet: the destination is read (when its id is known), and
+ * any answer, a 404 too, carries the time in its `Date`. Without one, this machine's time.
+ */
+async function askedPlatformNow(ctx: PlanRequest<Schema>['ctx'], destinationId: unknown, signal: AbortSignal | undefined): Promise<{ readonly ms: number; readonly known: boolean }> {
+  const now = platformNow(ctx);
+  if (now.known || typeof destinationId !== 'string' || !isUuid(destinationId)) return now;
+  try {
+    await bulkExportClient(ctx).getDestination(destinationId, { signal });
+  } catch {
+    // the answer's time is noted all the same; without an answer, this machine's time stays
+  }
+  return platformNow(ctx);
+}
+
+async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, signal }: PlanRequest<Schema>): Promise<void> {
   // at plan rather than validate, which terraform runs on destroy too
   if (config.wait_for_completion === true && typeof config.interval_hours === 'number') exportSettingIgnored(diagnostics, 'wait_for_completion');
   if (config.cancel_spawned_on_destroy === true && config.interval_hours === null && config.end_time !== null) exportSettingIgnored(diagnostics, 'cancel_spawned_on_destroy');
@@ -298,13 +314,16 @@ function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: Plan
   const { start_time: start, interval_hours: hours } = planned;
   if (typeof start !== 'string' || typeof hours !== 'number') return;
   const startMs = instantMicros(start) / 1000;
-  const now = platformNow(ctx);
   const dueAt = (nowMs: number): number => (nowMs - SCHEDULE_DELAY_MS - startMs) / (hours * 3_600_000);
-  const due = dueAt(now);
+  let now = platformNow(ctx);
+  // too many by this machine's clock: worth asking the platform its own before saying so
+  if (!now.known && dueAt(now.ms) > MAX_DUE_INTERVALS) now = await askedPlatformNow(ctx, planned.destination_id, signal);
+  const due = dueAt(now.ms);
   if (due > MAX_DUE_INTERVALS) {
-    // the platform refuses it. The platform's time is known here only from its last answer, else this machine's:
-    // an error when even a clock a day ahead of the platform's cannot explain the count, a warning otherwise
-    const certain = dueAt(now - CLOCK_SKEW_ALLOWANCE_MS) > MAX_DUE_INTERVALS;
+    // the platform refuses it. Its time is known here only from its last answer (else this machine's is taken, which
+    // a platform need not keep: an error then could be wrong): an error when it is known and even a day of skew
+    // cannot explain the count, a warning otherwise
+    const certain = now.known && dueAt(now.ms - CLOCK_SKEW_ALLOWANCE_MS) > MAX_DUE_INTERVALS;
     diagnostics[certain ? 'error' : 'warning'](
       'Scheduled export starts too far in the past',
       `More than ${MAX_DUE_INTERVALS} intervals of ${hours}h since ${start} would be due at once (${Math.floor(due)}): ` +
