@@ -153,6 +153,22 @@ describe('export resources: input checks', () => {
     expect(stdout + stderr).not.toContain('Scheduled export starts in the past');
   });
 
+  it('stops the plan of a one-off export that ends in the platform\'s future (10 minutes of skew allowed)', async () => {
+    const dir = lp.terraform();
+    const inADay = new Date(Date.now() + 86_400_000).toISOString();
+    const inFiveMinutes = new Date(Date.now() + 300_000).toISOString();
+    dir.configure([bulkExport('ahead', `  end_time = "${inADay}"`), bulkExport('nearly_now', `  end_time = "${inFiveMinutes}"`)].join('\n'));
+    expect((await dir.init()).code).toBe(0);
+
+    const { code, stdout, stderr } = await dir.plan();
+
+    expect(code).toBe(1);
+    const errors = diagnostics(stdout + stderr, 'One-off export ends in the future');
+    expect(errors).toHaveLength(1);
+    expect(pointsAt(errors[0], 'agentplatform_bulk_export', 'ahead', 'end_time')).toBe(true);
+    expect(flat(errors[0])).toMatch(/is after the platform's time \(.*\): an export writes the runs stored when it runs/);
+  });
+
   it('warns at plan of a setting that does nothing for the kind of export, on its attribute', async () => {
     const dir = lp.terraform();
     dir.configure(

@@ -108,8 +108,10 @@ Creating (or replacing) a scheduled export whose \`start_time\` lies whole inter
 intervals at once, and again when a replaced export had exported them: the plan warns, with the number of intervals;
 with more than 1000 intervals due at once, the platform refuses the schedule: the plan stops with an error when the
 count holds even a day earlier, and warns that the apply will fail when the platform's time could not be learnt.
-Intervals are counted by the platform's clock, as the \`Date\` of its last answer to the provider shows it (the refresh
-before a replacement, or, when this machine's clock finds too many, a read of the destination made to learn it), else
+A one-off export whose \`end_time\` is more than 10 minutes after the platform's time stops the plan too: the platform
+refuses it, since its runs write the runs stored when they execute and later ones would be missed. Intervals and
+ends are judged by the platform's clock, as the \`Date\` of its last answer to the provider shows it (the refresh
+before a replacement, or, when this machine's clock finds a problem, a read of the destination made to learn it), else
 by this machine's. A one-off export that ended \`Failed\` or \`TimedOut\`
 while Terraform waited for it stays in the state, tainted, so the next apply replaces it.
 

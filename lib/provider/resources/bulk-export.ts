@@ -29,8 +29,6 @@ import {
   DEFAULT_EXPORT_FORMAT_VERSION,
   EXPORT_DAYS_MAX,
   EXPORT_FORMAT_VERSIONS,
-  MAX_DUE_INTERVALS,
-  SCHEDULE_DELAY_MS,
   exportDays,
   FINAL_EXPORT_STATUSES,
   INTERVAL_HOURS,
@@ -41,10 +39,10 @@ import {
   timestampProblem,
 } from './bulk-export-checks';
 import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
+import { checkDueIntervals, checkEndNotAhead } from './bulk-export-clock';
 import {
   EXPORT_BODY_FIELDS,
   apiFailure,
-  exportBackfill,
   exportCancelledOutside,
   exportCancelledWhileWaiting,
   exportFailed,
@@ -271,34 +269,6 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
 
 // ---- plan ----
 
-/**
- * The platform's time now: from the `Date` of its last answer to this provider (the refresh before a replacement),
- * else this machine's.
- */
-function platformNow(ctx: PlanRequest<Schema>['ctx']): { readonly ms: number; readonly known: boolean } {
-  try {
-    const server = bulkExportClient(ctx).transport.serverNow();
-    return server === undefined ? { ms: Date.now(), known: false } : { ms: server, known: true };
-  } catch {
-    return { ms: Date.now(), known: false };
-  }
-}
-
-/**
- * The platform's time, asked of it when no answer told it yet: the destination is read (when its id is known), and
- * any answer, a 404 too, carries the time in its `Date`. Without one, this machine's time.
- */
-async function askedPlatformNow(ctx: PlanRequest<Schema>['ctx'], destinationId: unknown, signal: AbortSignal | undefined): Promise<{ readonly ms: number; readonly known: boolean }> {
-  const now = platformNow(ctx);
-  if (now.known || typeof destinationId !== 'string' || !isUuid(destinationId)) return now;
-  try {
-    await bulkExportClient(ctx).getDestination(destinationId, { signal });
-  } catch {
-    // the answer's time is noted all the same; without an answer, this machine's time stays
-  }
-  return platformNow(ctx);
-}
-
 async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, signal }: PlanRequest<Schema>): Promise<void> {
   // at plan rather than validate, which terraform runs on destroy too
   if (config.wait_for_completion === true && typeof config.interval_hours === 'number') exportSettingIgnored(diagnostics, 'wait_for_completion');
@@ -311,30 +281,11 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, 
   // Terraform shows the warnings of a replacement's first plan only (the one with the prior state)
   const replacing = prior !== null && (prior.status === 'Cancelled' || REPLACING_ATTRIBUTES.some((key) => !sameArgument(key, prior, planned)));
   if (prior !== null && !replacing) return;
+  if (typeof planned.end_time === 'string') return checkEndNotAhead({ end: planned.end_time, ctx, destinationId: planned.destination_id, signal, diagnostics });
   const { start_time: start, interval_hours: hours } = planned;
   if (typeof start !== 'string' || typeof hours !== 'number') return;
-  const startMs = instantMicros(start) / 1000;
-  const dueAt = (nowMs: number): number => (nowMs - SCHEDULE_DELAY_MS - startMs) / (hours * 3_600_000);
-  let now = platformNow(ctx);
-  // too many by this machine's clock: worth asking the platform its own before saying so
-  if (!now.known && dueAt(now.ms) > MAX_DUE_INTERVALS) now = await askedPlatformNow(ctx, planned.destination_id, signal);
-  const due = dueAt(now.ms);
-  if (due > MAX_DUE_INTERVALS) {
-    // the platform refuses it. Its time is known here only from its last answer (else this machine's is taken, which
-    // a platform need not keep: an error then could be wrong): an error when it is known and even a day of skew
-    // cannot explain the count, a warning otherwise
-    const certain = now.known && dueAt(now.ms - CLOCK_SKEW_ALLOWANCE_MS) > MAX_DUE_INTERVALS;
-    diagnostics[certain ? 'error' : 'warning'](
-      'Scheduled export starts too far in the past',
-      `More than ${MAX_DUE_INTERVALS} intervals of ${hours}h since ${start} would be due at once (${Math.floor(due)}): ` +
-        `the platform refuses such a schedule${certain ? '' : ', so the apply will fail'}. Start the schedule later, or export the past in one-off exports (\`end_time\`).`,
-      'start_time',
-    );
-  } else if (due >= 1) exportBackfill(diagnostics, start, hours, Math.floor(due), replacing);
+  await checkDueIntervals({ start, hours, replacing, ctx, destinationId: planned.destination_id, signal, diagnostics });
 }
-
-/** How far this machine's clock may be ahead of the platform's before a count of due intervals is taken as certain. */
-const CLOCK_SKEW_ALLOWANCE_MS = 24 * 3_600_000;
 
 /** The arguments whose change replaces the export. */
 const REPLACING_ATTRIBUTES = ['destination_id', 'session_id', 'start_time', 'end_time', 'interval_hours', 'filter', 'export_fields', 'format_version'] as const;
