@@ -62,9 +62,10 @@ and its checksum to \`.terraform.lock.hcl\` (entries of other providers are kept
 package. cdktf stacks get both at synth, from the \`AgentPlatformProvider\` construct.
 
 The launcher is a small \`sh\` script that names no path of the machine it was written on: it runs the provider's
-compiled entry point, found from the launcher's own directory (so from \`node_modules\` of the checkout), with \`node\`
-on the \`PATH\` terraform runs with, or the Node.js that \`AGENTPLATFORM_NODE\` names. So \`.terraform.lock.hcl\` can be
-committed: every checkout and CI machine with the same layout gets the same hash. The hash pins the launcher, not the
+compiled entry point, found from terraform's working directory (so from \`node_modules\` of the checkout terraform runs
+in, also when terraform's plugin cache shares one launcher between checkouts), with \`node\` on the \`PATH\` terraform
+runs with, or the Node.js that \`AGENTPLATFORM_NODE\` names. So \`.terraform.lock.hcl\` can be committed: every checkout
+and CI machine with the same layout gets the same hash. The hash pins the launcher, not the
 provider's code, which \`package-lock.json\` pins. Without Node.js, terraform shows the launcher's message
 ("agentplatform provider: node (Node.js 20 or later) not found …").
 

@@ -5,7 +5,7 @@
  * runtime, which the constructs never load, and needs only node built-ins and the provider's constants.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_VERSION, packageRoot } from '../provider/constants';
 
@@ -61,25 +61,31 @@ export function defaultEntryPoint(): string {
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * The launcher script. It names no path of the machine it was written on: the entry point is found from the
- * launcher's own directory (`entryFromLauncher`, a relative path), and Node.js on the `PATH` unless `nodePath` is
- * given. So a team that commits `.terraform.lock.hcl` gets the same hash on every checkout and CI machine.
+ * The launcher script. It names no path of the machine it was written on: the entry point is found from terraform's
+ * working directory (`entryFromDir`, relative to the directory the provider is installed for, where terraform runs
+ * it), else from the launcher's own directory (`entryFromLauncher`); Node.js is the one on the `PATH` unless
+ * `nodePath` is given. So a team that commits `.terraform.lock.hcl` gets the same hash on every checkout and CI
+ * machine, and a launcher that terraform's plugin cache shares between checkouts runs each checkout's own provider.
  * `NODE_OPTIONS` is cleared because options meant for the user's own tooling (a TypeScript loader, an inspector)
  * would slow down or break every provider launch.
  */
-export function launcherScript(nodePath: string | undefined, entryFromLauncher: string): string {
+export function launcherScript(nodePath: string | undefined, entryFromDir: string, entryFromLauncher: string): string {
   return [
     '#!/bin/sh',
     '# Launcher of the agentplatform terraform provider (a Node.js program). Generated: do not edit,',
     '# or update .terraform.lock.hcl too (run `npx agentplatform-provider install` again).',
     'unset NODE_OPTIONS',
-    `node="\${AGENTPLATFORM_NODE:-${nodePath === undefined ? 'node' : shellQuote(nodePath)}}"`,
+    // quoted apart: quotes inside "${…:-…}" would stay part of the value
+    `node=${nodePath === undefined ? 'node' : shellQuote(nodePath)}`,
+    'if [ -n "${AGENTPLATFORM_NODE:-}" ]; then node=$AGENTPLATFORM_NODE; fi',
     'command -v "$node" >/dev/null 2>&1 || {',
     '  echo "agentplatform provider: $node (Node.js 20 or later) not found: put node on PATH, or set AGENTPLATFORM_NODE to it" >&2',
     '  exit 127',
     '}',
+    `entry="$PWD"/${shellQuote(entryFromDir)}`,
     // the launcher's directory without `dirname`, which a PATH without coreutils lacks (terraform runs it by its path)
-    `exec "$node" "\${0%/*}"/${shellQuote(entryFromLauncher)} "$@"`,
+    `if [ ! -f "$entry" ]; then entry="\${0%/*}"/${shellQuote(entryFromLauncher)}; fi`,
+    'exec "$node" "$entry" "$@"',
     '',
   ].join('\n');
 }
@@ -95,7 +101,10 @@ export function installProvider(options: InstallOptions): InstallResult {
   if (!options.entryPoint && !existsSync(entryPoint)) {
     throw new Error(`The provider is not built (${entryPoint} is missing): run "npm run build" in ${packageRoot()} first.`);
   }
-  const script = launcherScript(options.nodePath, relative(packageDir, entryPoint).split(sep).join('/'));
+  // real paths: a directory reached through a symlink (macOS /tmp) would give a relative path that leads elsewhere
+  const realEntry = existsSync(entryPoint) ? realpathSync(entryPoint) : entryPoint;
+  const portable = (from: string): string => relative(realpathSync(from), realEntry).split(sep).join('/');
+  const script = launcherScript(options.nodePath, portable(dir), portable(packageDir));
   if (!existsSync(launcherPath) || readFileSync(launcherPath, 'utf8') !== script) writeFileSync(launcherPath, script);
   chmodSync(launcherPath, 0o755);
   const hash = packageHash(packageDir);

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { PROVIDER_ADDRESS, PROVIDER_VERSION, packageRoot } from '../../lib/provider/constants';
@@ -39,10 +39,10 @@ describe('installProvider', () => {
     expect(result.packageDir).toBe(expectedDir);
     expect(result.launcherPath).toBe(join(expectedDir, `terraform-provider-agentplatform_v${PROVIDER_VERSION}`));
     expect(statSync(result.launcherPath).mode & 0o111).toBe(0o111);
-    const fromLauncher = relative(expectedDir, '/srv/app/main.js');
-    expect(readFileSync(result.launcherPath, 'utf8')).toBe(launcherScript('/opt/node/bin/node', fromLauncher));
-    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`node="\${AGENTPLATFORM_NODE:-'/opt/node/bin/node'}"`);
-    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`exec "$node" "\${0%/*}"/'${fromLauncher}' "$@"`);
+    const [fromDir, fromLauncher] = [relative(realpathSync(dir), '/srv/app/main.js'), relative(realpathSync(expectedDir), '/srv/app/main.js')];
+    expect(readFileSync(result.launcherPath, 'utf8')).toBe(launcherScript('/opt/node/bin/node', fromDir, fromLauncher));
+    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`node='/opt/node/bin/node'`);
+    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`entry="$PWD"/'${fromDir}'`);
     expect(readFileSync(result.lockFilePath!, 'utf8')).toBe(
       `# This file is maintained automatically by "terraform init".\n# Manual edits may be lost in future updates.\n\n` +
         `provider "${PROVIDER_ADDRESS}" {\n  version = "${PROVIDER_VERSION}"\n  hashes = [\n    "${result.hash}",\n  ]\n}\n`,
@@ -60,18 +60,44 @@ describe('installProvider', () => {
     expect(readFileSync(checkouts[0].launcherPath, 'utf8')).not.toContain(process.execPath);
   });
 
-  it('runs the entry point with node from the PATH (or AGENTPLATFORM_NODE), and says so when there is none', () => {
+  it('runs the entry point with node from the PATH, AGENTPLATFORM_NODE or nodePath, and says so when there is none', () => {
     const root = tempDir();
     const entry = join(root, 'main.js');
     writeFileSync(entry, 'process.stdout.write(`provider ${process.argv.slice(2).join(" ")}`);');
-    const { launcherPath } = installProvider({ dir: join(root, 'infra'), entryPoint: entry, writeLockFile: false });
-    const onPath = spawnSync(launcherPath, ['a', 'b c'], { encoding: 'utf8', env: { PATH: dirname(process.execPath) } });
+    const infra = join(root, 'infra');
+    const { launcherPath } = installProvider({ dir: infra, entryPoint: entry, writeLockFile: false });
+    const run = (args: string[], env: NodeJS.ProcessEnv, cwd = infra) => spawnSync(launcherPath, args, { encoding: 'utf8', env, cwd });
+    const onPath = run(['a', 'b c'], { PATH: dirname(process.execPath) });
     expect([onPath.status, onPath.stdout]).toEqual([0, 'provider a b c']);
-    const byEnv = spawnSync(launcherPath, ['x'], { encoding: 'utf8', env: { PATH: '/nonexistent', AGENTPLATFORM_NODE: process.execPath } });
+    const byEnv = run(['x'], { PATH: '/nonexistent', AGENTPLATFORM_NODE: process.execPath });
     expect([byEnv.status, byEnv.stdout]).toEqual([0, 'provider x']);
-    const none = spawnSync(launcherPath, [], { encoding: 'utf8', env: { PATH: '/nonexistent' } });
+    // from another working directory, the entry point is found from the launcher's own directory
+    const elsewhere = run(['y'], { PATH: dirname(process.execPath) }, root);
+    expect([elsewhere.status, elsewhere.stdout]).toEqual([0, 'provider y']);
+    const none = run([], { PATH: '/nonexistent' });
     expect(none.status).toBe(127);
     expect(none.stderr).toContain('agentplatform provider: node (Node.js 20 or later) not found: put node on PATH, or set AGENTPLATFORM_NODE to it');
+
+    // a Node.js given by path (a path with a space and a quote, to prove the quoting)
+    const odd = join(root, "node's bin");
+    mkdirSync(odd);
+    symlinkSync(process.execPath, join(odd, 'node'));
+    const pinned = installProvider({ dir: join(root, 'pinned'), entryPoint: entry, nodePath: join(odd, 'node'), writeLockFile: false });
+    const byPath = spawnSync(pinned.launcherPath, ['z'], { encoding: 'utf8', env: { PATH: '/nonexistent' }, cwd: join(root, 'pinned') });
+    expect([byPath.status, byPath.stdout]).toEqual([0, 'provider z']);
+  });
+
+  it('runs the provider of the working directory\'s checkout, so a launcher that terraform\'s plugin cache shares runs each checkout\'s own', () => {
+    const [first, second] = ['first', 'second'].map((name) => {
+      const root = tempDir();
+      mkdirSync(join(root, 'node_modules', 'pkg'), { recursive: true });
+      writeFileSync(join(root, 'node_modules', 'pkg', 'main.js'), `process.stdout.write(${JSON.stringify(name)});`);
+      return { root, install: installProvider({ dir: join(root, 'infra'), entryPoint: join(root, 'node_modules', 'pkg', 'main.js'), writeLockFile: false }) };
+    });
+    expect(first!.install.hash).toBe(second!.install.hash);
+    // the first checkout's launcher (the one the cache would hold) run by terraform in the second checkout
+    const ran = spawnSync(first!.install.launcherPath, [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: join(second!.root, 'infra') });
+    expect([ran.status, ran.stdout]).toEqual([0, 'second']);
   });
 
   it('hashes the package directory as terraform does (dirhash Hash1)', () => {
