@@ -20,8 +20,23 @@ const OWN_FILE = new RegExp(
     .join('|')})(\\.\\d+\\.partial)?$`,
 );
 
-/** Data dirs locked by this process (a second platform of the same process is refused too). */
-const lockedHere = new Set<string>();
+/**
+ * The lock files this process holds, by device and inode: a second platform of the same process is refused too,
+ * whatever path it names the directory by (a symlink, another case on a case-insensitive file system, a bind mount),
+ * before anything opens the file. Closing any descriptor of a file drops the POSIX locks its process holds on it,
+ * SQLite's included. Process-wide, should two copies of this module be loaded.
+ */
+const lockedHere: Set<string> = ((globalThis as Record<symbol, unknown>)[Symbol.for('agentplatform.local.lockedDataDirs')] ??= new Set<string>()) as Set<string>;
+
+/** The device and inode of an existing file, without opening it; undefined when there is none. */
+function fileIdentity(file: string): string | undefined {
+  try {
+    const { dev, ino } = fs.statSync(file, { bigint: true });
+    return `${dev}:${ino}`;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Whether a process with this pid runs (a process of another user counts: it exists). */
 function processRuns(pid: number): boolean {
@@ -62,8 +77,12 @@ const isNotADatabase = (err: unknown): boolean => ['SQLITE_NOTADB', 'SQLITE_CORR
  * file's header, for the message of a start that is refused. Undefined when another process holds it.
  */
 function holdLockFile(file: string): Database.Database | undefined {
-  // created the owner's alone; SQLite takes an empty file for an empty database
-  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  // created the owner's alone (SQLite takes an empty file for an empty database); an existing one is not opened here
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
   const db = new Database(file, { timeout: 0 });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
@@ -89,10 +108,12 @@ function holdLockFile(file: string): Database.Database | undefined {
  */
 export function lockDataDir(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // one name per directory, whatever the path it was reached by (see recordedHolder: this process must not open the
-  // file of a lock it holds)
   const file = path.join(fs.realpathSync(dataDir), LOCK_FILE);
-  if (lockedHere.has(file)) throw new Error(`the data dir ${dataDir} is in use by another platform of this process`);
+  const inUseHere = (): boolean => {
+    const identity = fileIdentity(file);
+    return identity !== undefined && lockedHere.has(identity);
+  };
+  if (inUseHere()) throw new Error(`the data dir ${dataDir} is in use by another platform of this process`);
   let held: Database.Database | undefined;
   try {
     held = holdLockFile(file);
@@ -107,7 +128,10 @@ export function lockDataDir(dataDir: string): () => void {
           `(if process ${pid} is not a local platform, delete ${file})`,
       );
     }
-    fs.rmSync(file, { force: true });
+    // emptied in place, never deleted: a platform starting at the same time may already hold the new lock on it, and
+    // then keeps it (this process's attempt is refused as busy)
+    fs.truncateSync(file, 0);
+    fs.chmodSync(file, 0o600);
     held = holdLockFile(file);
   }
   if (!held) {
@@ -116,10 +140,11 @@ export function lockDataDir(dataDir: string): () => void {
     const holder = pid > 0 && processRuns(pid) ? `process ${pid}` : 'another process';
     throw new Error(`the data dir ${dataDir} is in use by ${holder}: stop that platform, or choose another --data-dir`);
   }
-  lockedHere.add(file);
+  const identity = fileIdentity(file)!;
+  lockedHere.add(identity);
   const lock = held;
   return () => {
-    if (!lockedHere.delete(file)) return;
+    if (!lockedHere.delete(identity)) return;
     lock.close();
   };
 }

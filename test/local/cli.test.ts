@@ -173,10 +173,15 @@ describe('one platform per data dir, across processes', () => {
     expect(await stop(next)).toBe(0);
   });
 
-  test('of platforms started together on a data dir a crashed platform left, exactly one runs', async () => {
+  test.each([
+    ['a crashed platform left', false],
+    ['an earlier version\'s stale text lock is in', true],
+  ])('of platforms started together on a data dir %s, exactly one runs', async (_case, legacy) => {
     const dataDir = tempDataDir();
     const killed = await cli(['--port', '0', '--data-dir', dataDir]);
     expect(await stop(killed, 'SIGKILL')).toBe('SIGKILL');
+    // the lock file of an earlier version: a text pid, of a process that is gone
+    if (legacy) fs.writeFileSync(path.join(dataDir, 'platform.lock'), '2147483646\n');
     const attempts = await Promise.allSettled([0, 1, 2, 3].map(() => cli(['--port', '0', '--data-dir', dataDir])));
     const running = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
     expect(running).toHaveLength(1);

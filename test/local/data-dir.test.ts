@@ -8,10 +8,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { LOCK_FILE } from '../../lib/local/data-dir';
 import { DATABASE_FILE } from '../../lib/local/db';
 import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
 import { SECRET_KEY_ENV } from '../../lib/local/secret-box';
+import { CLI_BIN, ensureCliBuilt } from './support/build';
 
 const roots: string[] = [];
 const newDataDir = (): string => {
@@ -24,6 +26,7 @@ const mode = (file: string): number => fs.statSync(file).mode & 0o777;
 const recordedPid = (lock: string): number => fs.readFileSync(lock).readUInt32BE(60);
 const start = (dataDir: string): Promise<LocalPlatform> => startLocalPlatform({ dataDir, apiKeys: ['key-of-the-data-dir-test'] });
 
+beforeAll(() => ensureCliBuilt(), 120_000);
 afterAll(() => {
   for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
 });
@@ -137,6 +140,22 @@ describe('one platform per data dir', () => {
     fs.writeFileSync(lock, damaged);
     await (await start(dataDir)).close();
     expect(recordedPid(lock)).toBe(process.pid);
+  });
+
+  test('a data dir named by another path (a symlink) in the same process is refused, and the first keeps its lock', async () => {
+    const dataDir = newDataDir();
+    const first = await start(dataDir);
+    try {
+      const link = path.join(path.dirname(dataDir), 'link-to-data');
+      fs.symlinkSync(dataDir, link);
+      await expect(start(link)).rejects.toThrow(`the data dir ${link} is in use by another platform of this process`);
+      // the attempt opened nothing of the lock file: another process is still refused
+      const other = spawnSync(process.execPath, [CLI_BIN, '--port', '0', '--data-dir', dataDir], { encoding: 'utf8', timeout: 30_000 });
+      expect(other.status).toBe(1);
+      expect(other.stderr).toContain(`is in use by process ${process.pid}`);
+    } finally {
+      await first.close();
+    }
   });
 
   test('a lock file naming a process that runs but holds no lock (its pid was reused) is taken over', async () => {
