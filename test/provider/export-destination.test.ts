@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials } from '../support/ceph';
 import { startFaultProxy } from '../tracing/support/fault-proxy';
 import { ExportTestPlatform, diagnostic, flat } from './support/export-platform';
-import type { DeploymentDir } from './support/deployment-platform';
+import { until, type DeploymentDir } from './support/deployment-platform';
 import { collect, type TerraformResult } from './support/terraform';
 
 const BUCKET = 'exports';
@@ -34,7 +34,7 @@ const EXPORT_ACTIONS = ['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:A
  * Refusals of keys are tried again while new keys may still be propagating (up to a minute, within the operation's
  * time limit): the blocks of keys that stay refused give them 3 seconds.
  */
-const SHORT_TIMEOUTS = '  timeouts = { create = "3s", update = "3s" }\n';
+const SHORT_TIMEOUTS = '  timeouts = { create = "6s", update = "6s" }\n';
 
 /** A destination block whose keys come from ephemeral variables `<label>_key_id` and `<label>_secret`. */
 function destination(label: string, version: number | null, endpoint = '${var.endpoint}', extra = ''): string {
@@ -213,12 +213,13 @@ describe('agentplatform_export_destination against Ceph RGW', () => {
     const refusedBefore = lp.requests.filter((line) => line.startsWith('POST /api/v1/bulk-exports/destinations 400')).length;
 
     const applying = fresh.apply();
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // the policy comes once the platform has refused the keys
+    const refusedOnce = () => lp.requests.filter((line) => line.startsWith('POST /api/v1/bulk-exports/destinations 400')).length > refusedBefore;
+    expect(await until(async () => refusedOnce(), 60_000)).toBe(true);
     await ceph.putUserPolicy('late', allow(EXPORT_ACTIONS));
     const applied = await applying;
 
     expect(applied.code).toBe(0);
-    expect(lp.requests.filter((line) => line.startsWith('POST /api/v1/bulk-exports/destinations 400')).length).toBeGreaterThan(refusedBefore);
     expect(fresh.instance(`${TYPE}.late`).attributes).toMatchObject({ display_name: 'late', credentials_keys: ['access_key_id', 'secret_access_key'] });
   });
 

@@ -291,14 +291,17 @@ function refusal(
   credentials: Credentials | null,
   doing: 'create' | 'rotate',
 ): DiagnosticError {
-  const waitedMs = err instanceof RefusedAfterPropagation ? err.waitedMs : undefined;
-  if (err instanceof RefusedAfterPropagation) err = err.refusal;
+  const retried = err instanceof RefusedAfterPropagation ? err : undefined;
+  if (retried) err = retried.refusal;
   const detail = statusOf(err) === 400 ? detailOf(err) : undefined;
   const target: DestinationTarget = { ...settings, hasCredentials: credentials !== null };
   const explained = detail === undefined ? undefined : destinationRefused(detail, target, doing);
-  if (explained && waitedMs !== undefined) {
-    // the keys had time to propagate: the refusal stands
-    return new DiagnosticError(explained.summary, `${explained.detail} (Still refused after ${Math.round(waitedMs / 1000)}s of retries, the time new keys take to reach the store.)`, explained.path);
+  if (explained && retried) {
+    // the keys had time to propagate (or terraform stopped the wait): the refusal stands
+    const note = retried.interrupted
+      ? `(Interrupted after ${Math.round(retried.waitedMs / 1000)}s of retries, while waiting for new keys to reach the store.)`
+      : `(Still refused after ${Math.round(retried.waitedMs / 1000)}s of retries, the time new keys take to reach the store.)`;
+    return new DiagnosticError(explained.summary, `${explained.detail} ${note}`, explained.path);
   }
   if (explained) return explained;
   const what = doing === 'create' ? `create export destination "${settings.display_name}"` : `rotate the credentials of export destination "${settings.display_name}"`;

@@ -4,8 +4,8 @@
  * at first, as an unknown key or a denied write. The platform's validation is tried again for a while when it
  * refuses that way, as the AWS provider does for IAM, before the refusal is shown.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { detailOf, statusOf } from './bulk-export-client';
+import { sleep } from './deployment-wait';
 
 /** How long refusals of new keys are tried again, at most (and never past the operation's own time limit). */
 export const KEY_PROPAGATION_WINDOW_MS = 60_000;
@@ -15,20 +15,27 @@ const REFUSALS_OF_NEW_KEYS: readonly string[] = ['Key ID you provided does not e
 
 const FIRST_DELAY_MS = 1_000;
 const LONGEST_DELAY_MS = 10_000;
+/** Time an attempt gets besides as long as the last one took: one too short would end in a timeout, not the refusal. */
+const ATTEMPT_MARGIN_MS = 1_000;
 
-/** A refusal still given once the keys had time to propagate: how long they were given. */
+/** A refusal of the keys that stands after they were given time to propagate (or the wait was interrupted). */
 export class RefusedAfterPropagation extends Error {
   constructor(
     readonly refusal: unknown,
     readonly waitedMs: number,
+    /** Terraform stopped the wait (Ctrl-C). */
+    readonly interrupted: boolean,
   ) {
     super('refused after waiting for the keys to propagate');
   }
 }
 
+const isRefusalOfNewKeys = (err: unknown): boolean => statusOf(err) === 400 && REFUSALS_OF_NEW_KEYS.includes(detailOf(err) ?? '');
+
 /**
- * Runs `attempt` (given the time left) until it succeeds, fails otherwise than by a refusal of new keys, or the window
- * (within `timeLimitMs`) has passed. A refusal given after at least one wait is thrown as {@link RefusedAfterPropagation}.
+ * Runs `attempt` (given the time left) until it succeeds, fails otherwise than by a refusal of new keys, or no
+ * further attempt fits in the window (within `timeLimitMs`, with as long as the last attempt took). A refusal after
+ * at least one wait, or a wait that terraform interrupted, is thrown as {@link RefusedAfterPropagation}.
  */
 export async function whileKeysPropagate<T>(
   attempt: (timeLeftMs: number) => Promise<T>,
@@ -37,21 +44,21 @@ export async function whileKeysPropagate<T>(
   const started = Date.now();
   const deadline = started + options.timeLimitMs;
   const windowEnd = started + Math.min(KEY_PROPAGATION_WINDOW_MS, options.timeLimitMs);
+  const signal = options.signal ?? new AbortController().signal;
   let retried = false;
   for (let delay = FIRST_DELAY_MS; ; delay = Math.min(2 * delay, LONGEST_DELAY_MS)) {
+    const attemptStarted = Date.now();
     try {
-      return await attempt(deadline - Date.now());
+      return await attempt(deadline - attemptStarted);
     } catch (err) {
-      const ofNewKeys = statusOf(err) === 400 && REFUSALS_OF_NEW_KEYS.includes(detailOf(err) ?? '');
-      if (!ofNewKeys) throw err;
-      if (Date.now() + delay > windowEnd || options.signal?.aborted) throw retried ? new RefusedAfterPropagation(err, Date.now() - started) : err;
+      if (!isRefusalOfNewKeys(err)) throw err;
+      const nextStart = Date.now() + delay;
+      const nextNeeds = Date.now() - attemptStarted + ATTEMPT_MARGIN_MS;
+      if (nextStart > windowEnd || nextStart + nextNeeds > deadline) throw retried ? new RefusedAfterPropagation(err, Date.now() - started, false) : err;
       retried = true;
       options.log(`the platform refused the keys (${detailOf(err)}); new keys take seconds to reach the store: trying again in ${delay / 1000}s`);
-      try {
-        await sleep(delay, undefined, { signal: options.signal });
-      } catch {
-        throw err;
-      }
+      await sleep(delay, signal);
+      if (signal.aborted) throw new RefusedAfterPropagation(err, Date.now() - started, true);
     }
   }
 }
