@@ -20,8 +20,9 @@ export type StorageFailureKind =
   /** The store had a passing problem (5xx, throttling). */
   | 'transient'
   /**
-   * S3 answered that the request itself is invalid (400 and the like: `KeyTooLongError`, `InvalidArgument`, a bucket
-   * whose object lock asks for checksums): sent again, it fails again.
+   * S3 answered that the request itself is invalid, by one of the codes that say so (`KeyTooLongError`,
+   * `InvalidArgument`, a bucket whose object lock asks for checksums): sent again, it fails again. Other 400s (a body
+   * cut short, a digest that did not match) may pass when sent again, and are `other`.
    */
   | 'refused'
   /** Anything else. */
@@ -56,6 +57,10 @@ const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
   InvalidRequest: 'refused',
   KeyTooLongError: 'refused',
   EntityTooLarge: 'refused',
+  // a body that arrived damaged or cut short: sent again, it passes
+  IncompleteBody: 'transient',
+  BadDigest: 'transient',
+  XAmzContentSHA256Mismatch: 'transient',
   InternalError: 'transient',
   // a multipart upload the store no longer knows, for example when the SDK retried a CompleteMultipartUpload whose
   // first answer was lost: writing the file again replaces it
@@ -72,8 +77,6 @@ const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
  */
 const GATEWAY_STATUSES = new Set([429, 502, 503, 504]);
 
-/** S3's answers to a request that cannot succeed as sent (the passing 4xx, such as `RequestTimeout`, are known codes). */
-const REFUSED_STATUSES = new Set([400, 405, 411, 413, 414]);
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -137,7 +140,6 @@ export function classifyStorageError(err: unknown): StorageFailure {
   if (status >= 500) return { kind: 'transient', description };
   if (status === 403) return { kind: 'access_denied', description };
   if (status === 404) return { kind: 'bucket_not_valid', description };
-  if (REFUSED_STATUSES.has(status)) return { kind: 'refused', description };
   return { kind: 'other', description };
 }
 
