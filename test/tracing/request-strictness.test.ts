@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, CreateMultipartUploadCommand, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
 import { startTracingPlatform, type TracingPlatform } from './support/platform';
 import { destinationOn, startTestS3, type TestS3 } from './support/s3';
 
@@ -143,6 +143,19 @@ describe('the in-process S3 server keeps every object inside its directory', () 
   test('a key with ".." segments is refused (400 InvalidArgument), and nothing is written outside', async () => {
     const put = s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key: `../../${escape}/x.txt`, Body: 'x' }));
     await expect(put).rejects.toMatchObject({ name: 'InvalidArgument', $metadata: { httpStatusCode: 400 } });
+    expect(existsSync(join(tmpdir(), escape))).toBe(false);
+  });
+
+  test('nor through an upload id, a part number or a copy source that climbs out', async () => {
+    const refused = { name: 'InvalidArgument', $metadata: { httpStatusCode: 400 } };
+    const part = (UploadId: string, PartNumber: number) => s3.client.send(new UploadPartCommand({ Bucket: 'exports', Key: 'x.txt', UploadId, PartNumber, Body: 'x' }));
+    await expect(part(`../../${escape}`, 1)).rejects.toMatchObject(refused);
+    await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key: 'source.txt', Body: 'x' }))).resolves.toBeDefined();
+    await expect(s3.client.send(new CopyObjectCommand({ Bucket: 'exports', Key: 'copy.txt', CopySource: `exports/../../${escape}/x` }))).rejects.toMatchObject(refused);
+    // what s3rver makes itself still works
+    await expect(s3.client.send(new CopyObjectCommand({ Bucket: 'exports', Key: 'copy.txt', CopySource: 'exports/source.txt' }))).resolves.toBeDefined();
+    const { UploadId } = await s3.client.send(new CreateMultipartUploadCommand({ Bucket: 'exports', Key: 'multi.txt' }));
+    await expect(part(UploadId!, 1)).resolves.toBeDefined();
     expect(existsSync(join(tmpdir(), escape))).toBe(false);
   });
 

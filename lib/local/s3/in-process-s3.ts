@@ -40,26 +40,43 @@ export interface InProcessS3 {
   close(): Promise<void>;
 }
 
-/**
- * s3rver stores an object at its key joined to the bucket's directory, so a key with `..` segments
- * (`../../etc/x`) would be written outside `directory`. Such requests (and `.` segments, which would alias
- * another key) are refused as S3 refuses a request it cannot take: 400 `InvalidArgument`.
- */
-const refuseDotSegments: S3rver.Middleware = async (ctx, next) => {
-  const segments = ctx.path.split('/').map((segment) => {
+/** Whether a path (an object's, or a copy source's) has a segment that would name a file elsewhere. */
+function leavesDirectory(pathText: string): boolean {
+  return pathText.split('/').some((raw) => {
+    let segment = raw;
     try {
-      return decodeURIComponent(segment);
+      segment = decodeURIComponent(raw);
     } catch {
-      return segment;
+      // left as sent
     }
+    return segment === '.' || segment === '..' || /[\\/]/.test(segment);
   });
-  if (!segments.some((segment) => segment === '.' || segment === '..' || /[\\/]/.test(segment))) return next();
+}
+
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+const PART_NUMBER = /^\d{1,5}$/;
+
+/**
+ * s3rver stores an object at its key joined to the bucket's directory, and a part of a multipart upload at its
+ * upload id and part number joined to the uploads' directory: a key with `..` segments (`../../etc/x`), a copy source
+ * with them, or an upload id or part number that is not what s3rver made would be written (or read) outside
+ * `directory`. Such requests (and `.` segments, which would alias another key) are refused as S3 refuses a request it
+ * cannot take: 400 `InvalidArgument`. Buckets are named by the path only (`vhostBuckets: false`), never by the Host.
+ */
+const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
+  const { uploadId, partNumber } = ctx.query;
+  const escapes =
+    leavesDirectory(ctx.path) ||
+    leavesDirectory(ctx.get('x-amz-copy-source').split('?')[0]) ||
+    (uploadId !== undefined && !(typeof uploadId === 'string' && UPLOAD_ID.test(uploadId))) ||
+    (partNumber !== undefined && !(typeof partNumber === 'string' && PART_NUMBER.test(partNumber)));
+  if (!escapes) return next();
   ctx.status = 400;
   ctx.type = 'application/xml';
   ctx.set('x-amz-request-id', randomUUID());
   ctx.body =
     '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code>' +
-    '<Message>This server takes no object key with "." or ".." segments or backslashes</Message></Error>';
+    '<Message>This server takes no object key or copy source with "." or ".." segments or backslashes, and only the upload ids it made</Message></Error>';
 };
 
 /**
@@ -74,9 +91,10 @@ export async function startInProcessS3(options: InProcessS3Options): Promise<InP
     silent: true,
     directory: options.directory,
     configureBuckets: (options.buckets ?? []).map((name) => ({ name })),
+    vhostBuckets: false,
   });
   // first of the middleware (s3rver's own were added by its constructor; Koa composes them when listening)
-  server.middleware.unshift(refuseDotSegments);
+  server.middleware.unshift(keepInsideDirectory);
   await server.configureBuckets();
   // listening here rather than in s3rver's run(), which never settles when the port is taken (the error goes
   // unhandled and ends the process)

@@ -8,6 +8,8 @@ declare module 's3rver' {
     silent?: boolean;
     directory?: string;
     resetOnClose?: boolean;
+    /** Whether a bucket may be named by the Host header (virtual-hosted style). */
+    vhostBuckets?: boolean;
     configureBuckets?: ReadonlyArray<{ name: string; configs?: ReadonlyArray<string | Buffer> }>;
   }
 
@@ -16,6 +18,10 @@ declare module 's3rver' {
     interface Context {
       /** The request's path, as sent (not decoded). */
       readonly path: string;
+      /** The query parameters, decoded. */
+      readonly query: Record<string, string | string[] | undefined>;
+      /** A request header ('' when absent). */
+      get(field: string): string;
       status: number;
       type: string;
       body: unknown;
