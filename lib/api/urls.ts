@@ -14,7 +14,9 @@ export type HttpUrlProblem =
   /** It carries a user name or password, which would be kept and returned as written. */
   | 'user-info';
 
-const WRITTEN_IN_FULL = /^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/i;
+// no backslash anywhere: WHATWG parsing takes it for a slash (`https://github.com\\evil.com` has host github.com),
+// other parsers do not
+const WRITTEN_IN_FULL = /^https?:\/\/[^\s/?#\\]+(?:[/?#][^\s\\]*)?$/i;
 
 /** Why `value` is not a URL the platform takes; undefined when it is. */
 export function httpUrlProblem(value: string): HttpUrlProblem | undefined {

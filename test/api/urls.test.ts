@@ -18,6 +18,8 @@ test.each([
   ['github.com/acme/agent', 'not-http-url'],
   ['https://exa mple.com', 'not-http-url'],
   ['https://[::1', 'not-http-url'],
+  ['https://github.com\\evil.com/agent', 'not-http-url'],
+  ['https://github.com/acme\\agent', 'not-http-url'],
 ])('%j: %s', (value, problem) => {
   expect(httpUrlProblem(value)).toBe(problem);
 });

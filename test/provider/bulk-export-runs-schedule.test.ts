@@ -30,7 +30,10 @@ beforeAll(async () => {
   dir = lp.terraform();
   dir.configure(
     `data "agentplatform_bulk_export_runs" "schedule" {\n  export_id = "${scheduleId}"\n}\n\n` +
-      'output "runs" {\n  value = data.agentplatform_bulk_export_runs.schedule.runs\n}\n',
+      'output "runs" {\n  value = data.agentplatform_bulk_export_runs.schedule.runs\n}\n\n' +
+      // the id as a user may copy it, in upper case
+      `data "agentplatform_bulk_export_runs" "upper" {\n  export_id = "${scheduleId.toUpperCase()}"\n}\n\n` +
+      'output "runs_upper" {\n  value = data.agentplatform_bulk_export_runs.upper.runs\n}\n',
   );
   expect((await dir.init()).code).toBe(0);
 });
@@ -71,4 +74,5 @@ test('then it lists the runs of the exports it spawned, in range order, each nam
     [second!.id, 'Completed', 1, '2025-04-01T01:00:00.000Z'],
   ]);
   expect(runs.flatMap((r) => r.files)).toHaveLength(2);
+  expect(JSON.parse((await dir.tf.run(['output', '-json', 'runs_upper'])).stdout)).toEqual(runs);
 });

@@ -80,7 +80,7 @@ export interface TfBulkExportRunsDataSourceConfig extends cdktf.TerraformMetaArg
   readonly exportId: string;
 }
 
-/** The `agentplatform_bulk_export_runs` data source. The runs of a bulk export, one per UTC day of its range, in range order: status, rows exported, Parquet files written, and errors. For a scheduled export, the runs of every export it has spawned so far (one per interval), in range order. */
+/** The `agentplatform_bulk_export_runs` data source. The runs of a bulk export, one per UTC day of its range, in range order: status, rows exported, Parquet files written, and errors. For a scheduled export, the runs of every export it has spawned so far (one per interval), in range order: reading them takes a request per spawned export, so a long-running hourly schedule makes reads of thousands of requests. */
 export class TfBulkExportRunsDataSource extends cdktf.TerraformDataSource {
   /** The Terraform type name. */
   static readonly tfResourceType = 'agentplatform_bulk_export_runs';

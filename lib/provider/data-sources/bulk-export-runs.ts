@@ -14,7 +14,8 @@ const computedString = (description: string) => attr.string({ computed: true, de
 export const bulkExportRunsSchema = defineSchema({
   description:
     'The runs of a bulk export, one per UTC day of its range, in range order: status, rows exported, Parquet files written, and errors. ' +
-    'For a scheduled export, the runs of every export it has spawned so far (one per interval), in range order.',
+    'For a scheduled export, the runs of every export it has spawned so far (one per interval), in range order: ' +
+    'reading them takes a request per spawned export, so a long-running hourly schedule makes reads of thousands of requests.',
   attributes: {
     export_id: attr.string({
       required: true,
@@ -64,8 +65,10 @@ async function read({ config, ctx, signal }: DataSourceReadRequest<typeof bulkEx
 
 /** The runs of the exports a schedule spawned, in range order. */
 async function spawnedRuns(client: BulkExportClient, scheduleId: string, signal: AbortSignal | undefined): Promise<BulkExportRun[]> {
+  // ids are kept in lower case; `export_id` may be written in any
+  const schedule = scheduleId.toLowerCase();
   const spawned = (await client.listExports({ signal }))
-    .filter((e) => e.source_bulk_export_id === scheduleId)
+    .filter((e) => e.source_bulk_export_id?.toLowerCase() === schedule)
     .sort((a, b) => Date.parse(a.start_time) - Date.parse(b.start_time));
   const runs: BulkExportRun[][] = [];
   for (let i = 0; i < spawned.length; i += CONCURRENT_READS) {
