@@ -67,6 +67,9 @@ function recordedHolder(file: string): number {
   return Number.isSafeInteger(pid) && pid > 0 ? pid : 0;
 }
 
+/** How long a start waits for the lock file's locks: a lock held by a running platform is still held after it. */
+const LOCK_WAIT_MS = 1_000;
+
 const isBusy = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('SQLITE_BUSY') === true;
 /** A lock file that SQLite cannot read: one of an earlier version (text), or one damaged (a disk full, a crash). */
 const isNotADatabase = (err: unknown): boolean => ['SQLITE_NOTADB', 'SQLITE_CORRUPT'].includes((err as { code?: string }).code ?? '');
@@ -83,7 +86,8 @@ function holdLockFile(file: string): Database.Database | undefined {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  const db = new Database(file, { timeout: 0 });
+  // a second to wait: a starter that lost keeps a shared lock until it closes, and the winner's commit waits for it
+  const db = new Database(file, { timeout: LOCK_WAIT_MS });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = MEMORY');

@@ -71,8 +71,10 @@ describe('installProvider', () => {
     expect([onPath.status, onPath.stdout]).toEqual([0, 'provider a b c']);
     const byEnv = run(['x'], { PATH: '/nonexistent', AGENTPLATFORM_NODE: process.execPath });
     expect([byEnv.status, byEnv.stdout]).toEqual([0, 'provider x']);
-    // from another working directory, the entry point is found from the launcher's own directory
-    const elsewhere = run(['y'], { PATH: dirname(process.execPath) }, root);
+    // from another working directory (where the relative path leads nowhere), it is found from the launcher's own
+    const nowhere = join(root, 'a', 'b', 'c', 'd');
+    mkdirSync(nowhere, { recursive: true });
+    const elsewhere = run(['y'], { PATH: dirname(process.execPath) }, nowhere);
     expect([elsewhere.status, elsewhere.stdout]).toEqual([0, 'provider y']);
     const none = run([], { PATH: '/nonexistent' });
     expect(none.status).toBe(127);

@@ -18,7 +18,8 @@ test('a refusal of new keys is tried again while an attempt still fits, then thr
   expect(times).toHaveLength(2);
   expect(outcome).toBeInstanceOf(RefusedAfterPropagation);
   expect((outcome as RefusedAfterPropagation).interrupted).toBe(false);
-  expect((outcome as RefusedAfterPropagation).waitedMs).toBeGreaterThanOrEqual(1_000);
+  // the one wait of 1 s (timers may fire a few milliseconds early against Date.now())
+  expect((outcome as RefusedAfterPropagation).waitedMs).toBeGreaterThanOrEqual(900);
 });
 
 test('other failures, and a refusal when no retry fits at all, are thrown as they are', async () => {

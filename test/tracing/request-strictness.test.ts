@@ -5,6 +5,7 @@
  * keys that would leave the in-process S3 server's directory.
  */
 import { existsSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CopyObjectCommand, CreateMultipartUploadCommand, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
@@ -156,6 +157,26 @@ describe('the in-process S3 server keeps every object inside its directory', () 
     await expect(s3.client.send(new CopyObjectCommand({ Bucket: 'exports', Key: 'copy.txt', CopySource: 'exports/source.txt' }))).resolves.toBeDefined();
     const { UploadId } = await s3.client.send(new CreateMultipartUploadCommand({ Bucket: 'exports', Key: 'multi.txt' }));
     await expect(part(UploadId!, 1)).resolves.toBeDefined();
+    expect(existsSync(join(tmpdir(), escape))).toBe(false);
+  });
+
+  test('nor through a bucket named by the Host, a copy source with a query, or keys sent in a POST body', async () => {
+    const raw = (method: string, pathAndQuery: string, headers: Record<string, string>, body = '') =>
+      new Promise<number>((resolve, reject) => {
+        const { port } = new URL(s3.server.endpoint);
+        const request = httpRequest({ host: '127.0.0.1', port: Number(port), method, path: pathAndQuery, headers }, (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+    // s3rver takes a Host of <bucket>.s3.amazonaws.com for the bucket, whatever vhostBuckets says
+    expect(await raw('PUT', '/x.txt', { host: '...s3.amazonaws.com', 'content-length': '1' }, 'x')).toBe(400);
+    expect(await raw('PUT', '/exports/y.txt', { 'x-amz-copy-source': `exports/a?/../../${escape}/x` })).toBe(400);
+    const form = `--b\r\nContent-Disposition: form-data; name="key"\r\n\r\n../../${escape}/z\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="z"\r\n\r\nz\r\n--b--\r\n`;
+    expect(await raw('POST', '/exports', { 'content-type': 'multipart/form-data; boundary=b', 'content-length': String(form.length) }, form)).toBe(400);
+    expect(await raw('POST', '/exports?delete', { 'content-type': 'application/xml' }, `<Delete><Object><Key>../../${escape}/z</Key></Object></Delete>`)).toBe(400);
     expect(existsSync(join(tmpdir(), escape))).toBe(false);
   });
 

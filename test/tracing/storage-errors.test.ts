@@ -69,12 +69,12 @@ test('TLS failures (plain HTTP behind https:, an untrusted certificate) are the 
 });
 
 test('a request S3 refuses as it was sent, by a code that says so, is not retried: sent again, it fails again', () => {
-  for (const err of [answer(400, 'KeyTooLongError', 'req-3'), answer(400, 'InvalidRequest', 'req-4'), answer(400, 'InvalidArgument', 'req-5'), answer(400, 'EntityTooLarge', 'req-6')]) {
+  for (const err of [answer(400, 'KeyTooLongError', 'req-3'), answer(400, 'InvalidRequest', 'req-4'), answer(400, 'InvalidArgument', 'req-5'), answer(400, 'EntityTooLarge', 'req-6'), answer(413, 'Unknown', 'req-9')]) {
     expect(classifyStorageError(err).kind).toBe('refused');
     expect(decision(err)).toEqual({ retryable: false, message: expect.stringMatching(/^Storage or destination error \(not retried\): The store refused the request - /) });
   }
   // the passing ones among the 4xx stay retried: a body damaged or cut short on the way, and a 400 of no known code
-  for (const code of ['RequestTimeout', 'IncompleteBody', 'BadDigest', 'XAmzContentSHA256Mismatch', 'Unknown']) {
+  for (const code of ['RequestTimeout', 'IncompleteBody', 'BadDigest', 'XAmzContentSHA256Mismatch', 'InvalidPart', 'Unknown']) {
     expect([code, decision(answer(400, code, 'req-7')).retryable]).toEqual([code, true]);
   }
   expect(decision(answer(409, 'OperationAborted', 'req-8')).retryable).toBe(true);

@@ -61,13 +61,19 @@ const PART_NUMBER = /^\d{1,5}$/;
  * upload id and part number joined to the uploads' directory: a key with `..` segments (`../../etc/x`), a copy source
  * with them, or an upload id or part number that is not what s3rver made would be written (or read) outside
  * `directory`. Such requests (and `.` segments, which would alias another key) are refused as S3 refuses a request it
- * cannot take: 400 `InvalidArgument`. Buckets are named by the path only (`vhostBuckets: false`), never by the Host.
+ * cannot take: 400 `InvalidArgument`. The check runs last before s3rver's routes, on the path as they read it (a
+ * Host of `<bucket>.s3.amazonaws.com` puts the bucket in it). Keys sent in a body (a browser form's POST, the keys
+ * of DeleteObjects) are not read here: a POST on a bucket is refused whole (objects are deleted one by one).
  */
 const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   const { uploadId, partNumber } = ctx.query;
+  const copySource = ctx.get('x-amz-copy-source');
+  const segments = ctx.path.split('/').filter((segment) => segment !== '');
   const escapes =
     leavesDirectory(ctx.path) ||
-    leavesDirectory(ctx.get('x-amz-copy-source').split('?')[0]) ||
+    (ctx.method === 'POST' && segments.length <= 1) ||
+    copySource.includes('?') ||
+    leavesDirectory(copySource) ||
     (uploadId !== undefined && !(typeof uploadId === 'string' && UPLOAD_ID.test(uploadId))) ||
     (partNumber !== undefined && !(typeof partNumber === 'string' && PART_NUMBER.test(partNumber)));
   if (!escapes) return next();
@@ -76,7 +82,8 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   ctx.set('x-amz-request-id', randomUUID());
   ctx.body =
     '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code>' +
-    '<Message>This server takes no object key or copy source with "." or ".." segments or backslashes, and only the upload ids it made</Message></Error>';
+    '<Message>This server takes no object key or copy source with "." or ".." segments or backslashes, only the upload ids it made, ' +
+    'and no POST on a bucket (browser form uploads, DeleteObjects: delete objects one by one)</Message></Error>';
 };
 
 /**
@@ -93,8 +100,9 @@ export async function startInProcessS3(options: InProcessS3Options): Promise<InP
     configureBuckets: (options.buckets ?? []).map((name) => ({ name })),
     vhostBuckets: false,
   });
-  // first of the middleware (s3rver's own were added by its constructor; Koa composes them when listening)
-  server.middleware.unshift(keepInsideDirectory);
+  // just before s3rver's routes, its last middleware (the others were added by its constructor, the Host rewrite among
+  // them; Koa composes them when listening)
+  server.middleware.splice(server.middleware.length - 1, 0, keepInsideDirectory);
   await server.configureBuckets();
   // listening here rather than in s3rver's run(), which never settles when the port is taken (the error goes
   // unhandled and ends the process)

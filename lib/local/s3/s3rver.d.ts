@@ -16,8 +16,9 @@ declare module 's3rver' {
   namespace S3rver {
     /** The part of a Koa context a middleware of the in-process server uses. */
     interface Context {
-      /** The request's path, as sent (not decoded). */
+      /** The request's path, as sent (not decoded), or as rewritten from the Host by s3rver. */
       readonly path: string;
+      readonly method: string;
       /** The query parameters, decoded. */
       readonly query: Record<string, string | string[] | undefined>;
       /** A request header ('' when absent). */

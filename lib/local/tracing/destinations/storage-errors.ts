@@ -57,6 +57,14 @@ const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
   InvalidRequest: 'refused',
   KeyTooLongError: 'refused',
   EntityTooLarge: 'refused',
+  EntityTooSmall: 'refused',
+  MalformedXML: 'refused',
+  InvalidDigest: 'refused',
+  MissingContentLength: 'refused',
+  MethodNotAllowed: 'refused',
+  // parts the store no longer has for the upload: writing the file again uploads them again
+  InvalidPart: 'transient',
+  InvalidPartOrder: 'transient',
   // a body that arrived damaged or cut short: sent again, it passes
   IncompleteBody: 'transient',
   BadDigest: 'transient',
@@ -76,6 +84,9 @@ const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
  * S3's request id: a passing problem.
  */
 const GATEWAY_STATUSES = new Set([429, 502, 503, 504]);
+
+/** Statuses of S3 that say a request cannot succeed as sent, whatever its code (a 400 of no known code may pass). */
+const REFUSED_STATUSES = new Set([405, 411, 413, 414]);
 
 
 const NETWORK_CODES = new Set([
@@ -140,6 +151,7 @@ export function classifyStorageError(err: unknown): StorageFailure {
   if (status >= 500) return { kind: 'transient', description };
   if (status === 403) return { kind: 'access_denied', description };
   if (status === 404) return { kind: 'bucket_not_valid', description };
+  if (REFUSED_STATUSES.has(status)) return { kind: 'refused', description };
   return { kind: 'other', description };
 }
 
