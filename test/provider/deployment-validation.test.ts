@@ -10,6 +10,19 @@ import { DIST_ENTRY, TerraformDir, providerConfig } from './support/terraform';
 const SECRET = 'sk-test-4f1d9a7c2b-never-shown';
 const NEW_SECRET = 'sk-test-8e3b5d0a91-rotated';
 
+/** Runs terraform commands and keeps everything they printed, for the checks that no secret was. */
+function recording(): { outputs: string[]; run: <R extends { stdout: string; stderr: string }>(result: Promise<R>) => Promise<R> } {
+  const outputs: string[] = [];
+  return {
+    outputs,
+    run: async (result) => {
+      const r = await result;
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    },
+  };
+}
+
 /** The diagnostic block (summary to the next one) terraform printed for `summary` at `resource`'s `attribute` line. */
 function diagnosticAt(stderr: string, summary: string, resource: string, attribute: string): boolean {
   const blocks = stderr.split(/\n(?=│? ?Error: |Warning: )/);
@@ -142,12 +155,7 @@ describe('agentplatform_deployment input checks and secrets', () => {
       dir.configure(githubDeployment('agent', { name, secrets_version: version }, `  secrets = { OPENAI_API_KEY = "${secret}", DB_PASSWORD = "${secret}-db" }\n`));
     configure(SECRET, 1);
     expect((await dir.init()).code).toBe(0);
-    const outputs: string[] = [];
-    const run = async (result: Promise<{ code: number | null; stdout: string; stderr: string }>) => {
-      const r = await result;
-      outputs.push(r.stdout, r.stderr);
-      return r;
-    };
+    const { outputs, run } = recording();
 
     const created = await run(dir.apply());
     expect(created.code).toBe(0);
@@ -178,12 +186,7 @@ describe('agentplatform_deployment input checks and secrets', () => {
     const configure = (secrets: string) => dir.configure(githubDeployment('agent', { name, secrets_version: 1 }, `  secrets = { ${secrets} }\n`));
     configure(`OPENAI_API_KEY = "${SECRET}", DB_PASSWORD = "${SECRET}-db"`);
     expect((await dir.init()).code).toBe(0);
-    const outputs: string[] = [];
-    const run = async (result: Promise<{ code: number | null; stdout: string; stderr: string }>) => {
-      const r = await result;
-      outputs.push(r.stdout, r.stderr);
-      return r;
-    };
+    const { outputs, run } = recording();
     expect((await run(dir.apply())).code).toBe(0);
     const { id } = dir.instance('agentplatform_deployment.agent').attributes as { id: string };
     expect(dir.instance('agentplatform_deployment.agent').attributes.secret_names).toEqual(['DB_PASSWORD', 'OPENAI_API_KEY']);

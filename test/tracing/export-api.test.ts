@@ -4,26 +4,22 @@
  */
 import { validateFilter } from '../../lib/api/filter';
 import { ConflictError, InvalidArgumentError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/api/errors';
-import { startTracingPlatform, type TracingPlatform } from './support/platform';
+import type { TracingPlatform } from './support/platform';
 import { waitFor } from './support/wait';
-import { destinationOn, startTestS3, type TestS3 } from './support/s3';
+import { startApiFixture, type ApiFixture, type TestS3 } from './support/s3';
 
+let fixture: ApiFixture;
 let s3: TestS3;
 let platform: TracingPlatform;
 let destinationId: string;
 let sessionId: string;
 
 beforeAll(async () => {
-  s3 = await startTestS3(['exports']);
-  platform = await startTracingPlatform();
-  sessionId = (await platform.client.createSession({ name: 'api' })).id;
-  destinationId = (await platform.client.createDestination(destinationOn(s3, 'api'))).id;
+  fixture = await startApiFixture('api');
+  ({ s3, platform, destinationId, sessionId } = fixture);
 });
 
-afterAll(async () => {
-  await platform?.close();
-  await s3?.close();
-});
+afterAll(() => fixture?.close());
 
 /** POSTs a raw export body (bypassing the client's checks) and returns the 422 items. */
 async function invalid(overrides: Record<string, unknown>, omit: string[] = []): Promise<{ loc: (string | number)[]; msg: string; type: string }[]> {

@@ -9,25 +9,21 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CopyObjectCommand, CreateMultipartUploadCommand, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
-import { startTracingPlatform, type TracingPlatform } from './support/platform';
-import { destinationOn, startTestS3, type TestS3 } from './support/s3';
+import type { TracingPlatform } from './support/platform';
+import { startApiFixture, type ApiFixture, type TestS3 } from './support/s3';
 
+let fixture: ApiFixture;
 let s3: TestS3;
 let platform: TracingPlatform;
 let destinationId: string;
 let sessionId: string;
 
 beforeAll(async () => {
-  s3 = await startTestS3(['exports']);
-  platform = await startTracingPlatform();
-  sessionId = (await platform.client.createSession({ name: 'strict' })).id;
-  destinationId = (await platform.client.createDestination(destinationOn(s3, 'strict', 'strict'))).id;
+  fixture = await startApiFixture('strict', 'strict');
+  ({ s3, platform, destinationId, sessionId } = fixture);
 });
 
-afterAll(async () => {
-  await platform?.close();
-  await s3?.close();
-});
+afterAll(() => fixture?.close());
 
 /** Sends a raw body (the client would refuse some of these before sending). */
 async function send(method: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {

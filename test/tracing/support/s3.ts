@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { startInProcessS3, type InProcessS3 } from '../../../lib/local/s3';
+import { startTracingPlatform, type TracingPlatform } from './platform';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -42,5 +43,32 @@ export function destinationOn(s3: TestS3, displayName: string, prefix = '', buck
     display_name: displayName,
     config: { bucket_name: bucket, prefix, endpoint_url: s3.server.endpoint },
     credentials: s3.credentials,
+  };
+}
+
+/** A tracing platform with a project and a destination on an in-process S3 server, for a test file of the API. */
+export interface ApiFixture {
+  readonly s3: TestS3;
+  readonly platform: TracingPlatform;
+  readonly sessionId: string;
+  readonly destinationId: string;
+  close(): Promise<void>;
+}
+
+/** Starts an {@link ApiFixture}: project and destination named `name`, the destination under `prefix`. */
+export async function startApiFixture(name: string, prefix = ''): Promise<ApiFixture> {
+  const s3 = await startTestS3(['exports']);
+  const platform = await startTracingPlatform();
+  const sessionId = (await platform.client.createSession({ name })).id;
+  const destinationId = (await platform.client.createDestination(destinationOn(s3, name, prefix))).id;
+  return {
+    s3,
+    platform,
+    sessionId,
+    destinationId,
+    close: async () => {
+      await platform.close();
+      await s3.close();
+    },
   };
 }
