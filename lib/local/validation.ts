@@ -115,7 +115,7 @@ export class RequestValidator {
   parse<S extends z.ZodType>(schema: S, input: unknown, loc: Loc): z.infer<S> | undefined {
     const result = schema.safeParse(input);
     if (result.success) return result.data;
-    for (const issue of result.error.issues) this.items.push(...issueToItems(issue, loc, input));
+    for (const issue of result.error.issues) this.items.push(...issueToItems(issue, loc, input, schema));
     return undefined;
   }
 
@@ -159,8 +159,36 @@ function hasKeyAt(input: unknown, path: readonly PropertyKey[]): boolean {
   return typeof parent === 'object' && parent !== null && Object.prototype.hasOwnProperty.call(parent, path[path.length - 1]!);
 }
 
+type SchemaDef = { type?: string; innerType?: unknown; shape?: Record<string, unknown>; element?: unknown; valueType?: unknown };
+const defOf = (schema: unknown): SchemaDef | undefined => (schema as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
+
+/** A schema without its optional, nullable and default wrappers. */
+function unwrapped(schema: unknown): unknown {
+  let current = schema;
+  for (let def = defOf(current); def && ['optional', 'nullable', 'default', 'prefault'].includes(def.type ?? ''); def = defOf(current)) {
+    current = def.innerType;
+  }
+  return current;
+}
+
+/** The schema of the value at `path` of what `schema` parses (objects, arrays, records), when it can be told. */
+function schemaAt(schema: unknown, path: readonly PropertyKey[]): unknown {
+  let current = unwrapped(schema);
+  for (const key of path) {
+    const def = defOf(current);
+    if (def?.type === 'object') current = def.shape?.[String(key)];
+    else if (def?.type === 'array') current = def.element;
+    else if (def?.type === 'record') current = def.valueType;
+    else return undefined;
+    current = unwrapped(current);
+  }
+  return current;
+}
+
+const isIntegerSchema = (schema: unknown): boolean => (schema as { isInt?: boolean } | undefined)?.isInt === true;
+
 /** Maps one zod issue to pydantic-style items (zod reports several unknown keys in one issue). */
-function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown): ValidationErrorItem[] {
+function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown, schema?: z.ZodType): ValidationErrorItem[] {
   const loc: Loc = [...prefix, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
   const item = (type: string, msg: string, at: Loc = loc): ValidationErrorItem => ({ loc: at, msg, type });
   switch (issue.code) {
@@ -170,7 +198,9 @@ function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown): Val
       if (issue.expected === 'int' && typeof value === 'number') {
         return [item('int_from_float', 'Input should be a valid integer, got a number with a fractional part')];
       }
-      const [type, msg] = TYPE_ERRORS[issue.expected] ?? ['type_error', `Input should be a valid ${issue.expected}`];
+      // zod says `number` for an integer field too; pydantic names the integer
+      const expected = issue.expected === 'number' && isIntegerSchema(schemaAt(schema, issue.path)) ? 'int' : issue.expected;
+      const [type, msg] = TYPE_ERRORS[expected] ?? ['type_error', `Input should be a valid ${expected}`];
       return [item(type, msg)];
     }
     case 'too_small':

@@ -98,6 +98,10 @@ describe('export request validation (422)', () => {
       { loc: ['body', 'interval_hours'], msg: 'Input should be less than or equal to 168', type: 'less_than_equal' },
     ]);
     expect(await invalid({ interval_hours: 1.5 }, ['end_time'])).toEqual([expect.objectContaining({ loc: ['body', 'interval_hours'] })]);
+    // not a number at all: named an integer, as the field is
+    expect(await invalid({ interval_hours: '24' }, ['end_time'])).toEqual([
+      { loc: ['body', 'interval_hours'], msg: 'Input should be a valid integer', type: 'int_type' },
+    ]);
   });
 
   test('export_fields must name exportable fields', async () => {
