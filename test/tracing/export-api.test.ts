@@ -2,6 +2,7 @@
  * The bulk export API's contract: request validation (422 HTTPValidationError naming each bad field), not found,
  * auth, and the client's own refusals before sending. Each rule of the issue's export validation list has a test.
  */
+import { z } from 'zod';
 import { validateFilter } from '../../lib/api/filter';
 import { ConflictError, InvalidArgumentError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/api/errors';
 import type { TracingPlatform } from './support/platform';
@@ -332,6 +333,23 @@ describe('trace store', () => {
       const stored = (await send('GET', `/runs/${child}`)).body;
       expect(stored).toMatchObject({ trace_id: parent, parent_run_ids: [parent] });
       expect(String(stored.dotted_order)).toMatch(new RegExp(`^20240106T000000000000Z${parent}\\.20240106T000001000000Z${child}$`));
+    });
+
+    test("a run's id is its workspace's own: the same run posted to two workspaces is stored in each, patched in each alone", async () => {
+      const shared = id(11);
+      const second = platform.auth.createWorkspace(platform.organizationId, 'replayed-into');
+      const other = platform.clientFor(platform.apiKey, second);
+      const otherSession = await other.createSession({ name: 'replayed' });
+      expect(await send('POST', '/runs/batch', { post: [run({ id: shared, name: 'first copy' })] })).toMatchObject({ status: 202, body: { created: 1 } });
+      const replayed = { id: shared, name: 'second copy', run_type: 'chain', start_time: '2024-01-06T00:00:00Z', session_id: otherSession.id };
+      expect(await other.ingestRuns({ post: [replayed] })).toEqual({ created: 1, patched: 0 });
+      // posted again in the same workspace: a duplicate, skipped
+      expect(await other.ingestRuns({ post: [replayed] })).toEqual({ created: 0, patched: 0 });
+      expect(await other.ingestRuns({ post: [], patch: [{ id: shared, end_time: '2024-01-06T00:00:05Z', error: 'only here' }] })).toEqual({ created: 0, patched: 1 });
+      const mine = (await send('GET', `/runs/${shared}`)).body;
+      expect(mine).toMatchObject({ name: 'first copy', session_id: sessionId, end_time: null, error: null, status: 'pending' });
+      const theirs = await other.transport.request({ method: 'GET', path: `/api/v1/runs/${shared}`, schema: z.record(z.string(), z.unknown()) });
+      expect(theirs).toMatchObject({ name: 'second copy', session_id: otherSession.id, error: 'only here', status: 'error' });
     });
 
     test('a dotted order that is not segments of start and id ending with the run, an end before the start and negative tokens are refused', async () => {

@@ -113,5 +113,56 @@ export const TRACING_MIGRATIONS: MigrationSet = {
       id: '003-export-run-segments',
       up: `ALTER TABLE bulk_export_runs ADD COLUMN segments TEXT;`,
     },
+    {
+      // a run's id is its workspace's own: the same run (a trace replayed into a second workspace, say) is stored in
+      // each workspace that posts it, where before the second copy was skipped as a duplicate. The table is rebuilt
+      // with the key (tenant_id, id), filled in the old table's order, and swapped in; the export index is made
+      // after the copy. Nothing references trace_runs, so dropping the old table deletes nothing else. Inputs and
+      // outputs, most of a run's bytes, now come last in each row: the columns before them stay on the row's own page,
+      // so reading those (an export without inputs and outputs) does not follow the overflow pages that large inputs
+      // and outputs spill into.
+      id: '004-run-ids-per-workspace',
+      up: `
+        CREATE TABLE trace_runs_v4 (
+          tenant_id TEXT NOT NULL,
+          id TEXT NOT NULL,
+          session_id TEXT NOT NULL REFERENCES tracing_sessions(id) ON DELETE CASCADE,
+          trace_id TEXT NOT NULL,
+          parent_run_id TEXT,
+          parent_run_ids TEXT NOT NULL,
+          reference_example_id TEXT,
+          name TEXT NOT NULL,
+          run_type TEXT NOT NULL,
+          start_time INTEGER NOT NULL,
+          end_time INTEGER,
+          status TEXT NOT NULL,
+          is_root INTEGER NOT NULL,
+          dotted_order TEXT NOT NULL,
+          trace_tier TEXT,
+          error TEXT,
+          extra TEXT,
+          events TEXT,
+          tags TEXT NOT NULL,
+          feedback_stats TEXT,
+          total_tokens INTEGER,
+          prompt_tokens INTEGER,
+          completion_tokens INTEGER,
+          total_cost REAL,
+          prompt_cost REAL,
+          completion_cost REAL,
+          first_token_time INTEGER,
+          inputs TEXT NOT NULL,
+          outputs TEXT,
+          PRIMARY KEY (tenant_id, id)
+        );
+        INSERT INTO trace_runs_v4 SELECT tenant_id, id, session_id, trace_id, parent_run_id, parent_run_ids,
+            reference_example_id, name, run_type, start_time, end_time, status, is_root, dotted_order, trace_tier, error,
+            extra, events, tags, feedback_stats, total_tokens, prompt_tokens, completion_tokens, total_cost, prompt_cost,
+            completion_cost, first_token_time, inputs, outputs
+          FROM trace_runs ORDER BY rowid;
+        DROP TABLE trace_runs;
+        ALTER TABLE trace_runs_v4 RENAME TO trace_runs;
+        CREATE INDEX trace_runs_export_order ON trace_runs (session_id, start_time, id);`,
+    },
   ],
 };

@@ -144,7 +144,7 @@ export class RunStore {
     private readonly sessions: SessionStore,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO trace_runs (${INSERT_COLUMNS}) VALUES (${INSERT_PLACEHOLDERS}) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO trace_runs (${INSERT_COLUMNS}) VALUES (${INSERT_PLACEHOLDERS}) ON CONFLICT (tenant_id, id) DO NOTHING`,
     );
     this.hierarchyOf = db.prepare('SELECT trace_id, dotted_order FROM trace_runs WHERE id = ? AND tenant_id = ?');
     this.startTimeOf = db.prepare('SELECT start_time FROM trace_runs WHERE id = ? AND tenant_id = ?');
