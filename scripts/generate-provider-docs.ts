@@ -57,17 +57,20 @@ npx agentplatform-provider install --dir path/to/configuration
 cd path/to/configuration && terraform init
 \`\`\`
 
-The command writes the launcher to \`terraform.d/plugins/registry.terraform.io/${PROVIDER_SOURCE}/<version>/<os>_<arch>/\`
-and its checksum to \`.terraform.lock.hcl\` (entries of other providers are kept). Run it again after upgrading the
-package. cdktf stacks get both at synth, from the \`AgentPlatformProvider\` construct.
+The command writes the launcher to \`terraform.d/plugins/registry.terraform.io/${PROVIDER_SOURCE}/<version>/<os>_<arch>/\`,
+the place of the provider's entry point to \`terraform.d/agentplatform-provider-entry\` (its path relative to
+\`terraform.d\`), and the launcher's checksum to \`.terraform.lock.hcl\` (entries of other providers are kept). Run it
+again after upgrading the package, or after moving the configuration. cdktf stacks get all three at synth, from the
+\`AgentPlatformProvider\` construct.
 
-The launcher is a small \`sh\` script that names no path of the machine it was written on: it runs the provider's
-compiled entry point, found from terraform's working directory (so from \`node_modules\` of the checkout terraform runs
-in, also when terraform's plugin cache shares one launcher between checkouts), with \`node\` on the \`PATH\` terraform
-runs with, or the Node.js that \`AGENTPLATFORM_NODE\` names. So \`.terraform.lock.hcl\` can be committed: every checkout
-and CI machine with the same layout gets the same hash. The hash pins the launcher, not the
-provider's code, which \`package-lock.json\` pins. Without Node.js, terraform shows the launcher's message
-("agentplatform provider: node (Node.js 20 or later) not found …").
+The launcher is a small \`sh\` script that names no path (unless the install is given one for Node.js): it runs the
+entry point named in \`terraform.d/agentplatform-provider-entry\` of terraform's working directory (so the provider of
+the checkout terraform runs in, also when terraform's plugin cache shares one launcher between checkouts and between
+configurations at any depth), with \`node\` on the \`PATH\` terraform runs with, or the Node.js that
+\`AGENTPLATFORM_NODE\` names. So every configuration, checkout and CI machine gets the same hash, and
+\`.terraform.lock.hcl\` can be committed. The hash pins the launcher, not the provider's code, which
+\`package-lock.json\` pins. Without Node.js, terraform shows the launcher's message ("agentplatform provider: node
+(Node.js 20 or later) not found …").
 
 ## Using it with the local platform
 

@@ -61,15 +61,24 @@ export function defaultEntryPoint(): string {
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * The launcher script. It names no path of the machine it was written on: the entry point is found from terraform's
- * working directory (`entryFromDir`, relative to the directory the provider is installed for, where terraform runs
- * it), else from the launcher's own directory (`entryFromLauncher`); Node.js is the one on the `PATH` unless
- * `nodePath` is given. So a team that commits `.terraform.lock.hcl` gets the same hash on every checkout and CI
- * machine, and a launcher that terraform's plugin cache shares between checkouts runs each checkout's own provider.
- * `NODE_OPTIONS` is cleared because options meant for the user's own tooling (a TypeScript loader, an inspector)
- * would slow down or break every provider launch.
+ * The file, in the `terraform.d` directory of the configuration (beside `plugins/`, outside the package terraform
+ * hashes), that says where the provider's entry point is: its path relative to that `terraform.d`.
  */
-export function launcherScript(nodePath: string | undefined, entryFromDir: string, entryFromLauncher: string): string {
+export const ENTRY_FILE = 'agentplatform-provider-entry';
+
+/** From the launcher's directory (`terraform.d/plugins/<host>/<namespace>/<type>/<version>/<os>_<arch>`) to `terraform.d`. */
+const LAUNCHER_TO_TERRAFORM_D = '../../../../../..';
+
+/**
+ * The launcher script. It names no path at all, so it is the same file for every configuration: the entry point is
+ * read from {@link ENTRY_FILE} in `terraform.d` of terraform's working directory, else in the `terraform.d` the
+ * launcher itself sits in (run from elsewhere); Node.js is the one on the `PATH` unless `nodePath` is given. So a team
+ * that commits `.terraform.lock.hcl` gets the same hash on every checkout and CI machine, configurations at any depth
+ * get the same launcher, and one that terraform's plugin cache shares runs the provider of the configuration
+ * terraform runs in. `NODE_OPTIONS` is cleared because options meant for the user's own tooling (a TypeScript
+ * loader, an inspector) would slow down or break every provider launch.
+ */
+export function launcherScript(nodePath: string | undefined): string {
   return [
     '#!/bin/sh',
     '# Launcher of the agentplatform terraform provider (a Node.js program). Generated: do not edit,',
@@ -82,15 +91,27 @@ export function launcherScript(nodePath: string | undefined, entryFromDir: strin
     '  echo "agentplatform provider: $node (Node.js 20 or later) not found: put node on PATH, or set AGENTPLATFORM_NODE to it" >&2',
     '  exit 127',
     '}',
-    `entry="$PWD"/${shellQuote(entryFromDir)}`,
+    `dir="$PWD"/terraform.d`,
     // the launcher's directory without `dirname`, which a PATH without coreutils lacks (terraform runs it by its path)
-    `if [ ! -f "$entry" ]; then entry="\${0%/*}"/${shellQuote(entryFromLauncher)}; fi`,
-    'exec "$node" "$entry" "$@"',
+    `if [ ! -f "$dir"/${ENTRY_FILE} ]; then dir="\${0%/*}"/${LAUNCHER_TO_TERRAFORM_D}; fi`,
+    `if [ ! -f "$dir"/${ENTRY_FILE} ]; then`,
+    `  echo "agentplatform provider: $PWD/terraform.d/${ENTRY_FILE} is missing: run npx agentplatform-provider install in $PWD" >&2`,
+    '  exit 1',
+    'fi',
+    `IFS= read -r entry < "$dir"/${ENTRY_FILE}`,
+    'exec "$node" "$dir/$entry" "$@"',
     '',
   ].join('\n');
 }
 
-/** Writes the launcher into the implied local mirror under `dir` and, by default, the lock file. Idempotent. */
+function writeIfChanged(file: string, text: string): void {
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileSync(file, text);
+}
+
+/**
+ * Writes the launcher into the implied local mirror under `dir`, where the entry point is beside it
+ * ({@link ENTRY_FILE}), and, by default, the lock file. Idempotent.
+ */
 export function installProvider(options: InstallOptions): InstallResult {
   const dir = resolve(options.dir);
   const version = options.version ?? PROVIDER_VERSION;
@@ -103,9 +124,9 @@ export function installProvider(options: InstallOptions): InstallResult {
   }
   // real paths: a directory reached through a symlink (macOS /tmp) would give a relative path that leads elsewhere
   const realEntry = existsSync(entryPoint) ? realpathSync(entryPoint) : entryPoint;
-  const portable = (from: string): string => relative(realpathSync(from), realEntry).split(sep).join('/');
-  const script = launcherScript(options.nodePath, portable(dir), portable(packageDir));
-  if (!existsSync(launcherPath) || readFileSync(launcherPath, 'utf8') !== script) writeFileSync(launcherPath, script);
+  const terraformD = realpathSync(join(dir, 'terraform.d'));
+  writeIfChanged(join(terraformD, ENTRY_FILE), `${relative(terraformD, realEntry).split(sep).join('/')}\n`);
+  writeIfChanged(launcherPath, launcherScript(options.nodePath));
   chmodSync(launcherPath, 0o755);
   const hash = packageHash(packageDir);
   if (options.writeLockFile === false) return { launcherPath, packageDir, hash, version };

@@ -6,7 +6,7 @@ import { messages } from '../../lib/constructs/errors';
 import { AgentPlatformProvider } from '../../lib/constructs/provider';
 import { TfProvider } from '../../lib/constructs/generated/provider';
 import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_SOURCE, PROVIDER_VERSION } from '../../lib/provider/constants';
-import { packageHash, terraformPlatform } from '../../lib/install/provider';
+import { ENTRY_FILE, packageHash, terraformPlatform } from '../../lib/install/provider';
 import { PROVIDER_ENV } from '../../lib/provider/provider-config';
 import { synthesized, violationsOf, warningsOf } from './support/synth';
 
@@ -70,7 +70,7 @@ describe('AgentPlatformProvider', () => {
       const outdir = Testing.fullSynth(stack);
       const launcher = join(launcherDir(outdir, 'test'), `${PROVIDER_EXECUTABLE_PREFIX}_v${PROVIDER_VERSION}`);
       expect(statSync(launcher).mode & 0o111).not.toBe(0);
-      expect(readFileSync(launcher, 'utf8')).toContain(join('dist', 'lib', 'provider', 'main.js'));
+      expect(readFileSync(join(outdir, 'stacks', 'test', 'terraform.d', ENTRY_FILE), 'utf8')).toMatch(/dist\/lib\/provider\/main\.js\n$/);
       const lock = readFileSync(join(outdir, 'stacks', 'test', '.terraform.lock.hcl'), 'utf8');
       expect(lock).toContain(`provider "${PROVIDER_ADDRESS}" {\n  version = "${PROVIDER_VERSION}"\n  constraints = "${PROVIDER_VERSION}"\n`);
       expect(lock).toContain(`"${packageHash(launcherDir(outdir, 'test'))}"`);

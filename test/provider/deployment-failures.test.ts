@@ -108,6 +108,8 @@ describe('agentplatform_deployment failures', () => {
     expect(result.stderr).toContain('Error: Deployment name already taken');
     expect(result.stderr).toContain(`terraform import agentplatform_deployment.<name> ${existing.id}`);
     expect(result.stderr).toContain(`id = "${existing.id}"`);
+    // the one case where importing is not the way: a replacement that is created before the deployment it replaces
+    expect(oneLine(result.stderr)).toContain('the deployment it replaces holds the name until it is destroyed');
     expect(result.stderr).toMatch(/on main\.tf line \d+, in resource "agentplatform_deployment" "agent":\s+\d+:\s+name = /);
     expect(JSON.parse(dir.stateText()).resources).toEqual([]);
   });

@@ -206,6 +206,41 @@ describe('one-off bulk exports', () => {
     expect((await fresh.plan()).code).toBe(0);
   });
 
+  it('ids in upper case and a filter spaced otherwise are the same arguments: created as written, then changed in place', async () => {
+    const archiveId = dir.instance('agentplatform_export_destination.archive').attributes.id as string;
+    const other = lp.terraform();
+    const written = (ids: (id: string) => string, filter: string) =>
+      bulkExport('cased', {
+        destination_id: ids(archiveId),
+        session_id: ids(sessionId),
+        start_time: '2025-03-01T00:00:00Z',
+        end_time: '2025-03-02T00:00:00Z',
+        filter,
+        export_fields: ['id', 'name'],
+      });
+    other.configure(written((id) => id.toUpperCase(), 'eq( run_type , "chain" )'));
+    expect((await other.init()).code).toBe(0);
+    const created = await other.apply();
+    expect(created.stderr).toBe('');
+    const state = other.instance('agentplatform_bulk_export.cased').attributes;
+    expect(state).toMatchObject({ destination_id: archiveId.toUpperCase(), session_id: sessionId.toUpperCase(), filter: 'eq( run_type , "chain" )' });
+    expect((await lp.client.getExport(state.id as string)).session_id).toBe(sessionId);
+    expect((await other.plan()).code).toBe(0);
+
+    other.configure(written((id) => id, "eq(run_type, 'chain')"));
+    const respelled = await other.plan();
+    expect(respelled.stdout).toContain('# agentplatform_bulk_export.cased will be updated in-place');
+    expect(respelled.stdout).not.toContain('must be replaced');
+    expect((await other.apply()).code).toBe(0);
+    expect(other.instance('agentplatform_bulk_export.cased').attributes).toMatchObject({ id: state.id, session_id: sessionId, filter: "eq(run_type, 'chain')" });
+    expect((await other.plan()).code).toBe(0);
+
+    // a filter that reads otherwise is another export
+    other.configure(written((id) => id, "eq(run_type, 'llm')"));
+    expect((await other.plan()).stdout).toContain('must be replaced');
+    expect((await other.destroy()).code).toBe(0);
+  });
+
   it('fails with each failed run and its errors when the destination lost its permission, and keeps the export in state', async () => {
     await ceph.deleteUserPolicy('revocable');
     dir.configure(

@@ -4,12 +4,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { PROVIDER_ADDRESS, PROVIDER_VERSION, packageRoot } from '../../lib/provider/constants';
 import { main } from '../../lib/provider/cli';
-import { installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/install/provider';
+import { ENTRY_FILE, installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/install/provider';
 import { createLogger, logLevelFromEnv } from '../../lib/provider/log';
 
 const dirs: string[] = [];
@@ -39,10 +39,11 @@ describe('installProvider', () => {
     expect(result.packageDir).toBe(expectedDir);
     expect(result.launcherPath).toBe(join(expectedDir, `terraform-provider-agentplatform_v${PROVIDER_VERSION}`));
     expect(statSync(result.launcherPath).mode & 0o111).toBe(0o111);
-    const [fromDir, fromLauncher] = [relative(realpathSync(dir), '/srv/app/main.js'), relative(realpathSync(expectedDir), '/srv/app/main.js')];
-    expect(readFileSync(result.launcherPath, 'utf8')).toBe(launcherScript('/opt/node/bin/node', fromDir, fromLauncher));
+    expect(readFileSync(result.launcherPath, 'utf8')).toBe(launcherScript('/opt/node/bin/node'));
     expect(readFileSync(result.launcherPath, 'utf8')).toContain(`node='/opt/node/bin/node'`);
-    expect(readFileSync(result.launcherPath, 'utf8')).toContain(`entry="$PWD"/'${fromDir}'`);
+    // where the entry point is: beside the plugins directory, outside the package terraform hashes
+    const terraformD = realpathSync(join(dir, 'terraform.d'));
+    expect(readFileSync(join(terraformD, ENTRY_FILE), 'utf8')).toBe(`${relative(terraformD, '/srv/app/main.js')}\n`);
     expect(readFileSync(result.lockFilePath!, 'utf8')).toBe(
       `# This file is maintained automatically by "terraform init".\n# Manual edits may be lost in future updates.\n\n` +
         `provider "${PROVIDER_ADDRESS}" {\n  version = "${PROVIDER_VERSION}"\n  hashes = [\n    "${result.hash}",\n  ]\n}\n`,
@@ -100,6 +101,28 @@ describe('installProvider', () => {
     // the first checkout's launcher (the one the cache would hold) run by terraform in the second checkout
     const ran = spawnSync(first!.install.launcherPath, [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: join(second!.root, 'infra') });
     expect([ran.status, ran.stdout]).toEqual([0, 'second']);
+  });
+
+  it('writes one launcher for configurations at any depth, so they share a plugin cache; each runs the provider it was installed for', () => {
+    const root = tempDir();
+    const entry = join(root, 'node_modules', 'pkg', 'main.js');
+    mkdirSync(dirname(entry), { recursive: true });
+    writeFileSync(entry, 'process.stdout.write(process.cwd());');
+    const [shallow, deep] = [join(root, 'infra', 'app'), join(root, 'infra', 'envs', 'prod', 'eu')].map((dir) => installProvider({ dir, entryPoint: entry, writeLockFile: false }));
+    expect(shallow!.hash).toBe(deep!.hash);
+    expect(readFileSync(shallow!.launcherPath, 'utf8')).toBe(readFileSync(deep!.launcherPath, 'utf8'));
+    // the shallow one's launcher run by terraform in the deep configuration
+    const ran = spawnSync(shallow!.launcherPath, [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: join(root, 'infra', 'envs', 'prod', 'eu') });
+    expect([ran.status, ran.stdout]).toEqual([0, realpathSync(join(root, 'infra', 'envs', 'prod', 'eu'))]);
+    // run from a plugin cache in a configuration the provider was never installed for: told what to run
+    const cached = join(root, 'cache', relative(join(root, 'infra', 'app', 'terraform.d', 'plugins'), shallow!.launcherPath));
+    mkdirSync(dirname(cached), { recursive: true });
+    copyFileSync(shallow!.launcherPath, cached);
+    chmodSync(cached, 0o755);
+    const bare = join(root, 'bare');
+    mkdirSync(bare);
+    const missing = spawnSync(cached, [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: bare });
+    expect([missing.status, missing.stderr.trim()]).toEqual([1, `agentplatform provider: ${realpathSync(bare)}/terraform.d/${ENTRY_FILE} is missing: run npx agentplatform-provider install in ${realpathSync(bare)}`]);
   });
 
   it('hashes the package directory as terraform does (dirhash Hash1)', () => {

@@ -171,6 +171,13 @@ describe('configuration checks', () => {
   it('skips unknown and null values', () => {
     expect(check({ source: UNKNOWN, ports: [UNKNOWN], resource_spec: UNKNOWN, timeouts: null })).toEqual({});
   });
+
+  it('reports a null element of a list or map at the element (a variable left unset), naming no secret value', () => {
+    expect(check({ source: 'github', ports: [n(80), null], secrets: { OPENAI_API_KEY: null, OTHER: 'sk-not-shown' } })).toEqual({
+      'ports[1]': 'is null: give it a value or leave it out (is its variable set?).',
+      'secrets["OPENAI_API_KEY"]': 'is null: give it a value or leave it out (is its variable set?).',
+    });
+  });
 });
 
 describe('the documentation of max_retries', () => {

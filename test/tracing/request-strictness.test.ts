@@ -182,4 +182,16 @@ describe('the in-process S3 server keeps every object inside its directory', () 
     expect(answer.body.detail).toMatch(/^The store refused the test object \(InvalidArgument \(HTTP 400\): .*\): check the destination's settings$/);
     expect(existsSync(join(tmpdir(), escape))).toBe(false);
   });
+
+  test('a key with an empty segment, which s3rver cannot store, is refused as such: the destination is not blamed on its endpoint', async () => {
+    const refused = { name: 'InvalidArgument', $metadata: { httpStatusCode: 400 } };
+    for (const Key of ['pfx//a/x.txt', '/lead/x.txt']) {
+      await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key, Body: 'x' }))).rejects.toMatchObject(refused);
+    }
+    // a key ending with "/" (a folder marker) is an S3 key s3rver stores
+    await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key: 'folder/', Body: '' }))).resolves.toBeDefined();
+    const answer = await send('POST', '/bulk-exports/destinations', destinationBody({ prefix: 'pfx//a' }));
+    expect(answer.status).toBe(400);
+    expect(answer.body.detail).toMatch(/^The store refused the test object \(InvalidArgument \(HTTP 400\): This server takes no object key with an empty segment .*\): check the destination's settings$/);
+  });
 });

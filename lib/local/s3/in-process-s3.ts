@@ -61,7 +61,8 @@ const PART_NUMBER = /^\d{1,5}$/;
  * upload id and part number joined to the uploads' directory: a key with `..` segments (`../../etc/x`), a copy source
  * with them, or an upload id or part number that is not what s3rver made would be written (or read) outside
  * `directory`. Such requests (and `.` segments, which would alias another key) are refused as S3 refuses a request it
- * cannot take: 400 `InvalidArgument`. The check runs last before s3rver's routes, on the path as they read it (a
+ * cannot take: 400 `InvalidArgument`. So are keys with an empty segment (`a//b`, a leading `/`), which s3rver cannot
+ * store (it answered them with a 404 that is no S3 error, which looks like no S3 server at all). The check runs last before s3rver's routes, on the path as they read it (a
  * Host of `<bucket>.s3.amazonaws.com` puts the bucket in it). Keys sent in a body (a browser form's POST, the keys
  * of DeleteObjects) are not read here: a POST on a bucket is refused whole (objects are deleted one by one).
  */
@@ -69,8 +70,12 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   const { uploadId, partNumber } = ctx.query;
   const copySource = ctx.get('x-amz-copy-source');
   const segments = ctx.path.split('/').filter((segment) => segment !== '');
+  // the key: what follows `/<bucket>/`
+  const key = ctx.path.replace(/^\/+[^/]*\/?/, '');
   const escapes =
     leavesDirectory(ctx.path) ||
+    key.startsWith('/') ||
+    key.includes('//') ||
     (ctx.method === 'POST' && segments.length <= 1) ||
     copySource.includes('?') ||
     leavesDirectory(copySource) ||
@@ -82,7 +87,8 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   ctx.set('x-amz-request-id', randomUUID());
   ctx.body =
     '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code>' +
-    '<Message>This server takes no object key or copy source with "." or ".." segments or backslashes, only the upload ids it made, ' +
+    '<Message>This server takes no object key with an empty segment (a "//" or a leading "/"), no object key or copy source with "." ' +
+    'or ".." segments or backslashes, only the upload ids it made, ' +
     'and no POST on a bucket (browser form uploads, DeleteObjects: delete objects one by one)</Message></Error>';
 };
 

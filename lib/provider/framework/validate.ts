@@ -1,6 +1,7 @@
 /**
  * Runs the checks declared on attributes (`oneOf`, `min`/`max`, `integer`, `minItems`/`maxItems`, `validate`) over a
- * configuration, skipping unknown and null values, and reports each failure against its attribute.
+ * configuration, skipping unknown and null values (but not null elements of a list, set or map, which no attribute
+ * takes), and reports each failure against its attribute.
  */
 import { CtyNumber } from '../cty/number';
 import { UNKNOWN, type CtyObject, type CtyValue } from '../cty/value';
@@ -52,12 +53,14 @@ function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnosti
         : Object.entries(value as CtyObject);
       if (a.minItems !== undefined && entries.length < a.minItems) report(`needs at least ${a.minItems} element(s).`);
       if (a.maxItems !== undefined && entries.length > a.maxItems) report(`allows at most ${a.maxItems} element(s).`);
-      if (!a.validateElement) return;
       for (const [key, element] of entries) {
-        if (element === null || element === UNKNOWN) continue;
-        const plain = element instanceof CtyNumber ? element.toNumber() : element;
-        const problem = a.validateElement(plain);
+        if (element === UNKNOWN) continue;
         const at: AttributePath = [...path, a.kind === 'map' ? { key: String(key) } : { index: Number(key) }];
+        // no API field takes a null in a list or map: said here, at the element, rather than by the API at apply
+        const problem =
+          element === null
+            ? 'is null: give it a value or leave it out (is its variable set?).'
+            : a.validateElement?.(element instanceof CtyNumber ? element.toNumber() : element);
         if (problem) diagnostics.error(`Invalid ${formatPath(at)}`, problem, a.kind === 'set' ? path : at);
       }
       return;

@@ -66,6 +66,22 @@ export function timestampProblem(text: string): string | undefined {
     : undefined;
 }
 
+/** Whether two ids are the same UUID: the platform reads ids in any case and keeps them in lower case. */
+export function sameUuid(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * Whether two filters are the same expression written otherwise (spacing, quotes, number notation): both parse, and
+ * the platform's parser reads them the same. A change between them is no change of what is exported.
+ */
+export function sameFilter(a: string, b: string): boolean {
+  if (a === b) return true;
+  const { renderFilter, validateFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  const [left, right] = [validateFilter(a), validateFilter(b)];
+  return left.ok && right.ok && renderFilter(left.expr) === renderFilter(right.expr);
+}
+
 /** Whether two timestamps denote the same instant (the platform may write back a normalized form). */
 export function sameInstant(a: string, b: string): boolean {
   if (a === b) return true;

@@ -4,7 +4,7 @@
  */
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import type { BulkExportModel } from './bulk-export';
-import { DEFAULT_EXPORT_FORMAT_VERSION, sameInstant } from './bulk-export-checks';
+import { DEFAULT_EXPORT_FORMAT_VERSION, sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
 
 /** Attributes that only Terraform keeps (the API has no such field). */
 export type LocalSettings = Pick<BulkExportModel, 'wait_for_completion' | 'cancel_spawned_on_destroy' | 'timeouts'>;
@@ -32,21 +32,24 @@ export function createBody(planned: BulkExportModel): BulkExportCreate {
   };
 }
 
-/** A timestamp as the configuration wrote it, when the platform returned the same instant in another form. */
-function keepWritten(returned: string, written: string | null): string {
-  return written !== null && sameInstant(written, returned) ? written : returned;
+/**
+ * A value as the configuration wrote it, when the platform returned the same value in another form (an instant
+ * normalized, an id in lower case, a filter as the platform keeps it).
+ */
+function keepWritten(returned: string, written: string | null, same: (a: string, b: string) => boolean): string {
+  return written !== null && same(written, returned) ? written : returned;
 }
 
 /** The state of an export as the API returns it, with the settings only Terraform keeps. */
 export function toModel(e: BulkExport, local: BulkExportModel): BulkExportModel {
   return {
     id: e.id,
-    destination_id: e.bulk_export_destination_id,
-    session_id: e.session_id,
-    start_time: keepWritten(e.start_time, local.start_time),
-    end_time: e.end_time === null ? null : keepWritten(e.end_time, local.end_time),
+    destination_id: keepWritten(e.bulk_export_destination_id, local.destination_id, sameUuid),
+    session_id: keepWritten(e.session_id, local.session_id, sameUuid),
+    start_time: keepWritten(e.start_time, local.start_time, sameInstant),
+    end_time: e.end_time === null ? null : keepWritten(e.end_time, local.end_time, sameInstant),
     interval_hours: e.interval_hours,
-    filter: e.filter,
+    filter: e.filter === null ? null : keepWritten(e.filter, local.filter, sameFilter),
     export_fields: e.export_fields === null ? null : [...e.export_fields],
     format_version: e.format_version,
     ...localSettings(local),

@@ -8,7 +8,7 @@
 import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import { DiagnosticError } from '../framework';
-import { DEFAULT_EXPORT_FORMAT_VERSION, sameInstant } from './bulk-export-checks';
+import { DEFAULT_EXPORT_FORMAT_VERSION, sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
 
 /**
  * How much earlier than the request, by the platform's clock, an export it made may say it was created: the `Date`
@@ -36,12 +36,12 @@ function isRequested(e: BulkExport, body: BulkExportCreate, sinceMs: number): bo
   return (
     e.source_bulk_export_id === null &&
     e.status !== 'Cancelled' &&
-    e.bulk_export_destination_id === body.bulk_export_destination_id &&
-    e.session_id === body.session_id &&
+    sameUuid(e.bulk_export_destination_id, body.bulk_export_destination_id) &&
+    sameUuid(e.session_id, body.session_id) &&
     sameInstant(e.start_time, body.start_time) &&
     ((body.end_time ?? null) === null ? e.end_time === null : e.end_time !== null && sameInstant(e.end_time, body.end_time!)) &&
     e.interval_hours === (body.interval_hours ?? null) &&
-    e.filter === (body.filter ?? null) &&
+    ((body.filter ?? null) === null ? e.filter === null : e.filter !== null && sameFilter(e.filter, body.filter!)) &&
     sameList(e.export_fields, body.export_fields) &&
     e.format_version === (body.format_version ?? DEFAULT_EXPORT_FORMAT_VERSION) &&
     Date.parse(e.created_at) >= sinceMs - DATE_RESOLUTION_MS

@@ -35,7 +35,9 @@ import {
   exportFieldProblem,
   filterProblem,
   instantMicros,
+  sameFilter,
   sameInstant,
+  sameUuid,
   timestampProblem,
 } from './bulk-export-checks';
 import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
@@ -73,19 +75,22 @@ export const bulkExportSchema = defineSchema({
     'An export of the runs of one tracing project to an export destination, as Parquet files (one export run per UTC ' +
     'day of the range). With `end_time` it is one-off; with `interval_hours` it is scheduled: the platform spawns an ' +
     'export of each interval, 10 minutes after the interval ends. Exports cannot change, so every argument replaces ' +
-    'the export. Destroy cancels an export still in progress and only forgets a finished one.',
+    'the export, except a change that only writes the same value otherwise (the same instant, an id in another ' +
+    'case, a filter that the platform\'s parser reads the same), which is made in place. Destroy cancels an export still in progress and only forgets a finished one.',
   attributes: {
     id: attr.string({ computed: true, useStateForUnknown: true, description: 'The export id (a UUID); `terraform import` takes it.' }),
     destination_id: attr.string({
       required: true,
       requiresReplace: true,
       validate: uuidProblem('an export destination id'),
+      sameValue: sameUuid,
       description: 'Where to write, e.g. `agentplatform_export_destination.bucket.id`.',
     }),
     session_id: attr.string({
       required: true,
       requiresReplace: true,
       validate: uuidProblem('a tracing project id'),
+      sameValue: sameUuid,
       description: 'The tracing project (session) whose runs are exported.',
     }),
     start_time: attr.string({
@@ -115,6 +120,7 @@ export const bulkExportSchema = defineSchema({
       optional: true,
       requiresReplace: true,
       validate: filterProblem,
+      sameValue: sameFilter,
       description:
         'Only runs matching this filter expression, e.g. `and(eq(run_type, "llm"), gt(total_tokens, 1000))`; checked at ' +
         'plan time with the platform\'s own parser. All runs of the range when left out.',
@@ -287,22 +293,33 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, 
   await checkDueIntervals({ start, hours, replacing, ctx, destinationId: planned.destination_id, signal, diagnostics });
 }
 
+/** The arguments that may be written otherwise for the same value, and their comparisons (see toModel). */
+const SAME_VALUE = {
+  destination_id: sameUuid,
+  session_id: sameUuid,
+  start_time: sameInstant,
+  end_time: sameInstant,
+  filter: sameFilter,
+} as const;
+
 /** The arguments whose change replaces the export. */
 const REPLACING_ATTRIBUTES = ['destination_id', 'session_id', 'start_time', 'end_time', 'interval_hours', 'filter', 'export_fields', 'format_version'] as const;
 
 function sameArgument(key: (typeof REPLACING_ATTRIBUTES)[number], prior: BulkExportModel, planned: PlanRequest<Schema>['planned']): boolean {
   const [was, will] = [prior[key], planned[key]];
   if (!isKnown(will)) return false;
-  if ((key === 'start_time' || key === 'end_time') && typeof was === 'string' && typeof will === 'string') return sameInstant(was, will);
+  const same = SAME_VALUE[key as keyof typeof SAME_VALUE];
+  if (same && typeof was === 'string' && typeof will === 'string') return same(was, will);
   return JSON.stringify(was) === JSON.stringify(will);
 }
 
 // ---- update ----
 
 async function update({ planned, prior }: UpdateRequest<Schema>): Promise<BulkExportModel> {
-  // Every API attribute forces replacement: only Terraform's own settings change in place, and the timestamps when
-  // they are written otherwise for the same instants (sameInstant)
-  return { ...prior, ...localSettings(planned), start_time: planned.start_time, end_time: planned.end_time };
+  // Every API attribute forces replacement: only Terraform's own settings change in place, and the arguments written
+  // otherwise for the same value (the same instant, the same id in another case, the same filter spaced otherwise)
+  const { destination_id, session_id, start_time, end_time, filter } = planned;
+  return { ...prior, ...localSettings(planned), destination_id, session_id, start_time, end_time, filter };
 }
 
 // ---- delete ----

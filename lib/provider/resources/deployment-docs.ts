@@ -73,7 +73,9 @@ in-place update that sends \`secrets\` again (a new revision when they differ); 
 \`wait_for_deployed = false\`, one that only updates the state, with no request to the platform. The imported \`secret_names\` are the names the deployment has: \`secrets\` with other names plans an update
 that sends them, with or without \`secrets_version\`.
 
-A create that finds the name taken fails with the exact command to import the existing deployment.
+A create that finds the name taken fails with the command to import the existing deployment (\`<name>\` standing
+for the resource's name in the configuration). A replacement under \`create_before_destroy\` cannot take the name of the
+deployment it replaces, which holds it until it is destroyed: give the replacement another name.
 `;
 
 const REVISIONS_EXAMPLE = `

@@ -15,7 +15,9 @@ export function importHint(id: string): string {
     `  terraform import agentplatform_deployment.<name> ${id}\n\n` +
     `or add an import block and apply:\n\n` +
     `  import {\n    to = agentplatform_deployment.<name>\n    id = "${id}"\n  }\n\n` +
-    `Otherwise choose another name.`
+    `Otherwise choose another name. If this create replaces a deployment of this very name (a change that forces ` +
+    `replacement, under \`lifecycle { create_before_destroy = true }\`), the deployment it replaces holds the name until ` +
+    `it is destroyed: give the replacement another name, or drop create_before_destroy.`
   );
 }
 
