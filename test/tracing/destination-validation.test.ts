@@ -84,3 +84,21 @@ test('a passing store error that writes the session token back is a 503 that lea
     await new Promise<void>((resolve) => echo.close(() => resolve()));
   }
 });
+
+test('a 400 of a code the platform does not name is what the store said (the settings to check), not a "try again later"', async () => {
+  const odd = createServer((req, res) => {
+    req.resume();
+    res.writeHead(400, { 'content-type': 'application/xml', 'x-amz-request-id': 'odd' });
+    res.end('<Error><Code>UnsupportedStorageClass</Code><Message>This gateway stores nothing in that class</Message></Error>');
+  });
+  await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+  try {
+    const config = { bucket_name: 'exports', prefix: '', endpoint_url: `http://127.0.0.1:${(odd.address() as AddressInfo).port}` };
+    expect(await rejection(validateDestination(config, KEYS))).toEqual({
+      status: 400,
+      message: "The store refused the test object (UnsupportedStorageClass (HTTP 400): This gateway stores nothing in that class): check the destination's settings",
+    });
+  } finally {
+    await new Promise<void>((resolve) => odd.close(() => resolve()));
+  }
+});

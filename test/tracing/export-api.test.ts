@@ -280,7 +280,7 @@ describe('trace store', () => {
       const patched = await send('POST', '/runs/batch', { post: [], patch: [{ id: id(1), end_time: 1e16 }] });
       expect(patched).toEqual({
         status: 400,
-        body: { detail: 'Run field end_time is outside the years 1700-2199, the instants kept to the microsecond: 10000000000000000' },
+        body: { detail: `Run ${id(1)}: field end_time is outside the years 1700-2199, the instants kept to the microsecond: 10000000000000000` },
       });
       expect((await send('POST', '/runs/batch', { post: [run({ id: id(2), start_time: 3e14 })] })).status).toBe(400);
       // a far-future placeholder, and an instant whose microseconds a number cannot hold: refused, not stored altered
@@ -297,7 +297,7 @@ describe('trace store', () => {
       for (const field of ['status', 'tags']) {
         expect(await send('POST', '/runs/batch', { post: [], patch: [{ id: id(3), [field]: null }] })).toEqual({
           status: 400,
-          body: { detail: `Run field ${field} cannot be null` },
+          body: { detail: `Run ${id(3)}: field ${field} cannot be null` },
         });
       }
       // JSON that parses but is nested too deep to write again (written by hand: JSON.stringify cannot either)

@@ -189,9 +189,19 @@ describe('the in-process S3 server keeps every object inside its directory', () 
       await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key, Body: 'x' }))).rejects.toMatchObject(refused);
     }
     // a key ending with "/" (a folder marker) is an S3 key s3rver stores
-    await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key: 'folder/', Body: '' }))).resolves.toBeDefined();
+    await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key: 'folder/', Body: 'marker' }))).resolves.toBeDefined();
     const answer = await send('POST', '/bulk-exports/destinations', destinationBody({ prefix: 'pfx//a' }));
     expect(answer.status).toBe(400);
     expect(answer.body.detail).toMatch(/^The store refused the test object \(InvalidArgument \(HTTP 400\): This server takes no object key with an empty segment .*\): check the destination's settings$/);
+  });
+
+  test('so is a key with a segment too long for a file name, which s3rver answered with a 500 (a "try again later")', async () => {
+    const refused = { name: 'InvalidArgument', $metadata: { httpStatusCode: 400 } };
+    await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key: `${'d'.repeat(256)}/x.txt`, Body: 'x' }))).rejects.toMatchObject(refused);
+    await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key: `dir/${'f'.repeat(234)}`, Body: 'x' }))).rejects.toMatchObject(refused);
+    await expect(s3.client.send(new PutObjectCommand({ Bucket: 'exports', Key: `${'d'.repeat(255)}/${'f'.repeat(233)}`, Body: 'x' }))).resolves.toBeDefined();
+    const answer = await send('POST', '/bulk-exports/destinations', destinationBody({ prefix: 'p'.repeat(300) }));
+    expect(answer.status).toBe(400);
+    expect(answer.body.detail).toMatch(/^The store refused the test object \(InvalidArgument \(HTTP 400\): .*longer than 233 bytes/);
   });
 });

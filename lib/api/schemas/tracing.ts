@@ -30,7 +30,14 @@ export const Session = z.object({
 export type Session = z.infer<typeof Session>;
 export const SessionList = z.array(Session);
 
-const jsonObject = z.record(z.string(), z.unknown());
+/**
+ * A JSON object, kept as the request's JSON parser made it: `z.record` would copy it key by key, and the copy's
+ * `__proto__` key would set the copy's prototype instead (the key silently lost). Anything else is refused as a
+ * record is (pydantic's `dict_type`).
+ */
+const jsonObject = z.custom<Record<string, unknown>>().superRefine((value, ctx) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) ctx.addIssue({ code: 'invalid_type', expected: 'record', input: value });
+});
 const timestamp = z.union([z.string(), z.number()]);
 
 /** Fields a run may be created with; ids and hierarchy fields the caller omits are derived by the platform. */

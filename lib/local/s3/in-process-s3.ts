@@ -53,6 +53,27 @@ function leavesDirectory(pathText: string): boolean {
   });
 }
 
+/**
+ * The longest name of a file: s3rver keeps an object in files named after the last segment of its key with a suffix
+ * of up to 22 bytes (`._S3rver_metadata.json`), in directories named after the others.
+ */
+const NAME_MAX_BYTES = 255;
+const LAST_SEGMENT_MAX_BYTES = NAME_MAX_BYTES - '._S3rver_metadata.json'.length;
+
+/** Whether a segment of a key is too long to be a file or directory name here. */
+function segmentsTooLong(key: string): boolean {
+  const segments = key.split('/');
+  return segments.some((raw, i) => {
+    let segment = raw;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      // left as sent
+    }
+    return Buffer.byteLength(segment) > (i === segments.length - 1 ? LAST_SEGMENT_MAX_BYTES : NAME_MAX_BYTES);
+  });
+}
+
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 const PART_NUMBER = /^\d{1,5}$/;
 
@@ -62,7 +83,8 @@ const PART_NUMBER = /^\d{1,5}$/;
  * with them, or an upload id or part number that is not what s3rver made would be written (or read) outside
  * `directory`. Such requests (and `.` segments, which would alias another key) are refused as S3 refuses a request it
  * cannot take: 400 `InvalidArgument`. So are keys with an empty segment (`a//b`, a leading `/`), which s3rver cannot
- * store (it answered them with a 404 that is no S3 error, which looks like no S3 server at all). The check runs last before s3rver's routes, on the path as they read it (a
+ * store (it answered them with a 404 that is no S3 error, which looks like no S3 server at all), and keys with a
+ * segment too long for a file name (it answered a 500, which looks like a passing problem). The check runs last before s3rver's routes, on the path as they read it (a
  * Host of `<bucket>.s3.amazonaws.com` puts the bucket in it). Keys sent in a body (a browser form's POST, the keys
  * of DeleteObjects) are not read here: a POST on a bucket is refused whole (objects are deleted one by one).
  */
@@ -76,6 +98,7 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
     leavesDirectory(ctx.path) ||
     key.startsWith('/') ||
     key.includes('//') ||
+    segmentsTooLong(key) ||
     (ctx.method === 'POST' && segments.length <= 1) ||
     copySource.includes('?') ||
     leavesDirectory(copySource) ||
@@ -87,7 +110,8 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   ctx.set('x-amz-request-id', randomUUID());
   ctx.body =
     '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code>' +
-    '<Message>This server takes no object key with an empty segment (a "//" or a leading "/"), no object key or copy source with "." ' +
+    `<Message>This server takes no object key with an empty segment (a "//" or a leading "/") or a segment longer than ${LAST_SEGMENT_MAX_BYTES} bytes ` +
+    `(${NAME_MAX_BYTES} but for the last), no object key or copy source with "." ` +
     'or ".." segments or backslashes, only the upload ids it made, ' +
     'and no POST on a bucket (browser form uploads, DeleteObjects: delete objects one by one)</Message></Error>';
 };

@@ -34,6 +34,8 @@ export interface StorageFailure {
   readonly kind: StorageFailureKind;
   /** A one-line description (error code and message); never contains credentials. */
   readonly description: string;
+  /** The HTTP status S3 answered with, for a failure of no kind above (`other`). */
+  readonly status?: number;
 }
 
 const CODE_KINDS: Readonly<Record<string, StorageFailureKind>> = {
@@ -152,7 +154,7 @@ export function classifyStorageError(err: unknown): StorageFailure {
   if (status === 403) return { kind: 'access_denied', description };
   if (status === 404) return { kind: 'bucket_not_valid', description };
   if (REFUSED_STATUSES.has(status)) return { kind: 'refused', description };
-  return { kind: 'other', description };
+  return { kind: 'other', description, status };
 }
 
 /** The documented destination error for a failure kind, or undefined when none of the four applies. */

@@ -104,7 +104,9 @@ export async function validateDestination(
       const failure = classifyStorageError(err);
       const message = destinationErrorOf(failure.kind);
       if (message) throw new HttpError(400, message);
-      if (failure.kind === 'refused') {
+      // a 400 of a code the platform does not know: at validation, the user is told what the store said rather than
+      // to try again (an export run retries it, as it may pass)
+      if (failure.kind === 'refused' || (failure.kind === 'other' && failure.status === 400)) {
         throw new HttpError(400, `The store refused the test object (${credentialRedactor(credentials).redact(failure.description)}): check the destination's settings`);
       }
       throw new HttpError(503, `The destination could not be validated, try again later (${credentialRedactor(credentials).redact(failure.description)})`);

@@ -9,6 +9,7 @@ import { EXPORTABLE_FIELD_NAMES, type ExportableFieldName } from '../../../api/s
 import type { RunCreate, RunPatch, RunsBatchResult } from '../../../api/schemas/tracing';
 import { prepared, type PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
+import { derivedOnPatch, parentsFirst, totalOf, type PatchBase } from './run-derive';
 import type { SessionStore } from './sessions';
 import { formatDottedTimestamp, formatMicros, toMicros } from './time';
 
@@ -85,12 +86,12 @@ const PATCHABLE_JSON = new Set(['outputs', 'extra', 'events', 'feedback_stats', 
 const PATCHABLE_TIMES = new Set(['end_time', 'first_token_time']);
 
 /** JSON text of a value; a document nested too deep to write (the stack runs out) is refused, not a 500. */
-function json(value: unknown, field = 'a JSON field'): string | null {
+function json(value: unknown, run: string, field: string): string | null {
   if (value === undefined || value === null) return null;
   try {
     return JSON.stringify(value);
   } catch (err) {
-    if (err instanceof RangeError) throw new HttpError(400, `Run field ${field} is nested too deeply to store`);
+    if (err instanceof RangeError) throw new HttpError(400, `Run ${run}: field ${field} is nested too deeply to store`);
     throw err;
   }
 }
@@ -103,11 +104,11 @@ function json(value: unknown, field = 'a JSON field'): string | null {
 const MIN_MICROS = Date.parse('1700-01-01T00:00:00.000Z') * 1000;
 const MAX_MICROS = Date.parse('2199-12-31T23:59:59.999Z') * 1000 + 999;
 
-function micros(value: string | number, field: string): number {
+function micros(value: string | number, run: string, field: string): number {
   const result = toMicros(value);
-  if (Number.isNaN(result)) throw new HttpError(400, `Run field ${field} is not an ISO 8601 timestamp: ${String(value)}`);
+  if (Number.isNaN(result)) throw new HttpError(400, `Run ${run}: field ${field} is not an ISO 8601 timestamp: ${String(value)}`);
   if (result < MIN_MICROS || result > MAX_MICROS) {
-    throw new HttpError(400, `Run field ${field} is outside the years 1700-2199, the instants kept to the microsecond: ${String(value)}`);
+    throw new HttpError(400, `Run ${run}: field ${field} is outside the years 1700-2199, the instants kept to the microsecond: ${String(value)}`);
   }
   return result;
 }
@@ -137,7 +138,7 @@ const idsOfDottedOrder = (dottedOrder: string): string[] => dottedOrder.split('.
 export class RunStore {
   private readonly insert;
   private readonly hierarchyOf;
-  private readonly startTimeOf;
+  private readonly patchBaseOf;
 
   constructor(
     private readonly db: PlatformDatabase,
@@ -147,15 +148,21 @@ export class RunStore {
       `INSERT INTO trace_runs (${INSERT_COLUMNS}) VALUES (${INSERT_PLACEHOLDERS}) ON CONFLICT (tenant_id, id) DO NOTHING`,
     );
     this.hierarchyOf = db.prepare('SELECT trace_id, dotted_order FROM trace_runs WHERE id = ? AND tenant_id = ?');
-    this.startTimeOf = db.prepare('SELECT start_time FROM trace_runs WHERE id = ? AND tenant_id = ?');
+    this.patchBaseOf = db.prepare(
+      `SELECT start_time, end_time, error, prompt_tokens, completion_tokens, prompt_cost, completion_cost
+         FROM trace_runs WHERE id = ? AND tenant_id = ?`,
+    );
   }
 
-  /** Ingests a batch in one transaction: creations first (parents before children, in order), then patches. */
+  /**
+   * Ingests a batch in one transaction: creations first (each after its parent when the batch holds it, else in the
+   * order sent), then patches.
+   */
   ingest(tenantId: string, batch: { post: RunCreate[]; patch: RunPatch[] }): RunsBatchResult {
     return this.db.transaction(() => {
       let created = 0;
       const hierarchy = new Map<string, { trace_id: string; dotted_order: string }>();
-      for (const input of batch.post) {
+      for (const input of parentsFirst(batch.post)) {
         const run = this.toStoredRun(tenantId, input, hierarchy);
         const inserted = this.insert.run(run).changes;
         // a duplicate is skipped: its children take the hierarchy of the run that is stored
@@ -224,27 +231,22 @@ export class RunStore {
   }
 
   private patch(tenantId: string, input: RunPatch): number {
-    const assignments: string[] = [];
-    const values: unknown[] = [];
+    const set = new Map<string, unknown>();
     for (const [field, value] of Object.entries(input)) {
       if (field === 'id' || value === undefined) continue;
-      if (value === null && NOT_NULL_PATCH_FIELDS.has(field)) throw new HttpError(400, `Run field ${field} cannot be null`);
-      assignments.push(`${field} = ?`);
-      if (PATCHABLE_TIMES.has(field)) values.push(value === null ? null : micros(value as string | number, field));
-      else if (PATCHABLE_JSON.has(field)) values.push(json(value, field));
-      else values.push(value);
+      if (value === null && NOT_NULL_PATCH_FIELDS.has(field)) throw new HttpError(400, `Run ${input.id}: field ${field} cannot be null`);
+      if (PATCHABLE_TIMES.has(field)) set.set(field, value === null ? null : micros(value as string | number, input.id, field));
+      else if (PATCHABLE_JSON.has(field)) set.set(field, json(value, input.id, field));
+      else set.set(field, value);
     }
-    if (input.end_time != null) {
-      const stored = this.startTimeOf.get(input.id, tenantId) as { start_time: number } | undefined;
-      const endTime = values[assignments.indexOf('end_time = ?')] as number;
-      if (stored && endTime < stored.start_time) throw new HttpError(400, `Run ${input.id}: end_time is before start_time`);
-    }
-    if (input.error && input.status === undefined) assignments.push(`status = 'error'`);
-    else if (input.end_time && input.status === undefined) assignments.push(`status = CASE WHEN error IS NULL THEN 'success' ELSE 'error' END`);
-    if (assignments.length === 0) return 0;
+    const stored = this.patchBaseOf.get(input.id, tenantId) as PatchBase | undefined;
+    if (!stored || set.size === 0) return 0;
+    const endTime = set.get('end_time') as number | null | undefined;
+    if (endTime != null && endTime < stored.start_time) throw new HttpError(400, `Run ${input.id}: end_time is before start_time`);
+    for (const [field, value] of Object.entries(derivedOnPatch(stored, input, endTime))) set.set(field, value);
     return this.db
-      .prepare(`UPDATE trace_runs SET ${assignments.join(', ')} WHERE id = ? AND tenant_id = ?`)
-      .run(...values, input.id, tenantId).changes;
+      .prepare(`UPDATE trace_runs SET ${[...set.keys()].map((field) => `${field} = ?`).join(', ')} WHERE id = ? AND tenant_id = ?`)
+      .run(...set.values(), input.id, tenantId).changes;
   }
 
   private toStoredRun(
@@ -254,8 +256,10 @@ export class RunStore {
   ): StoredRun {
     const id = input.id ?? randomUUID();
     const session = this.resolveSession(tenantId, input);
-    const startTime = micros(input.start_time, 'start_time');
-    const parentId = input.parent_run_id ?? null;
+    const startTime = micros(input.start_time, id, 'start_time');
+    if (input.dotted_order != null) checkDottedOrder(input.dotted_order, id);
+    // a run sent with its dotted order but no parent id has the parent its dotted order names
+    const parentId = input.parent_run_id ?? idsOfDottedOrder(input.dotted_order ?? '').slice(0, -1).pop()?.toLowerCase() ?? null;
     if (parentId === id) throw new HttpError(400, `Run ${id}: parent_run_id is the run's own id`);
     const parent =
       parentId === null
@@ -263,15 +267,13 @@ export class RunStore {
         : (batchHierarchy.get(parentId) ??
           (this.hierarchyOf.get(parentId, tenantId) as { trace_id: string; dotted_order: string } | undefined));
     const ownSegment = `${formatDottedTimestamp(startTime)}${id}`;
-    if (input.dotted_order != null) checkDottedOrder(input.dotted_order, id);
     // the ids in it in their canonical (lower-case) form, as every id is kept
     const given = input.dotted_order?.split('.').map((segment) => segment.slice(0, -36) + segment.slice(-36).toLowerCase()).join('.');
     const dottedOrder = given ?? (parent ? `${parent.dotted_order}.${ownSegment}` : ownSegment);
     const ancestors = idsOfDottedOrder(dottedOrder).slice(0, -1);
     const parentRunIds = parentId !== null && ancestors.length === 0 ? [parentId] : ancestors;
-    const endTime = input.end_time == null ? null : micros(input.end_time, 'end_time');
+    const endTime = input.end_time == null ? null : micros(input.end_time, id, 'end_time');
     if (endTime !== null && endTime < startTime) throw new HttpError(400, `Run ${id}: end_time is before start_time`);
-    const tokens = (a?: number | null, b?: number | null) => (a == null && b == null ? null : (a ?? 0) + (b ?? 0));
     return {
       id,
       tenant_id: tenantId,
@@ -288,20 +290,20 @@ export class RunStore {
       is_root: parentId === null ? 1 : 0,
       dotted_order: dottedOrder,
       trace_tier: input.trace_tier ?? null,
-      inputs: json(input.inputs ?? {}, 'inputs')!,
-      outputs: json(input.outputs, 'outputs'),
+      inputs: json(input.inputs ?? {}, id, 'inputs')!,
+      outputs: json(input.outputs, id, 'outputs'),
       error: input.error ?? null,
-      extra: json(input.extra, 'extra'),
-      events: json(input.events, 'events'),
-      tags: json(input.tags ?? [], 'tags')!,
-      feedback_stats: json(input.feedback_stats, 'feedback_stats'),
-      total_tokens: input.total_tokens ?? tokens(input.prompt_tokens, input.completion_tokens),
+      extra: json(input.extra, id, 'extra'),
+      events: json(input.events, id, 'events'),
+      tags: json(input.tags ?? [], id, 'tags')!,
+      feedback_stats: json(input.feedback_stats, id, 'feedback_stats'),
+      total_tokens: input.total_tokens ?? totalOf(id, 'total_tokens', input.prompt_tokens, input.completion_tokens),
       prompt_tokens: input.prompt_tokens ?? null,
       completion_tokens: input.completion_tokens ?? null,
-      total_cost: input.total_cost ?? tokens(input.prompt_cost, input.completion_cost),
+      total_cost: input.total_cost ?? totalOf(id, 'total_cost', input.prompt_cost, input.completion_cost),
       prompt_cost: input.prompt_cost ?? null,
       completion_cost: input.completion_cost ?? null,
-      first_token_time: input.first_token_time == null ? null : micros(input.first_token_time, 'first_token_time'),
+      first_token_time: input.first_token_time == null ? null : micros(input.first_token_time, id, 'first_token_time'),
     };
   }
 
