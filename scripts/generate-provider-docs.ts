@@ -68,9 +68,9 @@ entry point named in \`terraform.d/agentplatform-provider-entry\` of terraform's
 the checkout terraform runs in, also when terraform's plugin cache shares one launcher between checkouts and between
 configurations at any depth), with \`node\` on the \`PATH\` terraform runs with, or the Node.js that
 \`AGENTPLATFORM_NODE\` names. So every configuration, checkout and CI machine gets the same hash, and
-\`.terraform.lock.hcl\` can be committed. The hash pins the launcher, not the provider's code, which
-\`package-lock.json\` pins. Without Node.js, terraform shows the launcher's message ("agentplatform provider: node
-(Node.js 20 or later) not found …").
+\`.terraform.lock.hcl\` can be committed. The hash pins the launcher, not where it points (the entry file) nor the
+provider's code, which \`package-lock.json\` pins. Without Node.js, terraform shows the launcher's message
+("agentplatform provider: node (Node.js 20 or later) not found …").
 
 ## Using it with the local platform
 

@@ -99,6 +99,8 @@ export function launcherScript(nodePath: string | undefined): string {
     '  exit 1',
     'fi',
     `IFS= read -r entry < "$dir"/${ENTRY_FILE}`,
+    // the line without a carriage return (a file checked out with Windows line ends)
+    `cr=$(printf '\\r'); entry=\${entry%"$cr"}`,
     'exec "$node" "$dir/$entry" "$@"',
     '',
   ].join('\n');
@@ -109,7 +111,7 @@ function writeIfChanged(file: string, text: string): void {
 }
 
 /**
- * Writes the launcher into the implied local mirror under `dir`, where the entry point is beside it
+ * Writes the launcher into the implied local mirror under `dir`, the place of the entry point into `dir/terraform.d`
  * ({@link ENTRY_FILE}), and, by default, the lock file. Idempotent.
  */
 export function installProvider(options: InstallOptions): InstallResult {

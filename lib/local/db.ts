@@ -89,6 +89,7 @@ export function migrate(db: PlatformDatabase, sets: readonly MigrationSet[]): vo
     );
   }
   const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
+  let migrated = false;
   for (const set of sets) {
     for (const migration of set.migrations) {
       const id = `${set.module}/${migration.id}`;
@@ -98,6 +99,9 @@ export function migrate(db: PlatformDatabase, sets: readonly MigrationSet[]): vo
         else migration.up(db);
         record.run(id, new Date().toISOString());
       })();
+      migrated = true;
     }
   }
+  // a migration that rebuilds a table writes all of it to the WAL, which would otherwise keep that size on disk
+  if (migrated && !db.memory) db.pragma('wal_checkpoint(TRUNCATE)');
 }

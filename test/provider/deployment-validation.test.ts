@@ -233,6 +233,24 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(destroyed.stdout + destroyed.stderr).not.toContain('Warning:');
   });
 
+  it('refuses a secret whose variable is unset when planning, at the secret, and destroys all the same', async () => {
+    const dir = lp.terraform();
+    const variable = 'variable "maybe" {\n  type      = string\n  default   = null\n  sensitive = true\n  ephemeral = true\n}\n';
+    dir.configure(variable + githubDeployment('agent', { name: lp.uniqueName('unset'), secrets_version: 1 }, '  secrets = { OPENAI_API_KEY = var.maybe, OTHER = "set" }\n'));
+    expect((await dir.init()).code).toBe(0);
+
+    const planned = await dir.plan();
+    expect(planned.code).toBe(1);
+    expect(diagnosticAt(planned.stderr, 'Invalid secrets["OPENAI_API_KEY"]', 'resource "agentplatform_deployment" "agent"', 'secrets')).toBe(true);
+    expect(planned.stderr.replace(/\s+/g, ' ')).toContain('is null: give it a value or leave it out (is its variable set?)');
+
+    expect((await dir.apply('-var', `maybe=${SECRET}`)).code).toBe(0);
+    const destroyed = await dir.destroy();
+    expect(destroyed.stderr).toBe('');
+    expect(destroyed.code).toBe(0);
+    expect(destroyed.stdout).toContain('Destroy complete! Resources: 1 destroyed.');
+  });
+
   it('plans a docker deployment without the github-only attributes: they stay null, nothing to learn after apply', async () => {
     const dir = lp.terraform();
     const docker = (maxScale: number) =>

@@ -5,14 +5,13 @@
  * exports that spawn on the clock, a cancel outside Terraform seen as drift, and destroy that cancels the schedule
  * and, with `cancel_spawned_on_destroy`, its spawned exports.
  */
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { BulkExport } from '../../lib/api/schemas/bulk-export';
 import { ManualClock } from '../../lib/local/clock';
 import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials } from '../support/ceph';
 import { getObjectBytes, readParquetRows } from '../tracing/support/parquet';
 import type { DeploymentDir } from './support/deployment-platform';
 import { until } from './support/deployment-platform';
-import { ExportTestPlatform, diagnostic, flat } from './support/export-platform';
+import { ExportTestPlatform, bulkExport, diagnostic, flat, startProxy, type Hcl } from './support/export-platform';
 import { collect, type TerraformResult } from './support/terraform';
 
 const BUCKET = 'exports';
@@ -45,45 +44,6 @@ function destination(label: string, keys: S3Credentials, prefix: string): string
   credentials_version = 1
 }
 `;
-}
-
-/** An HCL value: a string (a reference when it starts with `agentplatform_`), number, bool, list or object. */
-type Hcl = string | number | boolean | string[] | { [key: string]: string };
-
-function hcl(value: Hcl): string {
-  if (typeof value === 'string') return value.startsWith('agentplatform_') ? value : JSON.stringify(value);
-  if (Array.isArray(value)) return JSON.stringify(value);
-  if (typeof value === 'object') return `{ ${Object.entries(value).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')} }`;
-  return String(value);
-}
-
-function bulkExport(label: string, attributes: Record<string, Hcl>): string {
-  const lines = Object.entries(attributes).map(([k, v]) => `  ${k} = ${hcl(v)}`);
-  return `resource "agentplatform_bulk_export" "${label}" {\n${lines.join('\n')}\n}\n`;
-}
-
-/** A TCP proxy to Ceph's S3 port, so a destination can lose its store while the store keeps running. */
-async function startProxy(target: URL): Promise<{ url: string; stop(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = createConnection(Number(target.port), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => socket.destroy());
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        sockets.forEach((socket) => socket.destroy());
-      }),
-  };
 }
 
 async function childrenOf(parentId: string): Promise<BulkExport[]> {

@@ -105,15 +105,23 @@ describe('installProvider', () => {
 
   it('writes one launcher for configurations at any depth, so they share a plugin cache; each runs the provider it was installed for', () => {
     const root = tempDir();
-    const entry = join(root, 'node_modules', 'pkg', 'main.js');
-    mkdirSync(dirname(entry), { recursive: true });
-    writeFileSync(entry, 'process.stdout.write(process.cwd());');
-    const [shallow, deep] = [join(root, 'infra', 'app'), join(root, 'infra', 'envs', 'prod', 'eu')].map((dir) => installProvider({ dir, entryPoint: entry, writeLockFile: false }));
+    const [shallow, deep] = ['app', 'prod'].map((name) => {
+      const entry = join(root, 'node_modules', name, 'main.js');
+      mkdirSync(dirname(entry), { recursive: true });
+      writeFileSync(entry, `process.stdout.write(${JSON.stringify(name)});`);
+      const dir = name === 'app' ? join(root, 'infra', 'app') : join(root, 'infra', 'envs', 'prod', 'eu');
+      return { dir, ...installProvider({ dir, entryPoint: entry, writeLockFile: false }) };
+    });
     expect(shallow!.hash).toBe(deep!.hash);
     expect(readFileSync(shallow!.launcherPath, 'utf8')).toBe(readFileSync(deep!.launcherPath, 'utf8'));
-    // the shallow one's launcher run by terraform in the deep configuration
-    const ran = spawnSync(shallow!.launcherPath, [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: join(root, 'infra', 'envs', 'prod', 'eu') });
-    expect([ran.status, ran.stdout]).toEqual([0, realpathSync(join(root, 'infra', 'envs', 'prod', 'eu'))]);
+    // the shallow one's launcher run by terraform in the deep configuration runs the deep one's provider
+    const env = { PATH: dirname(process.execPath) };
+    const ran = spawnSync(shallow!.launcherPath, [], { encoding: 'utf8', env, cwd: deep!.dir });
+    expect([ran.status, ran.stdout]).toEqual([0, 'prod']);
+    // an entry file checked out with Windows line ends
+    const entryFile = join(deep!.dir, 'terraform.d', ENTRY_FILE);
+    writeFileSync(entryFile, readFileSync(entryFile, 'utf8').replace('\n', '\r\n'));
+    expect(spawnSync(shallow!.launcherPath, [], { encoding: 'utf8', env, cwd: deep!.dir }).stdout).toBe('prod');
     // run from a plugin cache in a configuration the provider was never installed for: told what to run
     const cached = join(root, 'cache', relative(join(root, 'infra', 'app', 'terraform.d', 'plugins'), shallow!.launcherPath));
     mkdirSync(dirname(cached), { recursive: true });

@@ -12,7 +12,7 @@ import { attributeTables, renderDocPage } from '../../lib/provider/framework/doc
 import { attr, block, defineSchema, element, objectType, type SchemaModel } from '../../lib/provider/framework/schema';
 import { schemaProblems, schemaToProto } from '../../lib/provider/framework/schema-proto';
 import { timeoutsAttribute } from '../../lib/provider/framework/timeouts';
-import { validateAttributes } from '../../lib/provider/framework/validate';
+import { reportNullElements, validateAttributes } from '../../lib/provider/framework/validate';
 import { zodModel } from '../../lib/provider/framework/zod-model';
 import { providerSchema } from '../../lib/provider/provider-config';
 import { registry } from '../../lib/provider/registry';
@@ -172,8 +172,13 @@ describe('configuration checks', () => {
     expect(check({ source: UNKNOWN, ports: [UNKNOWN], resource_spec: UNKNOWN, timeouts: null })).toEqual({});
   });
 
-  it('reports a null element of a list or map at the element (a variable left unset), naming no secret value', () => {
-    expect(check({ source: 'github', ports: [n(80), null], secrets: { OPENAI_API_KEY: null, OTHER: 'sk-not-shown' } })).toEqual({
+  it('reports a null element of a list or map at the element (a variable left unset) when planned, naming no secret value', () => {
+    const config = { source: 'github', ports: [n(80), null], secrets: { OPENAI_API_KEY: null, OTHER: 'sk-not-shown' }, rules: [{ host: null }] };
+    // not at validation, which terraform runs before a destroy too
+    expect(check(config)).toEqual({});
+    const diagnostics = new Diagnostics();
+    reportNullElements(sample.attributes, config as never, diagnostics);
+    expect(Object.fromEntries(diagnostics.items.map((d) => [formatPath(d.path ?? []), d.detail ?? '']))).toEqual({
       'ports[1]': 'is null: give it a value or leave it out (is its variable set?).',
       'secrets["OPENAI_API_KEY"]': 'is null: give it a value or leave it out (is its variable set?).',
     });

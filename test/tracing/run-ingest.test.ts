@@ -60,9 +60,14 @@ test('usage sent with a patch gives the totals a run posted with it would have, 
   expect(await stored(10)).toMatchObject({ total_tokens: 150, total_cost: 0.0018, status: 'success' });
   expect((await send('POST', '/runs/batch', { patch: [{ id: id(10), completion_tokens: 100 }] })).status).toBe(202);
   expect(await stored(10)).toMatchObject({ prompt_tokens: 120, completion_tokens: 100, total_tokens: 220 });
-  // a total given with its parts is kept as given (it may count more than the two parts)
+  // a total given with its parts is kept as given (it may count more than the two parts), and so are later parts
   expect((await send('POST', '/runs/batch', { patch: [{ id: id(10), completion_tokens: 1, total_tokens: 500 }] })).status).toBe(202);
   expect(await stored(10)).toMatchObject({ total_tokens: 500 });
+  expect((await send('POST', '/runs/batch', { patch: [{ id: id(10), prompt_tokens: 30 }] })).status).toBe(202);
+  expect(await stored(10)).toMatchObject({ prompt_tokens: 30, completion_tokens: 1, total_tokens: 500 });
+  // as a total posted with the run is
+  expect((await send('POST', '/runs/batch', { post: [run(11, { total_cost: 0.5, prompt_cost: 0.1 })], patch: [{ id: id(11), completion_cost: 0.2 }] })).status).toBe(202);
+  expect(await stored(11)).toMatchObject({ total_cost: 0.5, prompt_cost: 0.1, completion_cost: 0.2 });
 });
 
 test('a patch that clears the error clears the error status: success once ended, else pending', async () => {

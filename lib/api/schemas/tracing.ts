@@ -36,7 +36,8 @@ export const SessionList = z.array(Session);
  * record is (pydantic's `dict_type`).
  */
 const jsonObject = z.custom<Record<string, unknown>>().superRefine((value, ctx) => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) ctx.addIssue({ code: 'invalid_type', expected: 'record', input: value });
+  const plain = typeof value === 'object' && value !== null && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+  if (!plain) ctx.addIssue({ code: 'invalid_type', expected: 'record', input: value });
 });
 const timestamp = z.union([z.string(), z.number()]);
 

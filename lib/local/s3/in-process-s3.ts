@@ -83,8 +83,8 @@ const PART_NUMBER = /^\d{1,5}$/;
  * with them, or an upload id or part number that is not what s3rver made would be written (or read) outside
  * `directory`. Such requests (and `.` segments, which would alias another key) are refused as S3 refuses a request it
  * cannot take: 400 `InvalidArgument`. So are keys with an empty segment (`a//b`, a leading `/`), which s3rver cannot
- * store (it answered them with a 404 that is no S3 error, which looks like no S3 server at all), and keys with a
- * segment too long for a file name (it answered a 500, which looks like a passing problem). The check runs last before s3rver's routes, on the path as they read it (a
+ * store (it answers them with a 404 that is no S3 error, which looks like no S3 server at all), and keys with a
+ * segment too long for a file name (it answers a 500, which looks like a passing problem). The check runs last before s3rver's routes, on the path as they read it (a
  * Host of `<bucket>.s3.amazonaws.com` puts the bucket in it). Keys sent in a body (a browser form's POST, the keys
  * of DeleteObjects) are not read here: a POST on a bucket is refused whole (objects are deleted one by one).
  */
@@ -110,8 +110,8 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   ctx.set('x-amz-request-id', randomUUID());
   ctx.body =
     '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code>' +
-    `<Message>This server takes no object key with an empty segment (a "//" or a leading "/") or a segment longer than ${LAST_SEGMENT_MAX_BYTES} bytes ` +
-    `(${NAME_MAX_BYTES} but for the last), no object key or copy source with "." ` +
+    '<Message>This server takes no object key with an empty segment (a "//" or a leading "/") or a segment longer ' +
+    `than ${LAST_SEGMENT_MAX_BYTES} bytes (${NAME_MAX_BYTES} but for the last), no object key or copy source with "." ` +
     'or ".." segments or backslashes, only the upload ids it made, ' +
     'and no POST on a bucket (browser form uploads, DeleteObjects: delete objects one by one)</Message></Error>';
 };

@@ -1,12 +1,12 @@
 /**
  * Runs the checks declared on attributes (`oneOf`, `min`/`max`, `integer`, `minItems`/`maxItems`, `validate`) over a
- * configuration, skipping unknown and null values (but not null elements of a list, set or map, which no attribute
- * takes), and reports each failure against its attribute.
+ * configuration, skipping unknown and null values, and reports each failure against its attribute; and finds the null
+ * elements of lists, sets and maps, which no attribute takes.
  */
 import { CtyNumber } from '../cty/number';
-import { UNKNOWN, type CtyObject, type CtyValue } from '../cty/value';
+import { UNKNOWN, valueEquals, type CtyObject, type CtyValue } from '../cty/value';
 import { Diagnostics, formatPath, type AttributePath } from './diagnostics';
-import type { Attribute, Attributes } from './schema';
+import { attributeType, type Attribute, type Attributes } from './schema';
 
 /** Checks `config` (an object value of `attributes`) and adds a diagnostic per failed check. */
 export function validateAttributes(attributes: Attributes, config: CtyValue, diagnostics: Diagnostics, path: AttributePath = []): void {
@@ -53,14 +53,12 @@ function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnosti
         : Object.entries(value as CtyObject);
       if (a.minItems !== undefined && entries.length < a.minItems) report(`needs at least ${a.minItems} element(s).`);
       if (a.maxItems !== undefined && entries.length > a.maxItems) report(`allows at most ${a.maxItems} element(s).`);
+      if (!a.validateElement) return;
       for (const [key, element] of entries) {
-        if (element === UNKNOWN) continue;
+        if (element === null || element === UNKNOWN) continue;
+        const plain = element instanceof CtyNumber ? element.toNumber() : element;
+        const problem = a.validateElement(plain);
         const at: AttributePath = [...path, a.kind === 'map' ? { key: String(key) } : { index: Number(key) }];
-        // no API field takes a null in a list or map: said here, at the element, rather than by the API at apply
-        const problem =
-          element === null
-            ? 'is null: give it a value or leave it out (is its variable set?).'
-            : a.validateElement?.(element instanceof CtyNumber ? element.toNumber() : element);
         if (problem) diagnostics.error(`Invalid ${formatPath(at)}`, problem, a.kind === 'set' ? path : at);
       }
       return;
@@ -82,6 +80,49 @@ function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnosti
         diagnostics.add(...inner.items.map((d) => ({ ...d, path })));
       }
       return;
+    }
+  }
+}
+
+const NULL_ELEMENT = 'is null: give it a value or leave it out (is its variable set?).';
+
+/**
+ * Reports each null element of a list, set or map of `config`, at the element: no API field takes one, and the API
+ * would refuse it at apply without saying which. Called when a resource is planned, for the attributes whose value
+ * goes to the API: every one when it is created; on an update, those that change (not write-only ones, whose changes
+ * the resource tells). Not at validation, nor for what does not change: terraform validates and plans the
+ * configuration before a destroy too, and a configuration whose variable is unset can still be destroyed.
+ */
+export function reportNullElements(
+  attributes: Attributes,
+  config: CtyValue,
+  diagnostics: Diagnostics,
+  prior: CtyValue = null,
+  path: AttributePath = [],
+): void {
+  if (config === null || config === UNKNOWN) return;
+  for (const [name, a] of Object.entries(attributes)) {
+    if (prior !== null && ((a.kind !== 'block' && a.writeOnly) || valueEquals((config as CtyObject)[name] ?? null, (prior as CtyObject)[name] ?? null, attributeType(a)))) {
+      continue;
+    }
+    const value = (config as CtyObject)[name] ?? null;
+    if (value === null || value === UNKNOWN) continue;
+    const here: AttributePath = [...path, { attribute: name }];
+    if (a.kind === 'list' || a.kind === 'set' || a.kind === 'map') {
+      const entries: [string | number, CtyValue][] = Array.isArray(value) ? (value as CtyValue[]).map((v, i) => [i, v]) : Object.entries(value as CtyObject);
+      for (const [key, element] of entries) {
+        if (element !== null) continue;
+        const at: AttributePath = [...here, a.kind === 'map' ? { key: String(key) } : { index: Number(key) }];
+        diagnostics.error(`Invalid ${formatPath(at)}`, NULL_ELEMENT, a.kind === 'set' ? here : at);
+      }
+    } else if ((a.kind === 'nested' || a.kind === 'block') && a.nesting === 'single') {
+      reportNullElements(a.attributes, value, diagnostics, null, here);
+    } else if (a.kind === 'nested' || a.kind === 'block') {
+      const entries: [string | number, CtyValue][] = Array.isArray(value) ? (value as CtyValue[]).map((v, i) => [i, v]) : Object.entries(value as CtyObject);
+      for (const [key, element] of entries) {
+        const at: AttributePath = a.nesting === 'set' ? here : [...here, a.nesting === 'map' ? { key: String(key) } : { index: Number(key) }];
+        reportNullElements(a.attributes, element, diagnostics, null, at);
+      }
     }
   }
 }

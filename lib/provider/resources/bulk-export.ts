@@ -293,22 +293,14 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, 
   await checkDueIntervals({ start, hours, replacing, ctx, destinationId: planned.destination_id, signal, diagnostics });
 }
 
-/** The arguments that may be written otherwise for the same value, and their comparisons (see toModel). */
-const SAME_VALUE = {
-  destination_id: sameUuid,
-  session_id: sameUuid,
-  start_time: sameInstant,
-  end_time: sameInstant,
-  filter: sameFilter,
-} as const;
-
 /** The arguments whose change replaces the export. */
 const REPLACING_ATTRIBUTES = ['destination_id', 'session_id', 'start_time', 'end_time', 'interval_hours', 'filter', 'export_fields', 'format_version'] as const;
 
 function sameArgument(key: (typeof REPLACING_ATTRIBUTES)[number], prior: BulkExportModel, planned: PlanRequest<Schema>['planned']): boolean {
   const [was, will] = [prior[key], planned[key]];
   if (!isKnown(will)) return false;
-  const same = SAME_VALUE[key as keyof typeof SAME_VALUE];
+  // an argument written otherwise for the same value (the schema's sameValue) is the same argument
+  const { sameValue: same } = bulkExportSchema.attributes[key] as { readonly sameValue?: (a: string, b: string) => boolean };
   if (same && typeof was === 'string' && typeof will === 'string') return same(was, will);
   return JSON.stringify(was) === JSON.stringify(will);
 }

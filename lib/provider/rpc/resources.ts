@@ -13,7 +13,7 @@ import { defaultPlan, nullWriteOnly } from '../framework/plan';
 import { PrivateState } from '../framework/private-state';
 import type { ConfigModel, DataSourceDefinition, JsonState, ResourceDefinition } from '../framework/resource';
 import { objectType, type Schema, type SchemaModel } from '../framework/schema';
-import { validateAttributes } from '../framework/validate';
+import { reportNullElements, validateAttributes } from '../framework/validate';
 import type { ProtoMessage } from '../plugin/protobuf';
 import { completeModel, decodeDynamic, encodeDynamic, modelToState } from './dynamic';
 
@@ -127,6 +127,10 @@ export async function planResourceChange(state: RpcState, request: Request, diag
   const config = decodeDynamic(request.config, type);
   const plan = defaultPlan(def.schema.attributes, prior, proposed, config);
   let planned = plan.planned;
+  if (planned !== null) {
+    reportNullElements(def.schema.attributes, config, diagnostics, prior);
+    if (diagnostics.hasErrors()) return {};
+  }
   const replace: AttributePath[] = [...plan.requiresReplace];
   if (planned !== null && def.plan) {
     const plannedModel = configModel(def.schema, planned);

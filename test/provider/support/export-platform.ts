@@ -1,8 +1,10 @@
 /**
  * The local platform for the export resource tests: `startLocalPlatform` (its tracing API under `/api/v1`) on a
  * clock the test may advance by hand, a bulk export client for its default workspace, and terraform directories
- * whose provider reaches it through the environment (URL and key never appear in a configuration or a state).
+ * whose provider reaches it through the environment (URL and key never appear in a configuration or a state); and
+ * what the export tests write and run against it: `agentplatform_bulk_export` blocks, a TCP proxy to the store.
  */
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,4 +100,43 @@ export function flat(text: string | undefined): string {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** An HCL value: a string (a reference when it starts with `agentplatform_`), number, bool, list or object. */
+export type Hcl = string | number | boolean | string[] | { [key: string]: string };
+
+function hcl(value: Hcl): string {
+  if (typeof value === 'string') return value.startsWith('agentplatform_') ? value : JSON.stringify(value);
+  if (Array.isArray(value)) return JSON.stringify(value);
+  if (typeof value === 'object') return `{ ${Object.entries(value).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')} }`;
+  return String(value);
+}
+
+export function bulkExport(label: string, attributes: Record<string, Hcl>): string {
+  const lines = Object.entries(attributes).map(([k, v]) => `  ${k} = ${hcl(v)}`);
+  return `resource "agentplatform_bulk_export" "${label}" {\n${lines.join('\n')}\n}\n`;
+}
+
+/** A TCP proxy to Ceph's S3 port, so a destination can lose its store while the store keeps running. */
+export async function startProxy(target: URL): Promise<{ url: string; stop(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = createConnection(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        sockets.forEach((socket) => socket.destroy());
+      }),
+  };
 }

@@ -115,7 +115,7 @@ export const TRACING_MIGRATIONS: MigrationSet = {
     },
     {
       // a run's id is its workspace's own: the same run (a trace replayed into a second workspace, say) is stored in
-      // each workspace that posts it, where before the second copy was skipped as a duplicate. The table is rebuilt
+      // each workspace that posts it, not skipped in the second as a duplicate. The table is rebuilt
       // with the key (tenant_id, id), filled in the old table's order, and swapped in; the export index is made
       // after the copy. Nothing references trace_runs, so dropping the old table deletes nothing else. Inputs and
       // outputs, most of a run's bytes, now come last in each row: the columns before them stay on the row's own page,

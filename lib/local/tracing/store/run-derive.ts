@@ -8,7 +8,8 @@ import { HttpError } from '../../errors';
 /**
  * The runs of a batch, each after the runs of the batch it descends from (by `parent_run_id`), otherwise in the order
  * sent: tracing SDKs may send a child before its parent, and a child takes its trace and dotted order from its parent.
- * A run is placed once (its first copy, when an id is sent twice); a cycle of parents is stored in the order sent.
+ * Every copy of an id sent twice is placed (the store keeps the first), and an ancestor is looked up by its first
+ * copy; a cycle of parents ends the walk, so its runs are placed from the last one met back to the first.
  */
 export function parentsFirst(posts: readonly RunCreate[]): RunCreate[] {
   const byId = new Map<string, RunCreate>();
@@ -51,26 +52,35 @@ export interface PatchBase {
   readonly start_time: number;
   readonly end_time: number | null;
   readonly error: string | null;
+  readonly total_tokens: number | null;
   readonly prompt_tokens: number | null;
   readonly completion_tokens: number | null;
+  readonly total_cost: number | null;
   readonly prompt_cost: number | null;
   readonly completion_cost: number | null;
 }
 
+const PARTS = {
+  total_tokens: ['prompt_tokens', 'completion_tokens'],
+  total_cost: ['prompt_cost', 'completion_cost'],
+} as const;
+
 /**
  * The fields a patch changes without naming them, as a run posted with the patched fields would have them:
- * - a total, when the patch sets a part of it and not the total itself (usage usually comes with the run's end);
+ * - a total, when the patch sets a part of it and not the total itself (usage usually comes with the run's end),
+ *   unless the stored total was given rather than derived (it is not the sum of the stored parts): such a total may
+ *   count more than its two parts, and is kept;
  * - the status, when the patch sets `error` or `end_time` and not `status`: `error` with an error, else `success`
  *   once the run has ended, else `pending` (so a patch that clears the error clears the error status too).
  */
 export function derivedOnPatch(stored: PatchBase, input: RunPatch, endTime: number | null | undefined): Record<string, unknown> {
   const derived: Record<string, unknown> = {};
   const after = <K extends keyof PatchBase & keyof RunPatch>(key: K) => (input[key] !== undefined ? input[key] : stored[key]) as number | null;
-  if (input.total_tokens === undefined && (input.prompt_tokens !== undefined || input.completion_tokens !== undefined)) {
-    derived.total_tokens = totalOf(input.id, 'total_tokens', after('prompt_tokens'), after('completion_tokens'));
-  }
-  if (input.total_cost === undefined && (input.prompt_cost !== undefined || input.completion_cost !== undefined)) {
-    derived.total_cost = totalOf(input.id, 'total_cost', after('prompt_cost'), after('completion_cost'));
+  for (const total of ['total_tokens', 'total_cost'] as const) {
+    const [prompt, completion] = PARTS[total];
+    if (input[total] !== undefined || (input[prompt] === undefined && input[completion] === undefined)) continue;
+    const wasDerived = stored[total] === null || stored[total] === (stored[prompt] ?? 0) + (stored[completion] ?? 0);
+    if (wasDerived) derived[total] = totalOf(input.id, total, after(prompt), after(completion));
   }
   if (input.status === undefined && (input.error !== undefined || endTime !== undefined)) {
     const error = input.error !== undefined ? input.error : stored.error;

@@ -149,7 +149,7 @@ export class RunStore {
     );
     this.hierarchyOf = db.prepare('SELECT trace_id, dotted_order FROM trace_runs WHERE id = ? AND tenant_id = ?');
     this.patchBaseOf = db.prepare(
-      `SELECT start_time, end_time, error, prompt_tokens, completion_tokens, prompt_cost, completion_cost
+      `SELECT start_time, end_time, error, total_tokens, prompt_tokens, completion_tokens, total_cost, prompt_cost, completion_cost
          FROM trace_runs WHERE id = ? AND tenant_id = ?`,
     );
   }
