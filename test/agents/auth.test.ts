@@ -1,10 +1,10 @@
 /**
  * The gate of every agent server: an API key of the organization that owns the deployment (any header case);
  * 401 without a known key, 403 for a key of another organization, 404 for an unknown or deleted deployment, 503
- * (with Retry-After) while no revision is DEPLOYED.
+ * (with Retry-After) while no revision is DEPLOYED, 409 when none will be (the latest revision failed).
  */
 import { request } from 'undici';
-import { ForbiddenError, NotFoundError, ServerError, UnauthorizedError } from '../../lib/api/errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/api/errors';
 import type { Deployment } from '../../lib/api/schemas/control-plane';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 import { waitFor } from './support/wait';
@@ -74,7 +74,7 @@ describe('deployment states', () => {
     });
   });
 
-  it('answers 503 with Retry-After while no revision is DEPLOYED', async () => {
+  it('answers 503 with Retry-After while no revision is DEPLOYED, and 409 when the latest one failed', async () => {
     const controlPlane = platform.controlPlane();
     const failing = await controlPlane.createDeployment({
       name: 'never-deployed',
@@ -86,10 +86,19 @@ describe('deployment states', () => {
       const current = await controlPlane.getRevision(failing.id, failing.latest_revision_id as string);
       return current.status === 'BUILD_FAILED' && current;
     });
-    const answer = await statusOf(`${failing.url}/ok`, { 'x-api-key': platform.apiKey });
-    expect(answer).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
-    expect((answer.body as { detail: string }).detail).toContain(revision.status);
-    await expect(platform.client(failing).health()).rejects.toBeInstanceOf(ServerError);
+    // a failed revision never comes up: no retry is invited, and the detail says what to do
+    const failed = await statusOf(`${failing.url}/ok`, { 'x-api-key': platform.apiKey });
+    expect(failed).toMatchObject({ status: 409, retryAfter: undefined });
+    expect((failed.body as { detail: string }).detail).toBe(
+      `Deployment ${failing.id} has no deployed revision: its latest revision ended BUILD_FAILED. ` +
+        `Update the deployment (PATCH /v2/deployments/${failing.id}) with a source that builds to deploy a new revision`,
+    );
+    await expect(platform.client(failing).health()).rejects.toBeInstanceOf(ConflictError);
+    // while it is still being built, the answer is to wait
+    platform.db.prepare("UPDATE cp_revisions SET status = 'BUILDING', next_transition_at = NULL WHERE id = ?").run(revision.id);
+    const building = await statusOf(`${failing.url}/ok`, { 'x-api-key': platform.apiKey });
+    expect(building).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
+    expect((building.body as { detail: string }).detail).toBe(`Deployment ${failing.id} is not deployed yet (latest revision BUILDING)`);
   });
 
   it('answers 404 once the deployment is deleted', async () => {

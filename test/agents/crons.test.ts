@@ -86,6 +86,39 @@ describe('a stateless cron', () => {
       items: [expect.objectContaining({ loc: ['body', 'schedule'], msg: expect.stringContaining('minute') })],
     });
   });
+
+  it('refuses an input or config that its runs would fail on, as a run is refused, naming each field', async () => {
+    const refused = client.crons.create(null, {
+      assistant_id: 'chat',
+      schedule: '* * * * *',
+      input: { messages: [{ role: 'user', content: 'ok' }, { role: 'robot', content: 'tick' }] },
+      config: { configurable: { reply_tokens: 1_000_000_000 } },
+    });
+    await expect(refused).rejects.toMatchObject({
+      constructor: ValidationError,
+      items: [
+        expect.objectContaining({ loc: ['body', 'input', 'messages', 1], msg: expect.stringContaining('robot') }),
+        expect.objectContaining({ loc: ['body', 'config', 'configurable', 'reply_tokens'], msg: 'Value error, reply_tokens must be a whole number from 1 to 100000' }),
+      ],
+    });
+    await expect(client.crons.create(null, { assistant_id: 'chat', schedule: '* * * * *', input: { messages: 'nope' } })).rejects.toMatchObject({
+      items: [expect.objectContaining({ loc: ['body', 'input', 'messages'], type: 'list_type' })],
+    });
+  });
+});
+
+describe("a thread's deletion", () => {
+  it('deletes its crons, which would otherwise fail at every firing', async () => {
+    const thread = await client.threads.create();
+    const other = await client.threads.create();
+    const cron = await client.crons.create(thread.thread_id, { assistant_id: 'chat', schedule: '* * * * *' });
+    const kept = await client.crons.create(other.thread_id, { assistant_id: 'chat', schedule: '0 0 1 1 *' });
+    await client.threads.delete(thread.thread_id);
+    const left = (await client.crons.search()).map((found) => found.cron_id);
+    expect(left).not.toContain(cron.cron_id);
+    expect(left).toContain(kept.cron_id);
+    await client.crons.delete(kept.cron_id);
+  });
 });
 
 describe('cron expressions', () => {

@@ -3,6 +3,7 @@ import type { GraphEvent, MessageChunk } from '../../lib/local/agents/engine/eve
 import { RunEventFormatter } from '../../lib/local/agents/runtime/stream-format';
 import { END, GraphRecursionError, START, StateGraph, type Invocation } from '../../lib/local/agents/engine/graph';
 import { appendMessages, makeMessage } from '../../lib/local/agents/engine/messages';
+import { FakeChatModel, FakeModelError } from '../../lib/local/agents/engine/fake-chat-model';
 
 const invocation = (events: GraphEvent[] = [], signal = new AbortController().signal): Invocation => ({
   runId: 'run-1',
@@ -123,5 +124,15 @@ describe('the stream formatter', () => {
       expect(JSON.parse(wire.json)).toEqual([token, metadata]);
       expect(wire.json).toBe(JSON.stringify([token, metadata]));
     }
+  });
+});
+
+describe('the fake model', () => {
+  it('fails a run, not the process, on settings stored before they were checked (an old assistant or cron)', () => {
+    const model = new FakeChatModel();
+    const messages = [makeMessage('human', 'hello')];
+    expect(() => model.reply(messages, { reply_tokens: 1_000_000_000 })).toThrow(new FakeModelError('reply_tokens must be at most 100000'));
+    expect(model.reply(messages, { reply_tokens: 3 }).tokens).toEqual(['You', ' said:', ' hello']);
+    expect(model.tokenDelayMs({ token_delay_ms: 3_000_000_000 })).toBe(60_000);
   });
 });

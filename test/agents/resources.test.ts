@@ -31,9 +31,12 @@ describe('assistants', () => {
       graph_id: 'chat',
       name: 'short answers',
       config: { configurable: { reply_tokens: 3 } },
-      metadata: { team: 'support', tier: 1 },
+      metadata: { team: 'support', tier: 1, owner: { a: 1, b: [1, { c: 2, d: 3 }] } },
     });
     expect(created).toMatchObject({ graph_id: 'chat', name: 'short answers', version: 1 });
+    // an object value matches whatever the order of its keys
+    const byOwner = await client.assistants.search({ metadata: { owner: { b: [1, { d: 3, c: 2 }], a: 1 } } });
+    expect(byOwner.map((a) => a.assistant_id)).toEqual([created.assistant_id]);
     const updated = await client.assistants.update(created.assistant_id, {
       name: 'shorter answers',
       metadata: { tier: 2 },
@@ -117,6 +120,32 @@ describe('threads', () => {
         },
       }),
     ).rejects.toMatchObject({ items: [expect.objectContaining({ loc: ['body', 'input', 'messages', 1] })] });
+  });
+
+  it('refuse model settings no run can take (a reply that would fill the memory, a delay no timer holds), in a run or an assistant', async () => {
+    const at = (name: string) => expect.objectContaining({ loc: ['body', 'config', 'configurable', name], type: 'value_error' });
+    const configurable = { reply_tokens: 1_000_000_000, token_delay_ms: 3_000_000_000, model_error: 5 };
+    const thread = await client.threads.create();
+    await expect(client.runs.create(thread.thread_id, { assistant_id: 'chat', input: { messages: [] }, config: { configurable } })).rejects.toMatchObject({
+      items: [at('reply_tokens'), at('token_delay_ms'), at('model_error')],
+    });
+    await expect(client.assistants.create({ graph_id: 'chat', config: { configurable: { reply_tokens: 0 } } })).rejects.toMatchObject({
+      items: [at('reply_tokens')],
+    });
+    const assistant = await client.assistants.create({ graph_id: 'chat', config: { configurable: { reply_tokens: 100_000 } } });
+    await expect(client.assistants.update(assistant.assistant_id, { config: { configurable: { token_delay_ms: -1 } } })).rejects.toMatchObject({
+      items: [at('token_delay_ms')],
+    });
+    await client.assistants.delete(assistant.assistant_id);
+  });
+
+  it('answer a path that names no assistant (neither a uuid nor a served graph) with the same 404 for every method', async () => {
+    for (const named of ['CHAT', 'unknown-graph']) {
+      const notFound = { constructor: NotFoundError, message: expect.stringContaining(`Assistant ${named} not found`) };
+      await expect(client.assistants.get(named)).rejects.toMatchObject(notFound);
+      await expect(client.assistants.update(named, { name: 'x' })).rejects.toMatchObject(notFound);
+      await expect(client.assistants.delete(named)).rejects.toMatchObject(notFound);
+    }
   });
 });
 

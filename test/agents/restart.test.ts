@@ -1,19 +1,24 @@
 /**
  * A run cut off by a stop of the platform is not lost: on the next start it runs again as attempt 2, from the
- * thread's state before it (its partial checkpoints are dropped, its input is not applied twice).
+ * thread's state before it (its partial checkpoints are dropped, its input is not applied twice); up to a number of
+ * attempts, after which it fails.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { AgentServerClient } from '../../lib/api/agent-server';
+import { openDatabase } from '../../lib/local/db';
+import { MAX_RUN_ATTEMPTS } from '../../lib/local/agents/runtime/run-manager';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 import { waitFor } from './support/wait';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-server-restart-'));
+const dirs = [dataDir];
 const started: AgentTestPlatform[] = [];
 
 afterAll(async () => {
   for (const platform of started) await platform.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 it('resumes a run that was running when the platform stopped', async () => {
@@ -42,4 +47,70 @@ it('resumes a run that was running when the platform stopped', async () => {
   const values = await resumed.runs.join(thread.thread_id, run.run_id);
   expect((await resumed.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
   expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai']);
+});
+
+it('fails a run the platform stopped during too many times, rather than start it again at every start', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-server-attempts-'));
+  dirs.push(dataDir);
+  const first = await startAgentTestPlatform({ dataDir });
+  started.push(first);
+  const deployment = await first.deploy('crashing');
+  const client = first.client(deployment);
+  const thread = await client.threads.create();
+  const run = await client.runs.create(thread.thread_id, {
+    assistant_id: 'chat',
+    input: { messages: [{ role: 'user', content: 'again' }] },
+    config: { configurable: { reply_tokens: 300, token_delay_ms: 5 } },
+  });
+  await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === 'running');
+  await first.close();
+  // as if each start had been stopped during it (a run that crashes the process each time it runs)
+  const db = openDatabase(dataDir);
+  db.prepare('UPDATE agent_runs SET attempt = ? WHERE run_id = ?').run(MAX_RUN_ATTEMPTS, run.run_id);
+  db.close();
+
+  const next = await startAgentTestPlatform({ dataDir });
+  started.push(next);
+  const after = next.client({ ...deployment, url: `${next.url}/deployments/${deployment.id}` });
+  expect(await after.runs.get(thread.thread_id, run.run_id)).toMatchObject({ status: 'error' });
+  expect((await after.threads.get(thread.thread_id)).status).toBe('error');
+  const error = next.db.prepare('SELECT error FROM agent_runs WHERE run_id = ?').pluck().get(run.run_id) as string;
+  expect(JSON.parse(error)).toEqual({
+    error: 'RunInterrupted',
+    message: `The platform stopped while this run was running, ${MAX_RUN_ATTEMPTS} times: it is not started again`,
+  });
+});
+
+it('ends the streams of runs cut by a stop with an error that says so, not as finished runs end', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-server-shutdown-'));
+  dirs.push(dataDir);
+  const platform = await startAgentTestPlatform({ dataDir });
+  started.push(platform);
+  const deployment = await platform.deploy('stopping');
+  // a client of its own, which the platform's close does not close first
+  const client = new AgentServerClient({ baseUrl: deployment.url as string, auth: { kind: 'api-key', apiKey: platform.apiKey }, retry: { maxRetries: 0 } });
+  const thread = await client.threads.create();
+  const body = { assistant_id: 'chat', input: { messages: [{ role: 'user', content: 'long' }] }, config: { configurable: { reply_tokens: 300, token_delay_ms: 5 } } };
+  const read = async (stream: AsyncGenerator<unknown>): Promise<unknown> => {
+    try {
+      for await (const chunk of stream) void chunk;
+      return 'ended';
+    } catch (error) {
+      return error;
+    }
+  };
+  const stateless = read(client.runs.stream(null, { ...body, stream_mode: 'messages-tuple' }));
+  const onThread = read(client.runs.stream(thread.thread_id, { ...body, stream_mode: 'messages-tuple' }));
+  await waitFor(async () => (await client.runs.list(thread.thread_id)).some((run) => run.status === 'running'));
+  await platform.close();
+  expect(await stateless).toMatchObject({
+    name: 'AgentRunError',
+    errorType: 'PlatformShutdown',
+    serverMessage: 'The platform stopped during the run: a run without a thread is not run again',
+  });
+  expect(await onThread).toMatchObject({
+    errorType: 'PlatformShutdown',
+    serverMessage: 'The platform stopped during the run: it runs again when the platform starts (join it then)',
+  });
+  await client.close();
 });

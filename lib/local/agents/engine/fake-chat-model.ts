@@ -10,13 +10,37 @@ import { messageText, type StateMessage } from './messages';
 
 /** `configurable` settings the fake model reads. */
 export const FAKE_MODEL_SETTINGS = {
-  /** Exact number of tokens of the reply (a positive integer). */
+  /** Exact number of tokens of the reply (an integer from 1 to {@link MAX_REPLY_TOKENS}). */
   replyTokens: 'reply_tokens',
-  /** Milliseconds to wait before each token, to make a run last (a number ≥ 0). */
+  /** Milliseconds to wait before each token, to make a run last (a number from 0 to {@link MAX_TOKEN_DELAY_MS}). */
   tokenDelayMs: 'token_delay_ms',
   /** When set, the model call fails with this message instead of replying. */
   modelError: 'model_error',
 } as const;
+
+/** The longest reply: a reply is kept whole in the process's memory, in the thread's state and in its checkpoints. */
+export const MAX_REPLY_TOKENS = 100_000;
+/** The longest wait before a token (a minute): longer ones are no wait a timer can hold. */
+export const MAX_TOKEN_DELAY_MS = 60_000;
+
+/**
+ * What is wrong with the fake model's settings in a `configurable`, by setting name: the requests that give them (a
+ * run, an assistant, a cron) are refused with it, so no run meets them.
+ */
+export function fakeModelSettingProblems(configurable: Readonly<Record<string, unknown>>): [string, string][] {
+  const problems: [string, string][] = [];
+  const tokens = configurable[FAKE_MODEL_SETTINGS.replyTokens];
+  if (tokens != null && !(typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 1 && tokens <= MAX_REPLY_TOKENS)) {
+    problems.push([FAKE_MODEL_SETTINGS.replyTokens, `Value error, reply_tokens must be a whole number from 1 to ${MAX_REPLY_TOKENS}`]);
+  }
+  const delay = configurable[FAKE_MODEL_SETTINGS.tokenDelayMs];
+  if (delay != null && !(typeof delay === 'number' && delay >= 0 && delay <= MAX_TOKEN_DELAY_MS)) {
+    problems.push([FAKE_MODEL_SETTINGS.tokenDelayMs, `Value error, token_delay_ms must be a number of milliseconds from 0 to ${MAX_TOKEN_DELAY_MS}`]);
+  }
+  const error = configurable[FAKE_MODEL_SETTINGS.modelError];
+  if (error != null && typeof error !== 'string') problems.push([FAKE_MODEL_SETTINGS.modelError, 'Value error, model_error must be a string']);
+  return problems;
+}
 
 /** Raised by the fake model when `model_error` is set. */
 export class FakeModelError extends Error {
@@ -73,6 +97,8 @@ export class FakeChatModel implements ChatModel {
     const promptText = prompt ? messageText(prompt) : '';
     let tokens = tokenize(`You said: ${promptText}`);
     const wanted = positiveInteger(configurable[FAKE_MODEL_SETTINGS.replyTokens]);
+    // settings stored before they were checked (an assistant's, a cron's) fail the run rather than the process
+    if (wanted !== undefined && wanted > MAX_REPLY_TOKENS) throw new FakeModelError(`reply_tokens must be at most ${MAX_REPLY_TOKENS}`);
     if (wanted !== undefined)
       tokens = tokens.length >= wanted ? tokens.slice(0, wanted) : extend(tokens, wanted, promptText);
     const inputTokens = messages.reduce((sum, message) => sum + tokenize(messageText(message)).length, 0);
@@ -84,7 +110,7 @@ export class FakeChatModel implements ChatModel {
 
   tokenDelayMs(configurable: Readonly<Record<string, unknown>>): number {
     const delay = configurable[FAKE_MODEL_SETTINGS.tokenDelayMs];
-    return typeof delay === 'number' && Number.isFinite(delay) && delay > 0 ? delay : 0;
+    return typeof delay === 'number' && Number.isFinite(delay) && delay > 0 ? Math.min(delay, MAX_TOKEN_DELAY_MS) : 0;
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The gate in front of every agent server request. In order: no or unknown API key → 401; a deployment that does
  * not exist or is being deleted → 404; a key of another organization than the deployment's owner → 403; a
- * deployment with no DEPLOYED revision yet → 503 with `Retry-After`.
+ * deployment with no DEPLOYED revision yet → 503 with `Retry-After`, or 409 when its latest revision failed (no wait
+ * brings it up).
  */
 import type { MiddlewareHandler } from 'hono';
 import { apiKeyOf } from '../../auth';
@@ -26,6 +27,14 @@ export function deploymentGate(
     if (!view) throw new HttpError(404, `Deployment ${deploymentId} not found`);
     if (view.organizationId !== principal.organizationId) {
       throw new HttpError(403, `This API key does not belong to the organization that owns deployment ${deploymentId}`);
+    }
+    if (view.state === 'not_deployed' && view.revisionStatus?.endsWith('_FAILED')) {
+      // no retry brings a failed revision up: a new one must be made
+      throw new HttpError(
+        409,
+        `Deployment ${deploymentId} has no deployed revision: its latest revision ended ${view.revisionStatus}. ` +
+          `Update the deployment (PATCH /v2/deployments/${deploymentId}) with a source that builds to deploy a new revision`,
+      );
     }
     if (view.state === 'not_deployed') {
       c.header('Retry-After', String(NOT_DEPLOYED_RETRY_AFTER_SECONDS));

@@ -8,11 +8,13 @@ import {
   CronCreate,
   CronSearch,
   ThreadCreate,
+  type RunnableConfig,
 } from '../../../api/schemas/agent-server';
 import { RequestValidator, readJsonBody } from '../../validation';
 import { CronExpression, CronExpressionError } from '../cron/cron-expression';
 import { nextRunDate } from '../cron/cron-scheduler';
 import { agentServerOpenApi } from './openapi';
+import { checkInputMessages, checkRunConfig } from './request-checks';
 import type { AgentServerDeps, AgentServerEnv } from './env';
 
 type AgentContext = Context<AgentServerEnv>;
@@ -38,6 +40,11 @@ export function uuidParam(c: AgentContext, name: string): string {
 export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
   const { assistants, threads, runs, crons, manager, scheduler, clock } = deps;
   const graphIds = (c: AgentContext) => c.get('deployment').graphIds;
+  const checkConfigOf = (config: RunnableConfig | undefined) => {
+    const validator = new RequestValidator();
+    checkRunConfig(validator, config, ['body', 'config']);
+    validator.throwIfFailed();
+  };
   const requireServedGraph = (c: AgentContext, graphId: string) => {
     if (!graphIds(c).includes(graphId)) {
       const validator = new RequestValidator();
@@ -56,6 +63,7 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   app.post('/assistants', async (c) => {
     const body = await parseBody(c, AssistantCreate);
     requireServedGraph(c, body.graph_id);
+    checkConfigOf(body.config);
     return c.json(assistants.create(c.get('deployment').id, body));
   });
   app.post('/assistants/search', async (c) =>
@@ -64,15 +72,14 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   app.get('/assistants/:assistantId', (c) =>
     c.json(assistants.resolve(c.get('deployment').id, c.req.param('assistantId'), graphIds(c))),
   );
-  // the id of the assistant a path names: a uuid, or a served graph's id for its default assistant
-  const assistantIdOf = (c: AgentContext): string => {
-    const named = c.req.param('assistantId') ?? '';
-    if (graphIds(c).includes(named)) return assistants.resolve(c.get('deployment').id, named, graphIds(c)).assistant_id;
-    return uuidParam(c, 'assistantId');
-  };
+  // the id of the assistant a path names: a uuid, or a served graph's id for its default assistant; anything else
+  // names no assistant, as for GET (404)
+  const assistantIdOf = (c: AgentContext): string =>
+    assistants.resolve(c.get('deployment').id, c.req.param('assistantId') ?? '', graphIds(c)).assistant_id;
   app.patch('/assistants/:assistantId', async (c) => {
     const body = await parseBody(c, AssistantUpdate);
     if (body.graph_id !== undefined) requireServedGraph(c, body.graph_id);
+    checkConfigOf(body.config);
     return c.json(assistants.update(c.get('deployment').id, assistantIdOf(c), body));
   });
   app.delete('/assistants/:assistantId', (c) => {
@@ -88,6 +95,8 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
     threads.assertExists(deploymentId, threadId);
     // Runs still going would write checkpoints into a thread that no longer exists.
     for (const stored of runs.inflight(deploymentId, threadId)) manager.stopLive(stored.run.run_id, 'interrupt');
+    // and its crons go with it, rather than fail at every firing
+    crons.deleteForThread(deploymentId, threadId);
     threads.delete(deploymentId, threadId);
     return c.body(null, 204);
   });
@@ -96,14 +105,18 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   const createCron = async (c: AgentContext, threadId: string | null) => {
     const deployment = c.get('deployment');
     const body = await parseBody(c, CronCreate);
+    const validator = new RequestValidator();
     try {
       CronExpression.parse(body.schedule);
     } catch (error) {
       if (!(error instanceof CronExpressionError)) throw error;
-      const validator = new RequestValidator();
       validator.add(['body', 'schedule'], 'value_error', error.message);
-      validator.throwIfFailed();
     }
+    // what each run of the cron will be given, checked as a run's (the payload is kept as sent: each run gives its
+    // messages ids of their own)
+    checkInputMessages(validator, body.input, ['body', 'input']);
+    checkRunConfig(validator, body.config, ['body', 'config']);
+    validator.throwIfFailed();
     if (threadId) threads.assertExists(deployment.id, threadId);
     const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
     const endTime = body.end_time ? new Date(body.end_time).toISOString() : null;

@@ -7,9 +7,9 @@ import type { Context, Hono } from 'hono';
 import { RunCreate, StreamMode, type Assistant } from '../../../api/schemas/agent-server';
 import { HttpError } from '../../errors';
 import { RequestValidator } from '../../validation';
-import { toStateMessage } from '../engine/messages';
 import type { RunStream } from '../runtime/run-stream';
 import { deploymentPath, type AgentServerDeps, type AgentServerEnv } from './env';
+import { checkInputMessages, checkRunConfig } from './request-checks';
 import { parseBody, uuidParam } from './resource-routes';
 import { SseChannel } from './sse-channel';
 
@@ -54,26 +54,17 @@ function modesOf(streamMode: RunCreate['stream_mode'] | unknown): StreamMode[] {
   return [typeof streamMode === 'string' ? (streamMode as StreamMode) : 'values'];
 }
 
-/** Parses a run body; input messages are checked and given ids, so a retried run never duplicates them. */
+/**
+ * Parses a run body: input messages are checked and given ids, so a retried run never duplicates them, and the
+ * built-in model's settings are checked.
+ */
 async function parseRunBody(c: AgentContext): Promise<RunCreate> {
   const body = await parseBody(c, RunCreate);
-  const messages = body.input?.messages;
-  if (messages === undefined) return body;
   const validator = new RequestValidator();
-  if (!Array.isArray(messages)) {
-    validator.add(['body', 'input', 'messages'], 'list_type', 'Input should be a valid list');
-    validator.throwIfFailed();
-  }
-  const normalized = (messages as unknown[]).map((message, index) => {
-    try {
-      return toStateMessage(message);
-    } catch (error) {
-      validator.add(['body', 'input', 'messages', index], 'value_error', (error as Error).message);
-      return undefined;
-    }
-  });
+  const messages = checkInputMessages(validator, body.input, ['body', 'input']);
+  checkRunConfig(validator, body.config, ['body', 'config']);
   validator.throwIfFailed();
-  return { ...body, input: { ...body.input, messages: normalized } };
+  return messages === undefined ? body : { ...body, input: { ...body.input, messages } };
 }
 
 /** Registers the run routes. */

@@ -19,6 +19,13 @@ import { RunStop } from './run-stop';
 import { RunStream } from './run-stream';
 import { RunTraceBuilder, type RunTraceSink } from './run-trace';
 
+/** Attempts of a run: a run that was running when the platform stopped this many times is not started again. */
+export const MAX_RUN_ATTEMPTS = 5;
+
+/** The error that ends the streams of a run cut by a stop of the platform. */
+const SHUTDOWN_RESUMED = 'The platform stopped during the run: it runs again when the platform starts (join it then)';
+const SHUTDOWN_LOST = 'The platform stopped during the run: a run without a thread is not run again';
+
 /** What the run manager uses. */
 export interface RunManagerDeps {
   readonly db: PlatformDatabase;
@@ -50,10 +57,15 @@ export class RunManager {
 
   constructor(private readonly deps: RunManagerDeps) {}
 
-  /** Puts back runs a stopped process left running, and starts every thread that has pending runs. */
+  /**
+   * Puts back runs a stopped process left running (failing those it already ran {@link MAX_RUN_ATTEMPTS} times),
+   * and starts every thread that has pending runs.
+   */
   start(): void {
     this.stopping = false;
-    this.deps.runs.requeueRunning();
+    for (const abandoned of this.deps.runs.requeueRunning(MAX_RUN_ATTEMPTS)) {
+      if (abandoned.run.thread_id) this.deps.threads.setStatus(abandoned.deploymentId, abandoned.run.thread_id, 'error');
+    }
     for (const { deploymentId, threadId } of this.deps.runs.threadsWithPendingRuns()) this.drain(deploymentId, threadId);
   }
 
@@ -271,6 +283,8 @@ export class RunManager {
       };
     }
     const shutdown = outcome.kind === 'stopped' && outcome.cause === 'shutdown';
+    // a stream cut by a stop of the platform says so, rather than end as a finished run's does
+    if (shutdown) error = { error: 'PlatformShutdown', message: run.thread_id ? SHUTDOWN_RESUMED : SHUTDOWN_LOST };
     if (run.thread_id && !shutdown) {
       if (outcome.kind === 'stopped' && outcome.cause === 'rollback') {
         threads.deleteCheckpointsOfRun(run.run_id);
@@ -288,7 +302,8 @@ export class RunManager {
       }
       threads.setStatus(deployment.id, run.thread_id, error ? 'error' : 'idle');
     }
-    if (!shutdown) this.writeTrace(deployment, trace, outcome, error);
+    // a run on a thread runs again at the next start, and is traced then; a stateless one ends here
+    if (!shutdown || !run.thread_id) this.writeTrace(deployment, trace, outcome, error);
     this.streams.get(run.run_id)?.end(error);
     this.finish(run.run_id);
   }

@@ -5,6 +5,7 @@
  * an assistant of the same id, and neither sees the other's.
  */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
@@ -186,12 +187,13 @@ export class AssistantStore {
     const rows = this.db
       .prepare('SELECT * FROM agent_assistants WHERE deployment_id = ? ORDER BY created_at, rowid')
       .all(deploymentId) as AssistantRow[];
-    const wanted = Object.entries(query.metadata ?? {}).map(([key, value]) => [key, JSON.stringify(value)] as const);
+    const wanted = Object.entries(query.metadata ?? {});
     const matching = rows
       .map(toAssistant)
       .filter((assistant) => graphIds.includes(assistant.graph_id))
       .filter((assistant) => query.graph_id === undefined || assistant.graph_id === query.graph_id)
-      .filter((assistant) => wanted.every(([key, value]) => JSON.stringify(assistant.metadata[key]) === value));
+      // equal values, objects whatever the order of their keys
+      .filter((assistant) => wanted.every(([key, value]) => Object.hasOwn(assistant.metadata, key) && isDeepStrictEqual(assistant.metadata[key], value)));
     const offset = query.offset ?? 0;
     return matching.slice(offset, offset + (query.limit ?? 10));
   }

@@ -125,15 +125,23 @@ export class RunStore {
     ).map((row) => ({ deploymentId: row.deployment_id, threadId: row.thread_id }));
   }
 
-  /** Runs left `running` by a stopped process go back to `pending` with the next attempt number; returns them. */
-  requeueRunning(): StoredRun[] {
-    const rows = this.db.prepare(`SELECT * FROM agent_runs WHERE status = 'running'`).all() as RunRow[];
+  /**
+   * Runs left `running` by a stopped process go back to `pending` with the next attempt number, but those that have
+   * had `maxAttempts` already, which fail (`error`): a run that stops the process each time it runs (a crash) would
+   * otherwise be started again at every start, and stop it again. Returns the runs that failed.
+   */
+  requeueRunning(maxAttempts: number): StoredRun[] {
+    const now = isoNow(this.clock);
+    const abandoned = (this.db.prepare(`SELECT * FROM agent_runs WHERE status = 'running' AND attempt >= ?`).all(maxAttempts) as RunRow[]).map(toStoredRun);
+    const error = {
+      error: 'RunInterrupted',
+      message: `The platform stopped while this run was running, ${maxAttempts} times: it is not started again`,
+    };
     this.db
-      .prepare(
-        `UPDATE agent_runs SET status = 'pending', attempt = attempt + 1, updated_at = ? WHERE status = 'running'`,
-      )
-      .run(isoNow(this.clock));
-    return rows.map(toStoredRun);
+      .prepare(`UPDATE agent_runs SET status = 'error', error = ?, updated_at = ? WHERE status = 'running' AND attempt >= ?`)
+      .run(JSON.stringify(error), now, maxAttempts);
+    this.db.prepare(`UPDATE agent_runs SET status = 'pending', attempt = attempt + 1, updated_at = ? WHERE status = 'running'`).run(now);
+    return abandoned;
   }
 
   /** Records a status (and the error of a failed run). */
