@@ -173,5 +173,17 @@ describe('system routes', () => {
     expect(paths['/threads/{thread_id}/runs'].post).toMatchObject({
       requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/RunCreate' } } } },
     });
+    // every {name} of a path is a declared path parameter (as OpenAPI requires), and the success statuses are the
+    // ones the routes answer with
+    for (const [path, operations] of Object.entries(paths)) {
+      const named = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
+      for (const operation of Object.values(operations) as { parameters?: { name: string; in: string }[] }[]) {
+        expect([path, (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name)]).toEqual([path, named]);
+      }
+    }
+    expect(Object.keys((paths['/threads/{thread_id}'].delete as { responses: object }).responses)).toContain('204');
+    const cancel = paths['/threads/{thread_id}/runs/{run_id}/cancel'].post as { responses: object; parameters: { name: string }[] };
+    expect(Object.keys(cancel.responses)).toContain('202');
+    expect(cancel.parameters.map((p) => p.name)).toEqual(['thread_id', 'run_id', 'action', 'wait']);
   });
 });

@@ -5,6 +5,32 @@ import { deploymentPath } from './env';
 
 type Operation = readonly [method: string, path: string, summary: string, request?: string, response?: string];
 
+/** Query parameters, by operation (`<method> <path>`). */
+const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema: Record<string, unknown>; description: string }[]>> = {
+  'get /threads/{thread_id}/runs': [
+    { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 10 }, description: 'Runs per page' },
+    { name: 'offset', schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Runs to skip' },
+  ],
+  'get /threads/{thread_id}/runs/{run_id}/stream': [
+    {
+      name: 'stream_mode',
+      schema: { type: 'array', items: { enum: [...schemas.STREAM_MODES] } },
+      description: 'Modes to stream (repeated, or comma-separated); the run\'s own when left out',
+    },
+    { name: 'stream_subgraphs', schema: { type: 'boolean' }, description: "Stream the subgraphs' chunks too; the run's own setting when left out" },
+  ],
+  'post /threads/{thread_id}/runs/{run_id}/cancel': [
+    { name: 'action', schema: { enum: ['interrupt', 'rollback'], default: 'interrupt' }, description: 'Stop the run, or stop and delete it' },
+    { name: 'wait', schema: { type: 'boolean', default: false }, description: 'Answer once the run has ended' },
+  ],
+};
+
+/** The success status of an operation, when not 200. */
+const SUCCESS_STATUS: Readonly<Record<string, string>> = {
+  delete: '204',
+  'post /threads/{thread_id}/runs/{run_id}/cancel': '202',
+};
+
 const OPERATIONS: readonly Operation[] = [
   ['get', '/ok', 'Health check', undefined, 'Health'],
   ['get', '/docs', 'This OpenAPI document'],
@@ -68,24 +94,42 @@ export function agentServerOpenApi(deploymentId: string): Record<string, unknown
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [method, path, summary, request, response] of OPERATIONS) {
     const streams = path.endsWith('/stream');
+    const operation = `${method} ${path}`;
+    const success = SUCCESS_STATUS[operation] ?? SUCCESS_STATUS[method] ?? '200';
+    const parameters = [
+      ...[...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+        name,
+        in: 'path',
+        required: true,
+        // an assistant is named by its id or by a served graph's id (its default assistant)
+        schema: name === 'assistant_id' ? { type: 'string' } : { type: 'string', format: 'uuid' },
+      })),
+      ...(QUERY_PARAMETERS[operation] ?? []).map(({ name, schema, description }) => ({ name, in: 'query', required: false, schema, description })),
+    ];
     paths[path] ??= {};
     paths[path][method] = {
       summary,
+      ...(parameters.length > 0 ? { parameters } : {}),
       ...(request
         ? { requestBody: { required: true, content: { 'application/json': { schema: ref(request) } } } }
         : {}),
       responses: {
-        '200': streams
+        [success]: streams
           ? {
               description: 'Server-Sent Events: metadata first, then one event per chunk',
               content: { 'text/event-stream': {} },
             }
-          : { description: 'OK', content: { 'application/json': { schema: response ? ref(response) : {} } } },
+          : success !== '200'
+            ? { description: success === '204' ? 'Deleted' : 'Accepted' }
+            : { description: 'OK', content: { 'application/json': { schema: response ? ref(response) : {} } } },
         '401': { description: 'Missing or unknown API key' },
         '403': { description: 'API key of another organization' },
         '404': { description: 'Not found' },
-        '409': { description: 'Conflict (for example multitask_strategy reject on a busy thread)' },
+        '409': {
+          description: 'Conflict (for example multitask_strategy reject on a busy thread, or a deployment whose latest revision failed)',
+        },
         '422': { description: 'Validation error' },
+        '503': { description: 'The deployment has no deployed revision yet (Retry-After says when to try again)' },
       },
     };
   }
