@@ -103,7 +103,7 @@ describe('stream modes of the chat graph', () => {
         assistant_id: 'chat',
         input: ask('count the tokens'),
         stream_mode: 'messages-tuple',
-        config: { configurable: { reply_tokens: 40 } },
+        config: { configurable: { reply_tokens: 40 }, tags: ['mytag'] },
       }),
     );
     const tokens = chunks.filter((chunk) => chunk.mode === 'messages-tuple');
@@ -113,6 +113,8 @@ describe('stream modes of the chat graph', () => {
       if (chunk.mode !== 'messages-tuple') throw new Error('unreachable');
       expect(chunk.data[0].type).toBe('AIMessageChunk');
       expect(chunk.data[1].langgraph_node).toBe('agent');
+      // the run's tags reach its model calls, so its tokens can be told apart by them
+      expect(chunk.data[1].tags).toEqual(expect.arrayContaining(['mytag']));
     }
     const text = tokens.map((chunk) => (chunk.data as [{ content: string }, unknown])[0].content).join('');
     expect(text.startsWith('You said: count the tokens')).toBe(true);

@@ -80,7 +80,8 @@ export class NodeContext {
       ls_model_name: model.name,
       ls_model_type: 'chat',
       ls_temperature: 0,
-      tags: options.tags ?? [],
+      // the run's tags (its assistant's and its own), then the call's
+      tags: [...new Set([...invocation.config.tags, ...(options.tags ?? [])])],
     };
     const base = { ns: this.ns, callId, taskId: this.taskId, node: this.node, model: model.name, metadata };
     invocation.sink({ kind: 'model_start', time: invocation.now(), ...base, messages });
