@@ -1,8 +1,9 @@
 /**
  * A data dir whose agent tables were made when thread and assistant ids were one namespace for the whole platform
- * takes the migration to ids of each deployment: every thread, checkpoint, run, assistant and default assistant is
- * kept and found as before, the same ids can then be used by another deployment, and deleting a thread still deletes
- * its checkpoints and runs (and nothing of another deployment's thread of the same id).
+ * takes the migrations to ids of each deployment (and to crons that go with their thread): every thread, checkpoint,
+ * run, assistant and default assistant is kept and found as before, the same ids can then be used by another
+ * deployment, and deleting a thread still deletes its checkpoints and runs (and nothing of another deployment's thread
+ * of the same id).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,8 @@ const THREAD = '11111111-2222-4333-8444-555555555555';
 const ASSISTANT = '66666666-7777-4888-8999-aaaaaaaaaaaa';
 const RUN = '1ef00000-0000-6000-8000-000000000001';
 const NOW = '2026-01-01T00:00:00.000Z';
+const CRON = 'cccccccc-0000-4000-8000-000000000001';
+const ORPHAN_CRON = 'cccccccc-0000-4000-8000-000000000002';
 
 let dir: string;
 let db: PlatformDatabase;
@@ -47,6 +50,10 @@ beforeAll(() => {
     `INSERT INTO agent_assistants VALUES (?, ?, 'chat', 'chat', NULL, '{}', '{}', '{"created_by":"system"}', 3, ?, ?)`,
   ).run(ASSISTANT, D1, NOW, NOW);
   db.prepare('INSERT INTO agent_default_assistants VALUES (?, ?, ?)').run(D1, 'chat', ASSISTANT);
+  // a cron of the thread, and one of a thread deleted before a thread's deletion took its crons
+  const cron = db.prepare(`INSERT INTO agent_crons VALUES (?, ?, ?, ?, '* * * * *', '{}', '{}', NULL, NULL, ?, ?)`);
+  cron.run(CRON, D1, ASSISTANT, THREAD, NOW, NOW);
+  cron.run(ORPHAN_CRON, D1, ASSISTANT, '99999999-2222-4333-8444-555555555555', NOW, NOW);
   migrate(db, [AGENT_SERVER_MIGRATIONS]);
 });
 
@@ -63,6 +70,8 @@ test('keeps every row, found by deployment and id as before', () => {
   // the default assistant is still the one recorded, version and all
   expect(new AssistantStore(db, systemClock).find(D1, 'chat', ['chat'])).toMatchObject({ assistant_id: ASSISTANT, version: 3 });
   expect(db.pragma('foreign_key_check')).toEqual([]);
+  // the crons of threads that are gone are gone too (they failed at every firing); the thread's own is kept
+  expect(db.prepare('SELECT cron_id FROM agent_crons').pluck().all()).toEqual([CRON]);
 });
 
 test('lets another deployment use the same ids, and a thread deleted takes only its own checkpoints and runs', () => {

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AgentServerClient } from '../../lib/api/agent-server';
 import { openDatabase } from '../../lib/local/db';
-import { MAX_RUN_ATTEMPTS } from '../../lib/local/agents/runtime/run-manager';
+import { MAX_RUN_CRASHES } from '../../lib/local/agents/runtime/run-manager';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 import { waitFor } from './support/wait';
 
@@ -49,7 +49,7 @@ it('resumes a run that was running when the platform stopped', async () => {
   expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai']);
 });
 
-it('fails a run the platform stopped during too many times, rather than start it again at every start', async () => {
+it('puts a run a stop cut off back in the queue, and fails a run the process died during too many times', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-server-attempts-'));
   dirs.push(dataDir);
   const first = await startAgentTestPlatform({ dataDir });
@@ -64,9 +64,11 @@ it('fails a run the platform stopped during too many times, rather than start it
   });
   await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === 'running');
   await first.close();
-  // as if each start had been stopped during it (a run that crashes the process each time it runs)
   const db = openDatabase(dataDir);
-  db.prepare('UPDATE agent_runs SET attempt = ? WHERE run_id = ?').run(MAX_RUN_ATTEMPTS, run.run_id);
+  // a stop puts the run back in the queue itself: any number of restarts is no crash
+  expect(db.prepare('SELECT status, attempt, crashes FROM agent_runs WHERE run_id = ?').get(run.run_id)).toEqual({ status: 'pending', attempt: 2, crashes: 0 });
+  // as if the process had died during it at each of its starts but one (a run that kills the process each time)
+  db.prepare(`UPDATE agent_runs SET status = 'running', crashes = ? WHERE run_id = ?`).run(MAX_RUN_CRASHES - 1, run.run_id);
   db.close();
 
   const next = await startAgentTestPlatform({ dataDir });
@@ -77,11 +79,11 @@ it('fails a run the platform stopped during too many times, rather than start it
   const error = next.db.prepare('SELECT error FROM agent_runs WHERE run_id = ?').pluck().get(run.run_id) as string;
   expect(JSON.parse(error)).toEqual({
     error: 'RunInterrupted',
-    message: `The platform stopped while this run was running, ${MAX_RUN_ATTEMPTS} times: it is not started again`,
+    message: `The platform stopped unexpectedly while this run was running, ${MAX_RUN_CRASHES} times: it is not started again`,
   });
 });
 
-it('ends the streams of runs cut by a stop with an error that says so, not as finished runs end', async () => {
+it('ends the streams of runs cut by a stop, running or queued, with an error that says so, not as finished runs end', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-server-shutdown-'));
   dirs.push(dataDir);
   const platform = await startAgentTestPlatform({ dataDir });
@@ -102,6 +104,8 @@ it('ends the streams of runs cut by a stop with an error that says so, not as fi
   const stateless = read(client.runs.stream(null, { ...body, stream_mode: 'messages-tuple' }));
   const onThread = read(client.runs.stream(thread.thread_id, { ...body, stream_mode: 'messages-tuple' }));
   await waitFor(async () => (await client.runs.list(thread.thread_id)).some((run) => run.status === 'running'));
+  const queued = read(client.runs.stream(thread.thread_id, { ...body, stream_mode: 'messages-tuple' }));
+  await waitFor(async () => (await client.runs.list(thread.thread_id)).length === 2);
   await platform.close();
   expect(await stateless).toMatchObject({
     name: 'AgentRunError',
@@ -111,6 +115,10 @@ it('ends the streams of runs cut by a stop with an error that says so, not as fi
   expect(await onThread).toMatchObject({
     errorType: 'PlatformShutdown',
     serverMessage: 'The platform stopped during the run: it runs again when the platform starts (join it then)',
+  });
+  expect(await queued).toMatchObject({
+    errorType: 'PlatformShutdown',
+    serverMessage: 'The platform stopped while the run was queued: it runs when the platform starts (join it then)',
   });
   await client.close();
 });

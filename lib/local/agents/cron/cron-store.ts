@@ -96,11 +96,6 @@ export class CronStore {
     if (result.changes === 0) throw new HttpError(404, `Cron ${cronId} not found`);
   }
 
-  /** Deletes the crons of a thread (the thread is being deleted: their runs would have no thread to run on). */
-  deleteForThread(deploymentId: string, threadId: string): void {
-    this.db.prepare('DELETE FROM agent_crons WHERE deployment_id = ? AND thread_id = ?').run(deploymentId, threadId);
-  }
-
   /** Crons of the deployment, oldest first, filtered by assistant and thread. */
   search(deploymentId: string, query: CronSearch): Cron[] {
     const rows = this.db

@@ -20,7 +20,7 @@ export const FAKE_MODEL_SETTINGS = {
 
 /** The longest reply: a reply is kept whole in the process's memory, in the thread's state and in its checkpoints. */
 export const MAX_REPLY_TOKENS = 100_000;
-/** The longest wait before a token (a minute): longer ones are no wait a timer can hold. */
+/** The longest wait before a token (a minute): enough to make a run last, and far within what a timer holds. */
 export const MAX_TOKEN_DELAY_MS = 60_000;
 
 /**

@@ -5,9 +5,12 @@
  * brings it up).
  */
 import type { MiddlewareHandler } from 'hono';
+import { FAILED_REVISION_STATUSES } from '../../../api/schemas/control-plane-constants';
 import { apiKeyOf } from '../../auth';
 import { HttpError } from '../../errors';
 import type { AgentServerDeps, AgentServerEnv } from './env';
+
+const FAILED: readonly string[] = FAILED_REVISION_STATUSES;
 
 /** Seconds a client is asked to wait before retrying a deployment that is still being deployed. */
 export const NOT_DEPLOYED_RETRY_AFTER_SECONDS = 5;
@@ -28,7 +31,7 @@ export function deploymentGate(
     if (view.organizationId !== principal.organizationId) {
       throw new HttpError(403, `This API key does not belong to the organization that owns deployment ${deploymentId}`);
     }
-    if (view.state === 'not_deployed' && view.revisionStatus?.endsWith('_FAILED')) {
+    if (view.state === 'not_deployed' && FAILED.includes(view.revisionStatus ?? '')) {
       // no retry brings a failed revision up: a new one must be made
       throw new HttpError(
         409,

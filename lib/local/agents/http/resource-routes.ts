@@ -95,8 +95,6 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
     threads.assertExists(deploymentId, threadId);
     // Runs still going would write checkpoints into a thread that no longer exists.
     for (const stored of runs.inflight(deploymentId, threadId)) manager.stopLive(stored.run.run_id, 'interrupt');
-    // and its crons go with it, rather than fail at every firing
-    crons.deleteForThread(deploymentId, threadId);
     threads.delete(deploymentId, threadId);
     return c.body(null, 204);
   });

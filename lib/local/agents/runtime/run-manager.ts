@@ -19,12 +19,13 @@ import { RunStop } from './run-stop';
 import { RunStream } from './run-stream';
 import { RunTraceBuilder, type RunTraceSink } from './run-trace';
 
-/** Attempts of a run: a run that was running when the platform stopped this many times is not started again. */
-export const MAX_RUN_ATTEMPTS = 5;
+/** A run during which the process died this many times (a crash, a SIGKILL) is not started again. */
+export const MAX_RUN_CRASHES = 3;
 
 /** The error that ends the streams of a run cut by a stop of the platform. */
 const SHUTDOWN_RESUMED = 'The platform stopped during the run: it runs again when the platform starts (join it then)';
 const SHUTDOWN_LOST = 'The platform stopped during the run: a run without a thread is not run again';
+const SHUTDOWN_QUEUED = 'The platform stopped while the run was queued: it runs when the platform starts (join it then)';
 
 /** What the run manager uses. */
 export interface RunManagerDeps {
@@ -58,22 +59,36 @@ export class RunManager {
   constructor(private readonly deps: RunManagerDeps) {}
 
   /**
-   * Puts back runs a stopped process left running (failing those it already ran {@link MAX_RUN_ATTEMPTS} times),
+   * Puts back runs a process that died left running (failing those it died during {@link MAX_RUN_CRASHES} times),
    * and starts every thread that has pending runs.
    */
   start(): void {
     this.stopping = false;
-    for (const abandoned of this.deps.runs.requeueRunning(MAX_RUN_ATTEMPTS)) {
-      if (abandoned.run.thread_id) this.deps.threads.setStatus(abandoned.deploymentId, abandoned.run.thread_id, 'error');
-    }
+    this.deps.db.transaction(() => {
+      for (const abandoned of this.deps.runs.requeueCrashed(MAX_RUN_CRASHES)) {
+        if (abandoned.run.thread_id) this.deps.threads.setStatus(abandoned.deploymentId, abandoned.run.thread_id, 'error');
+      }
+    })();
     for (const { deploymentId, threadId } of this.deps.runs.threadsWithPendingRuns()) this.drain(deploymentId, threadId);
   }
 
-  /** Stops every execution (their runs resume on the next start) and waits for them to wind down. */
+  /**
+   * Stops every execution (their runs resume on the next start) and waits for them to wind down; the streams of runs
+   * still queued end with the same error as those of the runs stopped.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     for (const controller of this.controllers.values()) controller.abort(new RunStop('shutdown'));
     await Promise.allSettled([...this.executions]);
+    for (const stream of this.streams.values()) stream.end({ error: 'PlatformShutdown', message: SHUTDOWN_QUEUED });
+    this.streams.clear();
+    // a turn of the event loop, so the responses write the events just sent before the server drops its connections
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  /** New runs are refused while the platform stops: nothing would run them, or stop them. */
+  private refuseWhileStopping(): void {
+    if (this.stopping) throw new HttpError(503, 'The platform is stopping: start the run again once it has started');
   }
 
   /**
@@ -82,6 +97,7 @@ export class RunManager {
    * with their checkpoints.
    */
   createThreadRun(deployment: ServedDeployment, threadId: string, assistant: Assistant, body: RunCreate): Run {
+    this.refuseWhileStopping();
     this.deps.threads.assertExists(deployment.id, threadId);
     const strategy: MultitaskStrategy = body.multitask_strategy ?? 'enqueue';
     const run = this.newRun(threadId, assistant, body, strategy);
@@ -104,6 +120,7 @@ export class RunManager {
 
   /** Creates a stateless run (no thread, nothing stored) and starts it on the next turn. */
   startStatelessRun(deployment: ServedDeployment, assistant: Assistant, body: RunCreate): Run {
+    this.refuseWhileStopping();
     const run = this.newRun(null, assistant, body, null);
     this.streamOf(run.run_id, null);
     const spec: RunSpec = { run, deployment, assistant, attempt: 1 };
@@ -285,6 +302,8 @@ export class RunManager {
     const shutdown = outcome.kind === 'stopped' && outcome.cause === 'shutdown';
     // a stream cut by a stop of the platform says so, rather than end as a finished run's does
     if (shutdown) error = { error: 'PlatformShutdown', message: run.thread_id ? SHUTDOWN_RESUMED : SHUTDOWN_LOST };
+    // back in the queue now: only a process that dies leaves a run `running` (see RunStore.requeueCrashed)
+    if (shutdown && run.thread_id) runs.requeue(run.run_id);
     if (run.thread_id && !shutdown) {
       if (outcome.kind === 'stopped' && outcome.cause === 'rollback') {
         threads.deleteCheckpointsOfRun(run.run_id);

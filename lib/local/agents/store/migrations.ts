@@ -211,5 +211,15 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
         CREATE INDEX agent_assistants_deployment ON agent_assistants (deployment_id, created_at);
       `,
     },
+    {
+      // how many times a process died while the run was running (a stop of the platform puts it back in the queue
+      // itself); and the crons of threads deleted before a thread's deletion took its crons with it
+      id: '004-run-crashes',
+      up: `
+        ALTER TABLE agent_runs ADD COLUMN crashes INTEGER NOT NULL DEFAULT 0;
+        DELETE FROM agent_crons WHERE thread_id IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM agent_threads t WHERE t.deployment_id = agent_crons.deployment_id AND t.thread_id = agent_crons.thread_id);
+      `,
+    },
   ],
 };

@@ -125,21 +125,30 @@ export class RunStore {
     ).map((row) => ({ deploymentId: row.deployment_id, threadId: row.thread_id }));
   }
 
+  /** A run a stop of the platform cut off goes back to the queue with the next attempt number. */
+  requeue(runId: string): void {
+    this.db
+      .prepare(`UPDATE agent_runs SET status = 'pending', attempt = attempt + 1, updated_at = ? WHERE run_id = ? AND status = 'running'`)
+      .run(isoNow(this.clock), runId);
+  }
+
   /**
-   * Runs left `running` by a stopped process go back to `pending` with the next attempt number, but those that have
-   * had `maxAttempts` already, which fail (`error`): a run that stops the process each time it runs (a crash) would
-   * otherwise be started again at every start, and stop it again. Returns the runs that failed.
+   * Runs left `running` by a process that died (a stop puts its runs back itself, see {@link requeue}) go back to
+   * `pending` with the next attempt number, but those during which a process died `maxCrashes` times, which fail
+   * (`error`): a run that kills the process each time it runs would otherwise be started at every start, and kill it
+   * again. Returns the runs that failed.
    */
-  requeueRunning(maxAttempts: number): StoredRun[] {
+  requeueCrashed(maxCrashes: number): StoredRun[] {
     const now = isoNow(this.clock);
-    const abandoned = (this.db.prepare(`SELECT * FROM agent_runs WHERE status = 'running' AND attempt >= ?`).all(maxAttempts) as RunRow[]).map(toStoredRun);
+    this.db.prepare(`UPDATE agent_runs SET crashes = crashes + 1 WHERE status = 'running'`).run();
+    const abandoned = (this.db.prepare(`SELECT * FROM agent_runs WHERE status = 'running' AND crashes >= ?`).all(maxCrashes) as RunRow[]).map(toStoredRun);
     const error = {
       error: 'RunInterrupted',
-      message: `The platform stopped while this run was running, ${maxAttempts} times: it is not started again`,
+      message: `The platform stopped unexpectedly while this run was running, ${maxCrashes} times: it is not started again`,
     };
     this.db
-      .prepare(`UPDATE agent_runs SET status = 'error', error = ?, updated_at = ? WHERE status = 'running' AND attempt >= ?`)
-      .run(JSON.stringify(error), now, maxAttempts);
+      .prepare(`UPDATE agent_runs SET status = 'error', error = ?, updated_at = ? WHERE status = 'running' AND crashes >= ?`)
+      .run(JSON.stringify(error), now, maxCrashes);
     this.db.prepare(`UPDATE agent_runs SET status = 'pending', attempt = attempt + 1, updated_at = ? WHERE status = 'running'`).run(now);
     return abandoned;
   }

@@ -82,10 +82,14 @@ export class ThreadStore {
     this.row(deploymentId, threadId);
   }
 
-  /** Deletes a thread with its runs and checkpoints. */
+  /** Deletes a thread with its runs, checkpoints and crons. */
   delete(deploymentId: string, threadId: string): void {
     this.row(deploymentId, threadId);
-    this.db.prepare('DELETE FROM agent_threads WHERE deployment_id = ? AND thread_id = ?').run(deploymentId, threadId);
+    this.db.transaction(() => {
+      // its crons go with it, rather than fail at every firing (its runs and checkpoints go by ON DELETE CASCADE)
+      this.db.prepare('DELETE FROM agent_crons WHERE deployment_id = ? AND thread_id = ?').run(deploymentId, threadId);
+      this.db.prepare('DELETE FROM agent_threads WHERE deployment_id = ? AND thread_id = ?').run(deploymentId, threadId);
+    })();
   }
 
   /** Records the thread's status. */
