@@ -1,7 +1,7 @@
 /**
  * A run cut off by a stop of the platform is not lost: on the next start it runs again as attempt 2, from the
- * thread's state before it (its partial checkpoints are dropped, its input is not applied twice); up to a number of
- * attempts, after which it fails.
+ * thread's state before it (its partial checkpoints are dropped, its input is not applied twice), unless the process
+ * died during it too many times; its streams and joins are told that it has not ended.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -21,18 +21,24 @@ afterAll(async () => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-it('resumes a run that was running when the platform stopped', async () => {
-  const first = await startAgentTestPlatform({ dataDir });
-  started.push(first);
-  const deployment = await first.deploy('restartable');
-  const client = first.client(deployment);
+/** A platform on `dir` with a deployment and a run on a thread that is running (300 tokens, `delayMs` apart). */
+async function runningRun(dir: string, name: string, delayMs: number) {
+  const platform = await startAgentTestPlatform({ dataDir: dir });
+  started.push(platform);
+  const deployment = await platform.deploy(name);
+  const client = platform.client(deployment);
   const thread = await client.threads.create();
   const run = await client.runs.create(thread.thread_id, {
     assistant_id: 'chat',
-    input: { messages: [{ role: 'user', content: 'survive' }] },
-    config: { configurable: { reply_tokens: 300, token_delay_ms: 1 } },
+    input: { messages: [{ role: 'user', content: name }] },
+    config: { configurable: { reply_tokens: 300, token_delay_ms: delayMs } },
   });
   await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === 'running');
+  return { platform, deployment, thread, run };
+}
+
+it('resumes a run that was running when the platform stopped', async () => {
+  const { platform: first, deployment, thread, run } = await runningRun(dataDir, 'restartable', 1);
   await first.close();
 
   const second = await startAgentTestPlatform({ dataDir });
@@ -52,17 +58,7 @@ it('resumes a run that was running when the platform stopped', async () => {
 it('puts a run a stop cut off back in the queue, and fails a run the process died during too many times', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-server-attempts-'));
   dirs.push(dataDir);
-  const first = await startAgentTestPlatform({ dataDir });
-  started.push(first);
-  const deployment = await first.deploy('crashing');
-  const client = first.client(deployment);
-  const thread = await client.threads.create();
-  const run = await client.runs.create(thread.thread_id, {
-    assistant_id: 'chat',
-    input: { messages: [{ role: 'user', content: 'again' }] },
-    config: { configurable: { reply_tokens: 300, token_delay_ms: 5 } },
-  });
-  await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === 'running');
+  const { platform: first, deployment, thread, run } = await runningRun(dataDir, 'crashing', 5);
   await first.close();
   const db = openDatabase(dataDir);
   // a stop puts the run back in the queue itself: any number of restarts is no crash
@@ -120,5 +116,21 @@ it('ends the streams of runs cut by a stop, running or queued, with an error tha
     errorType: 'PlatformShutdown',
     serverMessage: 'The platform stopped while the run was queued: it runs when the platform starts (join it then)',
   });
+  await client.close();
+});
+
+it('answers a join cut off by a stop that the run has not ended, rather than with values it has not finished', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-server-join-'));
+  dirs.push(dataDir);
+  const { platform, deployment, thread, run } = await runningRun(dataDir, 'joined', 5);
+  const client = new AgentServerClient({ baseUrl: deployment.url as string, auth: { kind: 'api-key', apiKey: platform.apiKey }, retry: { maxRetries: 0 } });
+  const queued = await client.runs.create(thread.thread_id, { assistant_id: 'chat', input: { messages: [{ role: 'user', content: 'next' }] } });
+  const joins = [run, queued].map((r) => client.runs.join(thread.thread_id, r.run_id).catch((error: unknown) => error));
+  // the joins reach the platform and wait (the run has 300 tokens 5 ms apart to go)
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await platform.close();
+  for (const answer of await Promise.all(joins)) {
+    expect(answer).toMatchObject({ status: 503, message: expect.stringContaining('The platform stopped before the run ended: join it again once it has started') });
+  }
   await client.close();
 });

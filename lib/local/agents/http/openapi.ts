@@ -129,7 +129,11 @@ export function agentServerOpenApi(deploymentId: string): Record<string, unknown
           description: 'Conflict (for example multitask_strategy reject on a busy thread, or a deployment whose latest revision failed)',
         },
         '422': { description: 'Validation error' },
-        '503': { description: 'The deployment has no deployed revision yet (Retry-After says when to try again)' },
+        '503': {
+          description:
+            'The deployment has no deployed revision yet (Retry-After says when to try again), or the platform is stopping ' +
+            '(try again once it has started)',
+        },
       },
     };
   }

@@ -164,6 +164,10 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     await manager.waitForEnd(runId);
     const ended = runs.find(runId);
     if (!ended) throw new HttpError(404, `Run ${runId} was rolled back`);
+    // a run cut off by a stop of the platform (back in the queue) has not ended: its values are not its result
+    if (ended.run.status === 'pending' || ended.run.status === 'running') {
+      throw new HttpError(503, 'The platform stopped before the run ended: join it again once it has started');
+    }
     const error = runs.errorOf(runId);
     return c.json(error ? { __error__: error } : threads.get(deploymentId, threadId).values ?? {});
   });

@@ -82,6 +82,9 @@ export class RunManager {
     await Promise.allSettled([...this.executions]);
     for (const stream of this.streams.values()) stream.end({ error: 'PlatformShutdown', message: SHUTDOWN_QUEUED });
     this.streams.clear();
+    // joiners of queued runs are answered now (the join answers that the run has not ended)
+    for (const resolve of [...this.waiters.values()].flat()) resolve();
+    this.waiters.clear();
     // a turn of the event loop, so the responses write the events just sent before the server drops its connections
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -128,8 +131,9 @@ export class RunManager {
     return run;
   }
 
-  /** The live stream of a run that has not ended, else undefined. */
+  /** The live stream of a run that has not ended, else undefined; 503 while the platform stops. */
   liveStream(runId: string): RunStream | undefined {
+    if (this.stopping) throw new HttpError(503, 'The platform is stopping: join the run again once it has started');
     const stream = this.streams.get(runId);
     if (stream) return stream;
     const stored = this.deps.runs.find(runId);
@@ -160,6 +164,7 @@ export class RunManager {
 
   /** Resolves once the run has ended (at once when it already has). */
   waitForEnd(runId: string): Promise<void> {
+    if (this.stopping) return Promise.resolve();
     const stored = this.deps.runs.find(runId);
     const live =
       this.streams.has(runId) || (stored && (stored.run.status === 'pending' || stored.run.status === 'running'));

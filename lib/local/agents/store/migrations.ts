@@ -213,10 +213,12 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
     },
     {
       // how many times a process died while the run was running (a stop of the platform puts it back in the queue
-      // itself); and the crons of threads deleted before a thread's deletion took its crons with it
+      // itself, as the runs a stop left running are put back here); and the crons of threads deleted before a
+      // thread's deletion took its crons with it
       id: '004-run-crashes',
       up: `
         ALTER TABLE agent_runs ADD COLUMN crashes INTEGER NOT NULL DEFAULT 0;
+        UPDATE agent_runs SET status = 'pending', attempt = attempt + 1 WHERE status = 'running';
         DELETE FROM agent_crons WHERE thread_id IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM agent_threads t WHERE t.deployment_id = agent_crons.deployment_id AND t.thread_id = agent_crons.thread_id);
       `,
