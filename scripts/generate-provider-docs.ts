@@ -31,6 +31,7 @@ terraform {
 # The API key comes from AGENTPLATFORM_API_KEY; never write it into a configuration.
 provider "agentplatform" {
   control_plane_url = "http://127.0.0.1:8123" # the local platform (npx agentplatform-local)
+  tracing_url       = "http://127.0.0.1:8123" # the same platform: export destinations and bulk exports
 }
 `;
 
@@ -57,6 +58,10 @@ npx agentplatform-provider install --dir path/to/configuration
 cd path/to/configuration && terraform init
 \`\`\`
 
+\`npx\` finds the command where the package is installed (this repository, or an app that depends on it); from
+anywhere else, run it by its path: \`node <path to the package>/bin/agentplatform-provider.js install --dir .\`. The
+package is not on the npm registry, so \`npx\` must not be left to look it up there.
+
 The command writes the launcher to \`terraform.d/plugins/registry.terraform.io/${PROVIDER_SOURCE}/<version>/<os>_<arch>/\`,
 the place of the provider's entry point to \`terraform.d/agentplatform-provider-entry\` (its path relative to
 \`terraform.d\`), and the launcher's checksum to \`.terraform.lock.hcl\` (entries of other providers are kept). Run it
@@ -76,12 +81,18 @@ provider's code, which \`package-lock.json\` pins. Without Node.js, terraform sh
 
 \`\`\`sh
 npx agentplatform-local --port 8123        # prints the URL and a dev API key
+npx agentplatform-local s3 --port 4568     # export destinations need an S3 server: this one, or any other
 export ${PROVIDER_ENV.controlPlaneUrl}=http://127.0.0.1:8123
+export ${PROVIDER_ENV.tracingUrl}=http://127.0.0.1:8123   # export destinations and bulk exports
 export ${PROVIDER_ENV.apiKey}=lp_...        # the dev api key line
 terraform apply
 \`\`\`
 
-\`examples/hcl/deployment\` is a complete configuration to try.
+\`examples/hcl/deployment\` and \`examples/hcl/exports\` are complete configurations to try. A bulk export names a
+tracing project by its id: a deployment's runs are traced into the project named after the deployment
+(\`GET /api/v1/sessions?name=<deployment name>\` once it has run), \`POST /api/v1/sessions\` \`{"name": "..."}\` makes
+one, and \`npx agentplatform-local generate-runs --project <name> ...\` fills one with synthetic runs
+([bulk-export.md](bulk-export.md)).
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */

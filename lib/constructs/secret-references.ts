@@ -60,12 +60,24 @@ function expressionProblem(stack: TerraformStack, expression: unknown, seen: Set
   return undefined;
 }
 
+const JSII_RTTI = Symbol.for('jsii.rtti');
+/** The jsii type name of a cdktf class (`cdktf.TerraformVariable`), the same in every copy of cdktf. */
+const fqnOf = (type: unknown): string | undefined => (type as { [JSII_RTTI]?: { fqn?: string } } | undefined)?.[JSII_RTTI]?.fqn;
+
+/**
+ * The variable or local of the stack with this name. An app whose cdktf is another copy than this library's (a
+ * package installed from a linked folder) makes its elements with that copy's classes: they are recognised by their
+ * jsii type name, so the checks still see them.
+ */
 function elementNamed<T extends TerraformVariable | TerraformLocal>(
   stack: TerraformStack,
   type: abstract new (...args: never[]) => T,
   name: string,
 ): T | undefined {
-  return stack.node.findAll().find((node): node is T => node instanceof type && node.friendlyUniqueId === name);
+  const fqn = fqnOf(type);
+  const isOfType = (node: unknown): node is T =>
+    node instanceof type || (fqn !== undefined && typeof node === 'object' && node !== null && fqnOf(node.constructor) === fqn);
+  return stack.node.findAll().find((node): node is T => isOfType(node) && node.friendlyUniqueId === name);
 }
 
 /**

@@ -17,6 +17,8 @@ export const DEFAULT_DATA_DIR = '.local-platform';
 const USAGE = `Usage: agentplatform-local [options]
        agentplatform-local generate-runs --project NAME --count N --start ISO --end ISO [--data-dir DIR]
                                          (synthetic runs for demos and benchmarks; see docs/bulk-export.md)
+       agentplatform-local s3 [--port N] [--dir DIR] [--bucket NAME]
+                                         (an S3-compatible server for export destinations; see docs/s3-servers.md)
 
   --port <n>                 TCP port, 0 for any free one (AGENTPLATFORM_LOCAL_PORT; default ${DEFAULT_CLI_PORT})
   --host <addr>              interface to bind (AGENTPLATFORM_LOCAL_HOST; default 127.0.0.1)
@@ -178,6 +180,11 @@ function readTemplates(file: string): unknown[] {
 
 /** Runs the CLI until SIGINT or SIGTERM. Sets `process.exitCode` instead of throwing. */
 export async function main(argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
+  if (argv[0] === 's3') {
+    const { s3Command } = await import('./s3/s3-cli');
+    process.exitCode = await s3Command(argv.slice(1));
+    return;
+  }
   if (argv[0] === 'generate-runs') {
     // Loaded only for this subcommand: the server start-up path does not pay for the generator.
     const { generateRunsCommand } = await import('./tracing/generate-cli');

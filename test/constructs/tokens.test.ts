@@ -77,6 +77,18 @@ describe('secrets given as tokens, checked at synth', () => {
     expect(errors).toContain('secrets.DEFAULTED comes from variable "with_default", whose default is written into the synthesized JSON');
   });
 
+  test("a variable of another copy of cdktf (the app's own, when the package is installed from a linked folder) is still seen", () => {
+    let Foreign: typeof TerraformVariable | undefined;
+    jest.isolateModules(() => {
+      Foreign = (require('cdktf') as typeof import('cdktf')).TerraformVariable;
+    });
+    expect(Foreign).not.toBe(TerraformVariable);
+    const stack = providerStack();
+    const withDefault = new Foreign!(stack, 'foreign_default', { type: 'string', default: 'sk-live-in-the-json' });
+    new Deployment(stack, 'Agent', { name: 'agent', source, secrets: { DEFAULTED: withDefault.stringValue }, secretsVersion: 1 });
+    expect(validationErrors(stack)).toContain('secrets.DEFAULTED comes from variable "foreign_default", whose default is written into the synthesized JSON');
+  });
+
   test('a variable given at apply, a local built from one, and another resource\'s attribute are accepted', () => {
     const stack = exportStack();
     const key = new TerraformVariable(stack, 'openai_key', { type: 'string', sensitive: true });

@@ -1,8 +1,10 @@
 /** `npx agentplatform-local` as users run it: the ready lines, the persisted dev key, flags and their env twins. */
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Deployment, SandboxTemplatesList } from '../../lib/api/schemas/control-plane';
-import { ensureCliBuilt } from './support/build';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CLI_BIN, REPO_ROOT, ensureCliBuilt } from './support/build';
 import { childEnv, runCliToEnd, startCli, type CliProcess } from './support/child';
 import { dockerBody } from './support/fixtures';
 import { RawApi, removeTempDirs, tempDataDir } from './support/http';
@@ -219,5 +221,33 @@ describe('generate-runs', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^generate-runs: EEXIST/);
     expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('s3', () => {
+  test('serves an S3-compatible endpoint with the bucket a destination names, until SIGTERM; objects stay in its directory', async () => {
+    const dir = path.join(tempDataDir(), 's3');
+    const child = spawn(process.execPath, [CLI_BIN, 's3', '--port', '0', '--dir', dir, '--bucket', 'exports'], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let out = '';
+    const endpoint = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const ready = /^in-process S3 server ready at (http:\/\/127\.0\.0\.1:\d+) \(buckets: exports\)\n.*\n/m.exec(out);
+        if (ready) resolve(ready[1]!);
+      });
+      void exited.then((code) => reject(new Error(`exited (${code}) before it was ready: ${out}`)));
+    });
+    expect(out).toContain('access key id: S3RVER; any secret access key; path-style addressing');
+    const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'any' } });
+    await client.send(new PutObjectCommand({ Bucket: 'exports', Key: 'p/x.txt', Body: 'kept' }));
+    client.destroy();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(fs.readdirSync(path.join(dir, 'exports', 'p')).some((name) => name.startsWith('x.txt'))).toBe(true);
+
+    const bad = await runCliToEnd(['s3', '--port', 'many']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--port must be a whole number from 0 to 65535; got many');
   });
 });

@@ -3,6 +3,8 @@
 # the local platform with any S3-compatible store, or the real platform with Amazon S3 (leave endpoint_url out).
 #
 #   npx agentplatform-local --port 8123                   # prints the URL and a dev API key
+#   npx agentplatform-local s3 --port 4568                # an S3 server: endpoint_url=http://127.0.0.1:4568,
+#                                                         # bucket agent-traces, access key id S3RVER, any secret
 #   export AGENTPLATFORM_TRACING_URL=http://127.0.0.1:8123
 #   export AGENTPLATFORM_API_KEY=lp_...                    # the dev api key line
 #   export TF_VAR_access_key_id=... TF_VAR_secret_access_key=...   # may s3:PutObject on the bucket's prefix
