@@ -40,17 +40,20 @@ export interface InProcessS3 {
   close(): Promise<void>;
 }
 
+/** The segments of a path, each decoded as s3rver reads it (one that does not decode is left as sent). */
+function decodedSegments(pathText: string): string[] {
+  return pathText.split('/').map((raw) => {
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      return raw;
+    }
+  });
+}
+
 /** Whether a path (an object's, or a copy source's) has a segment that would name a file elsewhere. */
 function leavesDirectory(pathText: string): boolean {
-  return pathText.split('/').some((raw) => {
-    let segment = raw;
-    try {
-      segment = decodeURIComponent(raw);
-    } catch {
-      // left as sent
-    }
-    return segment === '.' || segment === '..' || /[\\/]/.test(segment);
-  });
+  return decodedSegments(pathText).some((segment) => segment === '.' || segment === '..' || /[\\/]/.test(segment));
 }
 
 /**
@@ -62,16 +65,8 @@ const LAST_SEGMENT_MAX_BYTES = NAME_MAX_BYTES - '._S3rver_metadata.json'.length;
 
 /** Whether a segment of a key is too long to be a file or directory name here. */
 function segmentsTooLong(key: string): boolean {
-  const segments = key.split('/');
-  return segments.some((raw, i) => {
-    let segment = raw;
-    try {
-      segment = decodeURIComponent(raw);
-    } catch {
-      // left as sent
-    }
-    return Buffer.byteLength(segment) > (i === segments.length - 1 ? LAST_SEGMENT_MAX_BYTES : NAME_MAX_BYTES);
-  });
+  const segments = decodedSegments(key);
+  return segments.some((segment, i) => Buffer.byteLength(segment) > (i === segments.length - 1 ? LAST_SEGMENT_MAX_BYTES : NAME_MAX_BYTES));
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;

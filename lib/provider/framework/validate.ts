@@ -8,6 +8,10 @@ import { UNKNOWN, valueEquals, type CtyObject, type CtyValue } from '../cty/valu
 import { Diagnostics, formatPath, type AttributePath } from './diagnostics';
 import { attributeType, type Attribute, type Attributes } from './schema';
 
+/** The elements of a list, set or map value with their index or key. */
+const entriesOf = (value: CtyValue): [string | number, CtyValue][] =>
+  Array.isArray(value) ? (value as CtyValue[]).map((v, i) => [i, v]) : Object.entries(value as CtyObject);
+
 /** Checks `config` (an object value of `attributes`) and adds a diagnostic per failed check. */
 export function validateAttributes(attributes: Attributes, config: CtyValue, diagnostics: Diagnostics, path: AttributePath = []): void {
   if (config === null || config === UNKNOWN) return;
@@ -48,9 +52,7 @@ function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnosti
     case 'list':
     case 'set':
     case 'map': {
-      const entries: [string | number, CtyValue][] = Array.isArray(value)
-        ? (value as CtyValue[]).map((v, i) => [i, v])
-        : Object.entries(value as CtyObject);
+      const entries = entriesOf(value);
       if (a.minItems !== undefined && entries.length < a.minItems) report(`needs at least ${a.minItems} element(s).`);
       if (a.maxItems !== undefined && entries.length > a.maxItems) report(`allows at most ${a.maxItems} element(s).`);
       if (!a.validateElement) return;
@@ -66,9 +68,7 @@ function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnosti
     case 'nested':
     case 'block': {
       if (a.nesting === 'single') return validateAttributes(a.attributes, value, diagnostics, path);
-      const entries: [string | number, CtyValue][] = Array.isArray(value)
-        ? (value as CtyValue[]).map((v, i) => [i, v])
-        : Object.entries(value as CtyObject);
+      const entries = entriesOf(value);
       for (const [key, element] of entries) {
         if (a.nesting !== 'set') {
           validateAttributes(a.attributes, element, diagnostics, [...path, a.nesting === 'map' ? { key: String(key) } : { index: Number(key) }]);
@@ -109,7 +109,7 @@ export function reportNullElements(
     if (value === null || value === UNKNOWN) continue;
     const here: AttributePath = [...path, { attribute: name }];
     if (a.kind === 'list' || a.kind === 'set' || a.kind === 'map') {
-      const entries: [string | number, CtyValue][] = Array.isArray(value) ? (value as CtyValue[]).map((v, i) => [i, v]) : Object.entries(value as CtyObject);
+      const entries = entriesOf(value);
       for (const [key, element] of entries) {
         if (element !== null) continue;
         const at: AttributePath = [...here, a.kind === 'map' ? { key: String(key) } : { index: Number(key) }];
@@ -118,7 +118,7 @@ export function reportNullElements(
     } else if ((a.kind === 'nested' || a.kind === 'block') && a.nesting === 'single') {
       reportNullElements(a.attributes, value, diagnostics, null, here);
     } else if (a.kind === 'nested' || a.kind === 'block') {
-      const entries: [string | number, CtyValue][] = Array.isArray(value) ? (value as CtyValue[]).map((v, i) => [i, v]) : Object.entries(value as CtyObject);
+      const entries = entriesOf(value);
       for (const [key, element] of entries) {
         const at: AttributePath = a.nesting === 'set' ? here : [...here, a.nesting === 'map' ? { key: String(key) } : { index: Number(key) }];
         reportNullElements(a.attributes, element, diagnostics, null, at);
