@@ -3,9 +3,10 @@
  * Completed (a failed export fails the deploy with its runs' errors).
  */
 import { Construct } from 'constructs';
-import { positiveDurationProblem } from './checks';
+import { MAX_EXPORT_DAYS, exportDays } from '../api/schemas/bulk-export-constants';
+import { booleanProblem, positiveDurationProblem } from './checks';
 import type { Duration } from './duration';
-import { Violations, messages } from './errors';
+import { Violations, isToken, messages } from './errors';
 import { instantOf, queryAttributes, timeAttribute, type ExportQueryProps, type ExportTime } from './export-query';
 import { TfBulkExport } from './generated/bulk-export';
 
@@ -21,14 +22,15 @@ export interface BulkExportProps extends ExportQueryProps {
    */
   readonly waitForCompletion?: boolean;
   /**
-   * How long the wait may take.
+   * How long the wait may take (with `waitForCompletion` only).
    * @default Duration.minutes(60)
    */
   readonly timeout?: Duration;
 }
 
 /**
- * A one-off bulk export. Exports cannot change: a change of any prop makes a new export.
+ * A one-off bulk export. Exports cannot change: a change of a prop that shapes the export (its destination, project,
+ * range, fields, filter or format) makes a new export; `waitForCompletion` and `timeout` change in place.
  *
  * ```ts
  * new BulkExport(this, 'Backfill', {
@@ -53,7 +55,15 @@ export class BulkExport extends Construct {
     const endTime = timeAttribute('end', props.end, violations);
     const [from, to] = [instantOf(props.start), instantOf(props.end)];
     if (from !== undefined && to !== undefined && to <= from) violations.add('end', messages.endNotAfterStart(startTime, endTime));
+    else if (from !== undefined && to !== undefined && exportDays(from, to) > MAX_EXPORT_DAYS) {
+      violations.add('end', messages.rangeTooLong(exportDays(from, to), MAX_EXPORT_DAYS));
+    }
+    violations.check('waitForCompletion', props.waitForCompletion, booleanProblem);
     violations.check('timeout', props.timeout, positiveDurationProblem);
+    // a wait given as a token may be on: the timeout is kept then
+    if (props.timeout !== undefined && props.waitForCompletion !== true && !isToken(props.waitForCompletion)) {
+      violations.add('timeout', messages.timeoutWithoutWait());
+    }
     violations.throwIfAny('BulkExport', this);
 
     this.resource = new TfBulkExport(this, 'Resource', {

@@ -1,6 +1,6 @@
 /** Checks shared by the constructs' validation; each returns the message for a bad value, or undefined. */
 import { httpUrlProblem as urlProblemOf } from '../api/urls';
-import type { Duration } from './duration';
+import { Duration } from './duration';
 import { messages } from './errors';
 
 /** Why `value` is not an absolute http(s) URL. */
@@ -16,13 +16,19 @@ export function httpUrlProblem(value: string): string | undefined {
   }
 }
 
+/** Why a value is not a boolean (apps written in JavaScript have no compiler to say it). */
+export function booleanProblem(value: unknown): string | undefined {
+  return typeof value === 'boolean' ? undefined : messages.notBoolean(value);
+}
+
 /** A check that a number is whole and within `[min, max]`. */
 export function wholeNumberProblem(min: number, max?: number): (value: number) => string | undefined {
-  return (value) => (Number.isInteger(value) && value >= min && (max === undefined || value <= max) ? undefined : messages.notWholeNumber(value, min, max));
+  return (value) => (typeof value === 'number' && Number.isInteger(value) && value >= min && (max === undefined || value <= max) ? undefined : messages.notWholeNumber(value, min, max));
 }
 
 /** Why a duration is not longer than zero (a token duration passes). */
 export function positiveDurationProblem(value: Duration): string | undefined {
+  if (!(value instanceof Duration)) return messages.notDuration(value);
   if (value.isUnresolved()) return undefined;
   const seconds = value.toSeconds();
   // NaN and Infinity are no durations Terraform can read (they were written as "NaNs")

@@ -8,11 +8,12 @@ import { Construct, type IConstruct } from 'constructs';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
+  DEPLOYMENT_TYPES,
   MAX_SECRETS,
   SECRET_NAME_PATTERN,
   isTagRef,
 } from '../api/schemas/control-plane-constants';
-import { httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
+import { booleanProblem, httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
 import type { Duration } from './duration';
 import { Violations, isToken, messages } from './errors';
 import { TfDeployment, type TfDeploymentConfig } from './generated/deployment';
@@ -223,6 +224,8 @@ export class Deployment extends Construct implements IDeployment {
     violations.check('customUrl', props.customUrl, httpUrlProblem);
     for (const op of ['create', 'update', 'delete'] as const) violations.check(`timeouts.${op}`, props.timeouts?.[op], positiveDurationProblem);
     violations.check('secretsVersion', props.secretsVersion, wholeNumberProblem(1));
+    violations.check('deploymentType', props.deploymentType, (type) => (DEPLOYMENT_TYPES.includes(type) ? undefined : messages.oneOf(type, DEPLOYMENT_TYPES)));
+    violations.check('waitForDeployed', props.waitForDeployed, booleanProblem);
     violations.throwIfAny('Deployment', this);
     if (props.secrets && (isToken(props.secrets) || Object.keys(props.secrets).length > 0) && props.secretsVersion === undefined) {
       Annotations.of(this).addWarning(messages.secretsWithoutVersion());

@@ -68,8 +68,11 @@ export const messages = {
   urlWithUserInfo: () =>
     'must not carry a user name or password in the URL, which is kept as written in the synthesized stack and the state: ' +
     "give them where the construct takes secrets (a destination's `credentials`; a private repository is reached through `integrationId`).",
-  notWholeNumber: (value: number, min: number, max?: number) =>
-    `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}; got ${value}.`,
+  notWholeNumber: (value: unknown, min: number, max?: number) =>
+    `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}; got ${typeof value === 'number' ? value : `${typeof value} ${quote(value)}`}.`,
+  notBoolean: (value: unknown) => `must be true or false; got ${typeof value} ${quote(value)}.`,
+  notDuration: (value: unknown) => `must be a Duration, e.g. Duration.minutes(30); got ${typeof value} ${quote(value)}.`,
+  notList: (value: unknown, example: string) => `must be a list, e.g. ${example}; got ${typeof value} ${quote(value)}.`,
   notPositiveDuration: (value: string) => `must be longer than zero; got ${value}.`,
   empty: () => 'must not be empty.',
   notUuid: (what: string, value: string) => `must be ${what} (a UUID); got ${quote(value)}.`,
@@ -106,12 +109,16 @@ export const messages = {
   // ---- export bucket ----
   bucketName: (value: string) =>
     `must be 3 to 63 lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, ` +
-    `without ".." and not an IP address; got ${quote(value)}.`,
+    `without "..", not an IP address, and without the prefixes and suffixes Amazon S3 keeps for itself ("xn--", "sthree-", ` +
+    `"amzn-s3-demo-"; "-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"); got ${quote(value)}.`,
+  iamUserName: (value: string) => `must be an IAM user name: 1 to 64 letters, digits and "+=,.@_-"; got ${quote(value)}.`,
+  kmsKeyArn: (value: string) => `must be the ARN of a KMS key, e.g. "arn:aws:kms:eu-west-1:123456789012:key/<key id>"; got ${quote(value)}.`,
   exportPrefix: (value: string) =>
     `must be a key prefix like "agent-traces" or "exports/prod": no leading or trailing "/", no "//", no "*" or "?"; got ${quote(value)}.`,
   accessKeyOptionsDiffer: (path: string) =>
-    `withAccessKey() of ${path} was already called with other permission options: the bucket has one export ` +
-    'access key. Call it once, or call grantExport() for another principal.',
+    `withAccessKey() of ${path} was already called with other options (DestinationTarget.exportBucket() calls it ` +
+    'with none for a destination that gives no credentials of its own): the bucket has one export access key. Call ' +
+    'withAccessKey() with your options before the destination is made, or call grantExport() for another principal.',
 
   // ---- export destination ----
   notRegion: (region: string) => `must be a region name such as "eu-west-1" (letters, digits and dashes); got ${quote(region)}.`,
@@ -120,6 +127,11 @@ export const messages = {
   exportKeyWithBucketInPrefix: () =>
     "cannot be used with an ExportBucket's access key: the key may write under the bucket's prefix only, and with " +
     'includeBucketInPrefix the platform writes under <bucket>/<prefix>/. Leave includeBucketInPrefix out, or give keys allowed there.',
+  doubleSlashPrefix: (value: string) =>
+    `must not hold "//": the platform would write keys with an empty segment, which some stores refuse; got ${quote(value)}.`,
+  exportKeyElsewhere: (bucket: string, prefix: string) =>
+    `are an ExportBucket's access key, which may write only under ${quote(prefix === '' ? bucket : `${bucket}/${prefix}`)}: ` +
+    "point the destination there (DestinationTarget.exportBucket(bucket)), or give keys allowed where it points.",
   regionOrEndpoint: () =>
     'set region (the bucket\'s region, for Amazon S3) or endpointUrl (an S3-compatible store); for a bucket from ' +
     'ExportBucket.fromBucketName, pass its region there.',
@@ -133,10 +145,18 @@ export const messages = {
     `${quote(name)} is not an exportable field. The exportable fields are: ${known.join(', ')}.`,
   duplicateField: (name: string) => `${quote(name)} is listed twice.`,
   emptyFilter: () => 'is empty: leave filter out to export every run of the range.',
+  notFilterExpr: () => 'is neither a filter expression string nor an expression built with Filter.*.',
+  filterBuilderToken: (builder: string) =>
+    `Filter.${builder}() takes values known at synth, and one of its values is a token (known only at deploy). Write ` +
+    'such a filter as a string, e.g. `gt(total_tokens, ${minTokens.numberValue})`; a string token goes in quotes ' +
+    '(`eq(name, "${name.stringValue}")`) and is inserted as it is, so its value must not hold `"` or `\\`.',
   badFilter: (parserMessage: string) => `is not a valid filter expression (build it with Filter.* to avoid this):\n${parserMessage}`,
   invalidDate: () => 'is an invalid Date.',
   notTimestamp: (value: string) => `must be an ISO 8601 timestamp such as "2025-01-31T00:00:00Z"; got ${quote(value)}.`,
   everyHours: (value: string, min: number, max: number) =>
     `must be a whole number of hours from ${min} to ${max} (Duration.hours(n)); got ${value}.`,
   endNotAfterStart: (start: string, end: string) => `(${end}) must be after start (${start}).`,
+  rangeTooLong: (days: number, max: number) =>
+    `the range covers ${days} UTC days; an export covers at most ${max} (the platform refuses more): split it into several BulkExports.`,
+  timeoutWithoutWait: () => 'bounds the wait for completion, and nothing waits: set waitForCompletion: true, or leave timeout out.',
 };

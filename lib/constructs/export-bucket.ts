@@ -58,10 +58,24 @@ export interface ExportGrant {
   readonly policies: readonly ITerraformDependable[];
 }
 
+/** Options of {@link IExportBucket.withAccessKey}: the permissions, and the IAM user's name. */
+export interface ExportAccessKeyOptions extends ExportPermissionOptions {
+  /**
+   * The name of the IAM user. IAM user names are unique in an AWS account: set it when the same stack is deployed
+   * more than once into one account (one per environment, say), whose default names would be the same.
+   * @default `agentplatform-export-` and a digest of the construct path
+   */
+  readonly userName?: string;
+}
+
 /** An IAM user and access key that may write exports, made by {@link IExportBucket.withAccessKey}. */
 export interface ExportAccessKey {
   /** The IAM user's name. */
   readonly userName: string;
+  /** The bucket the key may write to. */
+  readonly bucketName: string;
+  /** The key prefix it may write under ('' for the whole bucket). */
+  readonly prefix: string;
   /** The access key id. */
   readonly accessKeyId: string;
   /** The secret access key (a reference; Terraform keeps it in state, marked sensitive). */
@@ -86,9 +100,9 @@ export interface IExportBucket extends IConstruct {
   grantExport(principal: ExportPrincipal, options?: ExportPermissionOptions): ExportGrant;
   /**
    * An IAM user and access key with the export grant, made on first call; later calls return it (their options, if
-   * any, must grant the same actions).
+   * any, must grant the same actions and name the same user).
    */
-  withAccessKey(options?: ExportPermissionOptions): ExportAccessKey;
+  withAccessKey(options?: ExportAccessKeyOptions): ExportAccessKey;
   /** The export access key, once `withAccessKey` has made it. */
   readonly exportAccessKey?: ExportAccessKey;
 }
@@ -145,16 +159,26 @@ export interface ExistingExportBucketOptions {
    * @default 'aws'
    */
   readonly partition?: string;
+  /**
+   * The ARN of the KMS key of the bucket's default encryption, when it is SSE-KMS: grants then also allow
+   * `kms:GenerateDataKey` (to write) and `kms:Decrypt` (to complete multipart uploads and read files back) with it.
+   * @default the bucket is not encrypted with a KMS key (SSE-S3)
+   */
+  readonly kmsKeyArn?: string;
 }
 
 const DEFAULT_PREFIX = 'agent-traces';
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+/** Prefixes and suffixes of names S3 keeps for its own kinds of buckets and access points. */
+const RESERVED_BUCKET_NAME = /^(xn--|sthree-|amzn-s3-demo-)|(-s3alias|--ol-s3|\.mrap|--x-s3|--table-s3)$/;
 
 abstract class ExportBucketBase extends Construct implements IExportBucket {
   abstract readonly bucketName: string;
   abstract readonly bucketArn: string;
   abstract readonly prefix: string;
   abstract readonly region?: string;
+  /** The KMS key of the bucket's SSE-KMS encryption, which grants include. */
+  protected kmsKeyArn?: string;
   private readonly grantList: ExportGrant[] = [];
   /** The actions of each grant, by id (see grantId). */
   private readonly grantActions = new Map<string, string>();
@@ -174,23 +198,27 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
     return this.grant(principal, options);
   }
 
-  withAccessKey(options: ExportPermissionOptions = {}): ExportAccessKey {
+  withAccessKey(options: ExportAccessKeyOptions = {}): ExportAccessKey {
     // options are compared by the actions they grant: `{ deleteObject: true }` and `{}` ask for the same key
-    const asked = exportActions(options).join(',');
+    const asked = `${exportActions(options).join(',')} ${options.userName ?? ''}`;
     if (this.accessKey) {
       if (this.accessKey.actions !== asked) throw new Error(messages.accessKeyOptionsDiffer(this.node.path));
       return this.accessKey.key;
     }
+    const violations = new Violations();
+    violations.check('withAccessKey.userName', options.userName, (name) => (IAM_USER_NAME.test(name) ? undefined : messages.iamUserName(name)));
+    violations.throwIfAny('ExportBucket', this);
     const scope = new Construct(this, 'ExportWriter');
-    const user = new IamUser(scope, 'User', { name: `agentplatform-export-${scope.node.addr.slice(-10)}` });
+    const user = new IamUser(scope, 'User', { name: options.userName ?? `agentplatform-export-${scope.node.addr.slice(-10)}` });
     const key = new IamAccessKey(scope, 'AccessKey', { user: user.name });
     const grant = this.grant(ExportPrincipal.user(user.name), options, 'ExportWriterGrant');
-    this.accessKey = { key: { userName: user.name, accessKeyId: key.id, secretAccessKey: key.secret, grant }, actions: asked };
+    const written = { bucketName: this.bucketName, prefix: this.prefix };
+    this.accessKey = { key: { userName: user.name, ...written, accessKeyId: key.id, secretAccessKey: key.secret, grant }, actions: asked };
     return this.accessKey.key;
   }
 
   private grant(principal: ExportPrincipal, options: ExportPermissionOptions, id?: string): ExportGrant {
-    const policyDocument = JSON.stringify(exportPolicyDocument(`${this.bucketArn}/${exportKeyPattern(this.prefix)}`, options));
+    const policyDocument = JSON.stringify(exportPolicyDocument(`${this.bucketArn}/${exportKeyPattern(this.prefix)}`, options, this.kmsKeyArn));
     const scope = new Construct(this, id ?? this.grantId(principal, options));
     const policies = principal.identities.map(({ kind, name }, index) =>
       kind === 'user'
@@ -239,8 +267,10 @@ class ExistingExportBucket extends ExportBucketBase {
     this.bucketArn = `arn:${options.partition ?? 'aws'}:s3:::${bucketName}`;
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.region = options.region;
+    this.kmsKeyArn = options.kmsKeyArn;
     const violations = new Violations();
-    checkBucketName(violations, bucketName);
+    checkBucketName(violations, 'bucketName', bucketName);
+    violations.check('kmsKeyArn', options.kmsKeyArn, (arn) => (KMS_KEY_ARN.test(arn) ? undefined : messages.kmsKeyArn(arn)));
     checkPrefix(violations, this.prefix);
     violations.throwIfAny('ExportBucket', this);
   }
@@ -272,7 +302,7 @@ export class ExportBucket extends ExportBucketBase {
     super(scope, id);
     this.prefix = props.prefix ?? DEFAULT_PREFIX;
     const violations = new Violations();
-    if (props.bucketName !== undefined) checkBucketName(violations, props.bucketName);
+    if (props.bucketName !== undefined) checkBucketName(violations, 'bucketName', props.bucketName);
     checkPrefix(violations, this.prefix);
     const lifecycle = props.lifecycle;
     for (const key of ['expireAfter', 'abortIncompleteUploadsAfter'] as const) {
@@ -309,8 +339,16 @@ export class ExportBucket extends ExportBucketBase {
   }
 }
 
-function checkBucketName(violations: Violations, name: string): void {
-  violations.check('bucketName', name, (n) => (BUCKET_NAME.test(n) && !n.includes('..') && !/^\d+\.\d+\.\d+\.\d+$/.test(n) ? undefined : messages.bucketName(n)));
+/** An IAM user name: up to 64 letters, digits and `+=,.@_-`. */
+const IAM_USER_NAME = /^[\w+=,.@-]{1,64}$/;
+/** The ARN of a KMS key (or of an alias of one). */
+const KMS_KEY_ARN = /^arn:[\w-]+:kms:[\w-]+:\d{12}:(key|alias)\/.+$/;
+
+/** Records a violation of `prop` unless `name` follows Amazon S3's rules for bucket names. */
+function checkBucketName(violations: Violations, prop: string, name: string): void {
+  violations.check(prop, name, (n) =>
+    BUCKET_NAME.test(n) && !n.includes('..') && !/^\d+\.\d+\.\d+\.\d+$/.test(n) && !RESERVED_BUCKET_NAME.test(n) ? undefined : messages.bucketName(n),
+  );
 }
 
 function checkPrefix(violations: Violations, prefix: string): void {

@@ -3,8 +3,9 @@
  * the bucket's grants so the platform's validation write is allowed) or on any S3-compatible bucket.
  */
 import { Aspects, dependable, type ITerraformDependable, type TerraformProvider } from 'cdktf';
+import type { Duration } from './duration';
 import { Construct, type IConstruct } from 'constructs';
-import { httpUrlProblem, wholeNumberProblem } from './checks';
+import { booleanProblem, httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages } from './errors';
 import type { ExportAccessKey, IExportBucket } from './export-bucket';
 import { TfExportDestination, type TfExportDestinationCredentials } from './generated/export-destination';
@@ -34,7 +35,8 @@ export interface S3AccessKeyValues {
 export class DestinationCredentials {
   /** The access key of an `ExportBucket` (`bucket.withAccessKey()`); the destination waits for its grant. */
   static fromExportAccessKey(key: ExportAccessKey): DestinationCredentials {
-    return new DestinationCredentials({ accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey }, key.grant.policies, true);
+    const writesUnder = { bucketName: key.bucketName, prefix: key.prefix };
+    return new DestinationCredentials({ accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey }, key.grant.policies, writesUnder);
   }
 
   /** Keys given as references. */
@@ -55,8 +57,8 @@ export class DestinationCredentials {
     readonly values: S3AccessKeyValues | undefined,
     /** Resources the platform's first write needs (IAM policies). */
     readonly dependencies: readonly ITerraformDependable[],
-    /** The keys are an `ExportBucket`'s, allowed to write under its prefix only. */
-    readonly ofExportBucket = false,
+    /** Where the keys may write, when they are an `ExportBucket`'s: under its prefix only. */
+    readonly writesUnder?: { readonly bucketName: string; readonly prefix: string },
   ) {}
 }
 
@@ -140,6 +142,12 @@ export interface ExportDestinationProps {
    */
   readonly credentialsVersion?: number;
   /**
+   * How long creating the destination, or rotating its keys, may take: the platform's test write is retried while a
+   * new access key is not usable yet (AWS takes a few seconds to make one known everywhere).
+   * @default Duration.minutes(5)
+   */
+  readonly timeout?: Duration;
+  /**
    * The agentplatform provider to use.
    * @default the stack's default agentplatform provider
    */
@@ -179,13 +187,18 @@ export class ExportDestination extends Construct implements IExportDestination {
     const violations = new Violations();
     violations.check('displayName', props.displayName, (name) => (name.trim() === '' ? messages.empty() : undefined));
     violations.check('target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.empty() : undefined));
+    violations.check('target.prefix', target.prefix, (prefix) => (prefix.includes('//') ? messages.doubleSlashPrefix(prefix) : undefined));
+    violations.check('target.includeBucketInPrefix', target.includeBucketInPrefix, booleanProblem);
+    violations.check('timeout', props.timeout, positiveDurationProblem);
+    const keyScope = target.credentials.writesUnder;
+    if (keyScope && !writableWith(keyScope, target)) violations.add('target.credentials', messages.exportKeyElsewhere(keyScope.bucketName, keyScope.prefix));
     violations.check('target.endpointUrl', target.endpointUrl, httpUrlProblem);
     if (target.region === undefined && target.endpointUrl === undefined) violations.add('target.region', messages.regionOrEndpoint());
     violations.check('target.region', target.region, (region) => (isRegionName(region) ? undefined : messages.notRegion(region)));
     for (const field of ['secretAccessKey', 'sessionToken'] as const) {
       if (keys?.[field] !== undefined && !isToken(keys[field])) violations.add(`target.credentials.${field}`, messages.plaintextSecret(field));
     }
-    if (target.includeBucketInPrefix === true && target.credentials.ofExportBucket) violations.add('target.includeBucketInPrefix', messages.exportKeyWithBucketInPrefix());
+    if (target.includeBucketInPrefix === true && keyScope) violations.add('target.includeBucketInPrefix', messages.exportKeyWithBucketInPrefix());
     violations.check('credentialsVersion', props.credentialsVersion, wholeNumberProblem(1));
     if (!keys && props.credentialsVersion !== undefined) violations.add('credentialsVersion', messages.versionWithoutKeys());
     violations.throwIfAny('ExportDestination', this);
@@ -205,6 +218,7 @@ export class ExportDestination extends Construct implements IExportDestination {
       includeBucketInPrefix: target.includeBucketInPrefix,
       credentials,
       credentialsVersion: keys ? (props.credentialsVersion ?? 1) : undefined,
+      timeouts: props.timeout && { create: props.timeout.toTerraformString(), update: props.timeout.toTerraformString() },
       provider: props.provider,
     });
     // the dependencies are read when the stack is synthesized: a grant of the bucket may come later in the code; those
@@ -222,4 +236,12 @@ export class ExportDestination extends Construct implements IExportDestination {
     });
     this.destinationId = this.resource.id;
   }
+}
+
+/** Whether keys that may write under `scope` can write where `target` points (unknown names are taken as the same). */
+function writableWith(scope: { readonly bucketName: string; readonly prefix: string }, target: S3DestinationSettings): boolean {
+  const trimmed = (prefix: string | undefined): string => (prefix ?? '').replace(/^\/+|\/+$/g, '');
+  const known = (...values: (string | undefined)[]): boolean => values.every((value) => !isToken(value));
+  if (known(scope.bucketName, target.bucketName) && scope.bucketName !== target.bucketName) return false;
+  return !known(scope.prefix, target.prefix) || trimmed(scope.prefix) === trimmed(target.prefix);
 }

@@ -85,9 +85,10 @@ export function exportKeyPattern(keyPrefix: string): string {
 
 /**
  * The IAM policy document (as an object) allowing exactly the export actions: on `objectsArn` (the ARN of the keys
- * under the prefix, ending in `/*`), and, for `s3:DeleteObject`, only on the test objects under its `tmp/`.
+ * under the prefix, ending in `/*`), and, for `s3:DeleteObject`, only on the test objects under its `tmp/`; with
+ * `kmsKeyArn` (a bucket encrypted with SSE-KMS), the use of that key for writing and reading.
  */
-export function exportPolicyDocument(objectsArn: string, options: ExportPermissionOptions = {}): object {
+export function exportPolicyDocument(objectsArn: string, options: ExportPermissionOptions = {}, kmsKeyArn?: string): object {
   if (!objectsArn.endsWith('/*')) throw new Error(`the ARN of an export's objects ends in "/*"; got ${objectsArn}`);
   const granted = EXPORT_PERMISSIONS.filter((p) => p.option === undefined || options[p.option] !== false);
   const actionsOn = (on: ExportPermission['on']) => granted.filter((p) => p.on === on).map((p) => p.action);
@@ -95,6 +96,10 @@ export function exportPolicyDocument(objectsArn: string, options: ExportPermissi
   if (actionsOn('tmp').length > 0) {
     const testObjects = `${objectsArn.slice(0, -1)}tmp/*`;
     statements.push({ Sid: 'AgentPlatformDestinationTestObject', Effect: 'Allow', Action: actionsOn('tmp'), Resource: [testObjects] });
+  }
+  // SSE-KMS: a write needs a data key; completing a multipart upload and reading a file back decrypt with the key
+  if (kmsKeyArn !== undefined) {
+    statements.push({ Sid: 'AgentPlatformBucketKey', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] });
   }
   return { Version: '2012-10-17', Statement: statements };
 }

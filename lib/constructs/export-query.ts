@@ -3,7 +3,7 @@
  * filter and the format, checked at synth with the platform's own rules (the filter parser and the exportable fields
  * table of `lib/api`).
  */
-import type { TerraformProvider } from 'cdktf';
+import { Tokenization, type TerraformProvider } from 'cdktf';
 import { renderFilter, validateFilter, type FilterExpr } from '../api/filter';
 import { FORMAT_VERSIONS, type FormatVersion } from '../api/schemas/bulk-export';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant, type ExportableFieldName } from '../api/schemas/trace';
@@ -54,7 +54,10 @@ export function queryAttributes(
 ): Pick<TfBulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
   violations.check('tracingProjectId', props.tracingProjectId, (id) => (UUID.test(id) ? undefined : messages.notUuid('a tracing project id', id)));
   // a list given as a token (a variable of list type) is checked by the provider at plan
-  if (props.fields !== undefined && !isToken(props.fields)) checkFields(props.fields, violations);
+  if (props.fields !== undefined && !isToken(props.fields)) {
+    if (Array.isArray(props.fields)) checkFields(props.fields, violations);
+    else violations.add('fields', messages.notList(props.fields, "['id', 'name', 'start_time']"));
+  }
   violations.check('formatVersion', props.formatVersion, (v) => ((FORMAT_VERSIONS as readonly string[]).includes(v) ? undefined : messages.oneOf(v, FORMAT_VERSIONS)));
   return {
     destinationId: props.destination.destinationId,
@@ -76,13 +79,59 @@ function checkFields(fields: readonly string[], violations: Violations): void {
 
 function filterText(filter: ExportFilter | undefined, violations: Violations): string | undefined {
   if (filter === undefined) return undefined;
-  if (typeof filter !== 'string') return renderFilter(filter);
-  violations.check('filter', filter, (text) => {
-    if (text.trim() === '') return messages.emptyFilter();
-    const result = validateFilter(text);
+  let text: string;
+  try {
+    text = typeof filter === 'string' ? filter : renderFilter(filter);
+  } catch {
+    // a hand-built expression that is no FilterExpr at all
+    violations.add('filter', messages.notFilterExpr());
+    return undefined;
+  }
+  violations.check('filter', text, (t) => {
+    // a value known only at deploy: the provider checks the filter at plan, once it is known
+    if (holdsNumberToken(t)) return undefined;
+    if (t.trim() === '') return messages.emptyFilter();
+    const result = validateFilter(t);
     return result.ok ? undefined : messages.badFilter(result.error.message);
   });
-  return filter;
+  return terraformLiteral(nfcStable(text));
+}
+
+/** Numbers in text form, as a number token written into a template string reads (`-1.8881545897087626e+289`). */
+const NUMBER_IN_TEXT = /-?\d+(?:\.\d+)?e[+-]?\d+/gi;
+
+/** Whether `text` holds a number token (`${variable.numberValue}` in a template string), which cdktf resolves at synth. */
+function holdsNumberToken(text: string): boolean {
+  return (text.match(NUMBER_IN_TEXT) ?? []).some((n) => Tokenization.reverseNumber(Number(n)) !== undefined);
+}
+
+/** A string token in text (`${TfToken[TOKEN.1]}`), which cdktf replaces with a Terraform expression. */
+const STRING_TOKEN = /\$\{TfToken\[[^\]]*\]\}/g;
+
+/**
+ * `text` as Terraform reads it literally: in Terraform's JSON syntax every string is a template, in which `${` and
+ * `%{` start an expression or a directive; outside the tokens they are doubled (`$${`, `%%{`), so the platform gets
+ * the filter as written.
+ */
+export function terraformLiteral(text: string): string {
+  const escape = (literal: string): string => literal.replace(/([$%])\{/g, '$1$1{');
+  let out = '';
+  let last = 0;
+  for (const token of text.matchAll(STRING_TOKEN)) {
+    out += escape(text.slice(last, token.index)) + token[0];
+    last = token.index! + token[0].length;
+  }
+  return out + escape(text.slice(last));
+}
+
+/**
+ * Terraform turns every string into its Unicode NFC form, which would change a filter value written in another one
+ * (`"Cafe\u0301"` would match `"Café"`): the non-ASCII characters of such a filter (only string literals hold them)
+ * are written as `\uXXXX` escapes, which the filter language reads back as the same characters.
+ */
+function nfcStable(text: string): string {
+  if (text.normalize('NFC') === text) return text;
+  return text.replace(/[^\u0000-\u007f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The timestamp the API takes for `time`; records a violation when a string is not an ISO 8601 instant. */

@@ -2,7 +2,7 @@
  * The cdktf construct library of the agent platform. Import from here; the `generated/` bindings (one class per
  * provider resource and data source) are the escape hatch.
  */
-export { Filter } from '../api/filter';
+export { Filter } from './filter';
 export type { FilterExpr } from '../api/filter';
 export type { ExportableFieldName } from '../api/schemas/trace';
 export type { RevisionStatusName } from '../api/schemas/control-plane-constants';

@@ -4,7 +4,8 @@
  */
 import { Construct } from 'constructs';
 import { INTERVAL_HOURS_MAX, INTERVAL_HOURS_MIN } from '../api/schemas/bulk-export';
-import type { Duration } from './duration';
+import { booleanProblem } from './checks';
+import { Duration } from './duration';
 import { Violations, messages } from './errors';
 import { queryAttributes, timeAttribute, type ExportQueryProps, type ExportTime } from './export-query';
 import { TfBulkExport } from './generated/bulk-export';
@@ -46,11 +47,13 @@ export class ScheduledExport extends Construct {
     const query = queryAttributes(props, violations);
     const startTime = timeAttribute('start', props.start, violations);
     violations.check('every', props.every, (every) => {
+      if (!(every instanceof Duration)) return messages.notDuration(every);
       const hours = every.toHours();
       return Number.isInteger(hours) && hours >= INTERVAL_HOURS_MIN && hours <= INTERVAL_HOURS_MAX
         ? undefined
         : messages.everyHours(every.toString(), INTERVAL_HOURS_MIN, INTERVAL_HOURS_MAX);
     });
+    violations.check('cancelSpawnedOnDestroy', props.cancelSpawnedOnDestroy, booleanProblem);
     violations.throwIfAny('ScheduledExport', this);
 
     this.resource = new TfBulkExport(this, 'Resource', {

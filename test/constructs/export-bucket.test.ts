@@ -143,7 +143,7 @@ describe('ExportBucket', () => {
     const [policy] = policiesOf(json, 'aws_iam_user_policy');
     expect(policy).toMatchObject({ user: `\${aws_iam_user.${userAddress}.name}` });
     expect(policy!.document.Statement[0]).toMatchObject({ Action: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'], Resource: ['arn:aws:s3:::acme-traces/agent-traces/*'] });
-    expect(() => bucket.withAccessKey()).toThrow('was already called with other permission options');
+    expect(() => bucket.withAccessKey()).toThrow('was already called with other options');
   });
 
   test('withAccessKey options that grant the same actions ask for the same key; a destination uses the key made', () => {

@@ -125,7 +125,7 @@ describe('BulkExport', () => {
     ['an end before the start', { end: '2024-12-31T00:00:00Z' }, 'end'],
     ['an end equal to the start', { end: new Date('2025-01-01T00:00:00Z') }, 'end'],
     ['an invalid end Date', { end: new Date('not a date') }, 'end'],
-    ['a zero timeout', { timeout: Duration.minutes(0) }, 'timeout'],
+    ['a zero timeout', { timeout: Duration.minutes(0), waitForCompletion: true }, 'timeout'],
   ])('%s', (_, props, prop) => {
     expect(violationsOf(() => oneOff(props)).map((v) => v.prop)).toEqual([prop]);
   });

@@ -111,7 +111,9 @@ export type FilterValueFor<F extends FilterFieldName> = FilterFieldTypeOf<F> ext
 type EqualityValue<F extends EqualityField> = FilterValueFor<F> | (F extends NullableField ? null : never);
 
 function scalar(value: FilterScalar | Date): FilterScalar {
-  return value instanceof Date ? value.toISOString() : value;
+  if (!(value instanceof Date)) return value;
+  // an invalid Date goes to the parser as its text, which refuses it as it would in a raw string
+  return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
 }
 
 /** Builder results go through the parser, so a wrong value fails here with the same message a raw string gets. */

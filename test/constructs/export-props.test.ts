@@ -1,0 +1,198 @@
+/**
+ * The export constructs' props as a JavaScript app or a Terraform template could get them wrong: filters holding
+ * template syntax, tokens, characters Terraform normalises or hand-built expressions; props of the wrong kind; ranges
+ * and options the platform refuses; an ExportBucket's key used elsewhere; SSE-KMS buckets and IAM user names.
+ */
+import { TerraformVariable, type TerraformStack } from 'cdktf';
+import { parseFilter, type FilterExpr } from '../../lib/api/filter';
+import { Filter } from '../../lib/constructs';
+import { BulkExport, type BulkExportProps } from '../../lib/constructs/bulk-export';
+import { Duration } from '../../lib/constructs/duration';
+import { ExportBucket } from '../../lib/constructs/export-bucket';
+import { DestinationCredentials, DestinationTarget, ExportDestination } from '../../lib/constructs/export-destination';
+import { ScheduledExport, type ScheduledExportProps } from '../../lib/constructs/scheduled-export';
+import { exportStack, onlyResource, providerStack, resourcesOf, synthesized, violationsOf } from './support/synth';
+
+const PROJECT = '6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47';
+const DESTINATION = '0c0ffee0-0000-4000-8000-000000000001';
+
+function scheduled(props: Partial<ScheduledExportProps> = {}, stack: TerraformStack = providerStack()): TerraformStack {
+  const destination = ExportDestination.fromDestinationId(stack, 'Destination', DESTINATION);
+  new ScheduledExport(stack, 'Daily', { destination, tracingProjectId: PROJECT, start: '2025-01-01T00:00:00Z', every: Duration.hours(24), ...props });
+  return stack;
+}
+
+function oneOff(props: Partial<BulkExportProps> = {}, stack: TerraformStack = providerStack()): TerraformStack {
+  const destination = ExportDestination.fromDestinationId(stack, 'Destination', DESTINATION);
+  new BulkExport(stack, 'Backfill', { destination, tracingProjectId: PROJECT, start: '2025-01-01T00:00:00Z', end: '2025-02-01T00:00:00Z', ...props });
+  return stack;
+}
+
+const filterOf = (stack: TerraformStack): unknown => onlyResource(synthesized(stack), 'agentplatform_bulk_export').filter;
+
+describe('export filters in the synthesized JSON', () => {
+  test('the ${ and %{ of a filter are escaped for Terraform, so the platform gets the text as written', () => {
+    expect(filterOf(scheduled({ filter: Filter.search('cost: ${HOME}') }))).toBe('search("cost: $${HOME}")');
+    expect(filterOf(scheduled({ filter: Filter.like('name', '%{a}%') }))).toBe('like(name, "%%{a}%")');
+    expect(filterOf(scheduled({ filter: 'search("100% ${x} $5")' }))).toBe('search("100% $${x} $5")');
+  });
+
+  test('a string token in a raw filter stays a reference, the literal text around it escaped', () => {
+    const stack = providerStack();
+    const name = new TerraformVariable(stack, 'name', { type: 'string' });
+    scheduled({ filter: `and(eq(name, "${name.stringValue}"), search("\${x}"))` }, stack);
+    expect(filterOf(stack)).toBe('and(eq(name, "${var.name}"), search("$${x}"))');
+  });
+
+  test('a number token written into a raw filter passes synth (the provider checks it at plan), on any field type', () => {
+    const stack = providerStack();
+    const min = new TerraformVariable(stack, 'min', { type: 'number' });
+    scheduled({ filter: `and(gt(total_tokens, ${min.numberValue}), gt(total_cost, ${min.numberValue}))` }, stack);
+    expect(filterOf(stack)).toBe('and(gt(total_tokens, ${var.min}), gt(total_cost, ${var.min}))');
+  });
+
+  test('a builder given a token says how to write such a filter', () => {
+    const stack = providerStack();
+    const min = new TerraformVariable(stack, 'min', { type: 'number' });
+    const id = new TerraformVariable(stack, 'id', { type: 'string' });
+    expect(() => Filter.gt('total_tokens', min.numberValue)).toThrow(/Filter\.gt\(\) takes values known at synth.*gt\(total_tokens, \$\{minTokens\.numberValue\}\)/s);
+    expect(() => Filter.eq('trace_id', id.stringValue)).toThrow('Filter.eq() takes values known at synth');
+    expect(() => Filter.in('total_tokens', [1, min.numberValue])).toThrow('Filter.in() takes values known at synth');
+    // literal values build as before
+    expect(Filter.gt('total_tokens', 5)).toEqual(parseFilter('gt(total_tokens, 5)'));
+  });
+
+  test('a filter not in Unicode NFC is written with \\u escapes, which Terraform leaves alone and which parse back the same', () => {
+    const decomposed = 'Cafe\u0301';
+    const written = filterOf(scheduled({ filter: Filter.eq('name', decomposed) })) as string;
+    expect(written).toBe('eq(name, "Cafe\\u0301")');
+    expect(parseFilter(written)).toEqual(parseFilter(`eq(name, "${decomposed}")`));
+    // NFC text (the usual case) is written as it is
+    expect(filterOf(scheduled({ filter: Filter.eq('name', 'Café 東京') }))).toBe('eq(name, "Café 東京")');
+  });
+
+  test('a hand-built expression is checked at synth like a string', () => {
+    const badValue = { op: 'gt', field: 'total_tokens', value: 'lots' } as unknown as FilterExpr;
+    expect(violationsOf(() => scheduled({ filter: badValue }))).toEqual([{ prop: 'filter', message: expect.stringContaining('is not a valid filter expression') }]);
+    const unknownField = { op: 'eq', field: 'nope', value: 1 } as unknown as FilterExpr;
+    expect(violationsOf(() => scheduled({ filter: unknownField }))).toEqual([{ prop: 'filter', message: expect.stringContaining('nope') }]);
+    const noExpression = { op: 'and' } as unknown as FilterExpr;
+    expect(violationsOf(() => scheduled({ filter: noExpression }))).toEqual([{ prop: 'filter', message: expect.stringContaining('neither a filter expression') }]);
+  });
+
+  test('an invalid Date fails as the parser fails for a bad timestamp', () => {
+    expect(() => Filter.gte('start_time', new Date('x'))).toThrow(expect.objectContaining({ name: 'FilterSyntaxError' }));
+  });
+});
+
+describe('props of the wrong kind (apps in JavaScript)', () => {
+  const wrong = <T>(value: unknown): T => value as T;
+
+  test('each names the prop and the kind it takes', () => {
+    expect(violationsOf(() => scheduled({ every: wrong(24) }))).toEqual([{ prop: 'every', message: expect.stringContaining('must be a Duration') }]);
+    expect(violationsOf(() => scheduled({ fields: wrong('id') }))).toEqual([{ prop: 'fields', message: expect.stringContaining('must be a list') }]);
+    expect(violationsOf(() => scheduled({ cancelSpawnedOnDestroy: wrong('yes') }))).toEqual([
+      { prop: 'cancelSpawnedOnDestroy', message: 'must be true or false; got string "yes".' },
+    ]);
+    expect(violationsOf(() => oneOff({ waitForCompletion: true, timeout: wrong(60) }))).toEqual([{ prop: 'timeout', message: expect.stringContaining('must be a Duration') }]);
+  });
+});
+
+describe('BulkExport ranges and options the platform refuses', () => {
+  test('a range of more than 1000 UTC days', () => {
+    expect(violationsOf(() => oneOff({ start: '2020-01-01T00:00:00Z', end: '2025-01-01T00:00:00Z' }))).toEqual([
+      { prop: 'end', message: expect.stringContaining('covers 1827 UTC days; an export covers at most 1000') },
+    ]);
+    expect(() => oneOff({ start: '2022-01-01T00:00:00Z', end: '2024-09-27T00:00:00Z' })).not.toThrow();
+  });
+
+  test('a timeout without waitForCompletion (it would bound nothing)', () => {
+    expect(violationsOf(() => oneOff({ timeout: Duration.hours(2) }))).toEqual([{ prop: 'timeout', message: expect.stringContaining('set waitForCompletion: true') }]);
+    const stack = providerStack();
+    const wait = new TerraformVariable(stack, 'wait', { type: 'bool' });
+    expect(() => oneOff({ timeout: Duration.hours(2), waitForCompletion: wait.booleanValue }, stack)).not.toThrow();
+  });
+});
+
+describe("an ExportBucket's access key", () => {
+  const keyOf = (stack: TerraformStack) => ExportBucket.fromBucketName(stack, 'Traces', 'acme-traces', { prefix: 'agent-traces', region: 'eu-west-1' }).withAccessKey();
+
+  test('is refused on another bucket or prefix than its own, which it may not write', () => {
+    for (const [bucketName, prefix] of [
+      ['other-bucket', 'agent-traces'],
+      ['acme-traces', 'elsewhere'],
+    ]) {
+      const stack = exportStack();
+      const credentials = DestinationCredentials.fromExportAccessKey(keyOf(stack));
+      const target = DestinationTarget.s3({ bucketName, prefix, region: 'eu-west-1', credentials });
+      expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target }))).toEqual([
+        { prop: 'target.credentials', message: expect.stringContaining('may write only under "acme-traces/agent-traces"') },
+      ]);
+    }
+  });
+
+  test('is taken on its own bucket and prefix, written with slashes around', () => {
+    const stack = exportStack();
+    const credentials = DestinationCredentials.fromExportAccessKey(keyOf(stack));
+    const target = DestinationTarget.s3({ bucketName: 'acme-traces', prefix: '/agent-traces/', region: 'eu-west-1', credentials });
+    expect(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target })).not.toThrow();
+  });
+
+  test('takes an IAM user name, for a stack deployed more than once into one account', () => {
+    const stack = exportStack();
+    const bucket = ExportBucket.fromBucketName(stack, 'Traces', 'acme-traces', { region: 'eu-west-1' });
+    bucket.withAccessKey({ userName: 'traces-writer-staging' });
+    expect(Object.values(resourcesOf(synthesized(stack), 'aws_iam_user'))).toEqual([expect.objectContaining({ name: 'traces-writer-staging' })]);
+    expect(() => bucket.withAccessKey({ userName: 'another' })).toThrow('was already called with other options');
+    const other = ExportBucket.fromBucketName(exportStack(), 'Traces', 'acme-traces');
+    expect(violationsOf(() => other.withAccessKey({ userName: 'has space' }))).toEqual([{ prop: 'withAccessKey.userName', message: expect.stringContaining('IAM user name') }]);
+  });
+});
+
+describe('ExportBucket names and keys', () => {
+  test.each(['xn--abc', 'sthree-traces', 'my-bucket-s3alias', 'traces--ol-s3', 'traces.mrap', 'traces--x-s3'])(
+    'the name %s, kept by S3 for its own kinds of bucket, is refused',
+    (name) => {
+      expect(violationsOf(() => ExportBucket.fromBucketName(exportStack(), 'Traces', name))).toEqual([{ prop: 'bucketName', message: expect.stringContaining('keeps for itself') }]);
+    },
+  );
+
+  test('a bucket encrypted with SSE-KMS: grants may use its key, and nothing more', () => {
+    const stack = exportStack();
+    const kmsKeyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    ExportBucket.fromBucketName(stack, 'Traces', 'acme-traces', { kmsKeyArn }).withAccessKey();
+    const policy = JSON.parse(onlyResource(synthesized(stack), 'aws_iam_user_policy').policy as string) as { Statement: { Action: string[]; Resource: string[] }[] };
+    expect(policy.Statement).toContainEqual(expect.objectContaining({ Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] }));
+    expect(policy.Statement.flatMap((s) => s.Action).filter((a) => a.startsWith('kms:'))).toHaveLength(2);
+    expect(violationsOf(() => ExportBucket.fromBucketName(exportStack(), 'Traces', 'acme-traces', { kmsKeyArn: 'my-key' }))).toEqual([
+      { prop: 'kmsKeyArn', message: expect.stringContaining('ARN of a KMS key') },
+    ]);
+  });
+});
+
+describe('ExportDestination props', () => {
+  const credentials = (stack: TerraformStack) =>
+    DestinationCredentials.fromValues({ accessKeyId: 'AKIA', secretAccessKey: new TerraformVariable(stack, 'secret', { type: 'string', sensitive: true }).stringValue });
+
+  test('timeout bounds creating the destination and rotating its keys', () => {
+    const stack = providerStack();
+    const target = DestinationTarget.s3({ bucketName: 'traces', endpointUrl: 'https://s3.example.com', credentials: credentials(stack) });
+    new ExportDestination(stack, 'Destination', { displayName: 'traces', target, timeout: Duration.minutes(10) });
+    expect(onlyResource(synthesized(stack), 'agentplatform_export_destination').timeouts).toEqual({ create: '10m', update: '10m' });
+  });
+
+  test('a prefix with "//" and a non-boolean includeBucketInPrefix are refused', () => {
+    const stack = providerStack();
+    const target = DestinationTarget.s3({
+      bucketName: 'traces',
+      prefix: 'a//b',
+      endpointUrl: 'https://s3.example.com',
+      includeBucketInPrefix: 'no' as unknown as boolean,
+      credentials: credentials(stack),
+    });
+    expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target }))).toEqual([
+      { prop: 'target.prefix', message: expect.stringContaining('must not hold "//"') },
+      { prop: 'target.includeBucketInPrefix', message: 'must be true or false; got string "no".' },
+    ]);
+  });
+});
