@@ -110,7 +110,7 @@ describe('BulkExport ranges and options the platform refuses', () => {
     expect(violationsOf(() => oneOff({ timeout: Duration.hours(2) }))).toEqual([{ prop: 'timeout', message: expect.stringContaining('set waitForCompletion: true') }]);
     const stack = providerStack();
     const wait = new TerraformVariable(stack, 'wait', { type: 'bool' });
-    expect(() => oneOff({ timeout: Duration.hours(2), waitForCompletion: wait.booleanValue }, stack)).not.toThrow();
+    expect(() => oneOff({ timeout: Duration.hours(2), waitForCompletion: wait.booleanValue as unknown as boolean }, stack)).not.toThrow();
   });
 });
 
