@@ -30,6 +30,13 @@ function urlProblem(text: string): string | undefined {
   return `${JSON.stringify(text)} is not an http:// or https:// URL written in full: write it like "https://api.example.com".`;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Why a text is not a workspace id. */
+function tenantIdProblem(text: string): string | undefined {
+  return UUID.test(text) ? undefined : `${JSON.stringify(text)} is not a workspace id: a workspace is named by its id, a UUID such as "6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47".`;
+}
+
 /** Schema of the `provider "agentplatform"` block. */
 export const providerSchema = defineSchema({
   description: 'Manages agent deployments and trace exports of the agent platform (or of the local platform).',
@@ -41,6 +48,7 @@ export const providerSchema = defineSchema({
     }),
     tenant_id: attr.string({
       optional: true,
+      validate: tenantIdProblem,
       description: `Workspace to act in (\`X-Tenant-Id\`). Default: \`${PROVIDER_ENV.tenantId}\`, else the key's default workspace.`,
     }),
     control_plane_url: attr.string({
@@ -121,6 +129,9 @@ export function resolveProviderConfig(config: CtyValue, env: NodeJS.ProcessEnv, 
     const problem = fromEnv ? urlProblem(fromEnv) : undefined;
     if (problem) diagnostics.error(`Invalid ${envName}`, `The ${envName} environment variable ${problem}`);
   }
+  const tenantFromEnv = typeof model?.tenant_id !== 'string' && model?.tenant_id !== UNKNOWN ? env[PROVIDER_ENV.tenantId] : undefined;
+  const tenantProblem = tenantFromEnv ? tenantIdProblem(tenantFromEnv) : undefined;
+  if (tenantProblem) diagnostics.error(`Invalid ${PROVIDER_ENV.tenantId}`, `The ${PROVIDER_ENV.tenantId} environment variable: ${tenantProblem}`);
   const timeoutText = pick('request_timeout') ?? DEFAULT_REQUEST_TIMEOUT;
   const retries = model?.max_retries;
   return {

@@ -73,6 +73,7 @@ describe('agentplatform_deployment failures', () => {
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain('~ revision_status');
     expect(oneLine(plan.stdout)).toContain('"DEPLOY_FAILED" -> (known after apply)');
+    expect(oneLine(plan.stdout + plan.stderr)).toContain('Warning: Failed revision deployed again');
     expect(plan.stdout).toContain('0 to add, 1 to change, 0 to destroy');
     const again = await dir.apply();
     expect(again.code).toBe(1);

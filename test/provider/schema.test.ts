@@ -172,7 +172,7 @@ describe('configuration checks', () => {
     expect(check({ source: UNKNOWN, ports: [UNKNOWN], resource_spec: UNKNOWN, timeouts: null })).toEqual({});
   });
 
-  it('reports a null element of a list or map at the element (a variable left unset) when planned, naming no secret value', () => {
+  it('reports a null element of a list or map, and a null required attribute of a nested object, at its place (a variable left unset) when planned, naming no secret value', () => {
     const config = { source: 'github', ports: [n(80), null], secrets: { OPENAI_API_KEY: null, OTHER: 'sk-not-shown' }, rules: [{ host: null }] };
     // not at validation, which terraform runs before a destroy too
     expect(check(config)).toEqual({});
@@ -180,6 +180,7 @@ describe('configuration checks', () => {
     reportNullElements(sample.attributes, config as never, diagnostics);
     expect(Object.fromEntries(diagnostics.items.map((d) => [formatPath(d.path ?? []), d.detail ?? '']))).toEqual({
       'ports[1]': 'is null: give it a value or leave it out (is its variable set?).',
+      'rules[0].host': 'is required, and its value is null: give it a value (is its variable set?).',
       'secrets["OPENAI_API_KEY"]': 'is null: give it a value or leave it out (is its variable set?).',
     });
   });

@@ -49,6 +49,10 @@ export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWA
 /** A tag ref is immutable, so it cannot be combined with `build_on_push`. */
 export const TAG_REF_PREFIX = 'refs/tags/';
 
+/** The platform's defaults of a github deployment's revision when a request leaves them out. */
+export const DEFAULT_REPO_REF = 'main';
+export const DEFAULT_GRAPH_CONFIG_PATH = 'langgraph.json';
+
 /** Whether a `repo_ref` names a tag (`refs/tags/...`). */
 export const isTagRef = (ref: string | null | undefined): boolean => typeof ref === 'string' && ref.startsWith(TAG_REF_PREFIX);
 

@@ -108,9 +108,9 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly repoUrl?: string;
   /** Kind of deployment. */
   readonly deploymentType?: string;
-  /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (`main`). A change deploys a new revision. */
+  /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (`main`), also once taken out of the configuration. A change deploys a new revision. */
   readonly repoRef?: string;
-  /** Path of the graph configuration in the repository (`github` only). Default: the platform's (`langgraph.json`). A change deploys a new revision. */
+  /** Path of the graph configuration in the repository (`github` only). Default: the platform's (`langgraph.json`), also once taken out of the configuration. A change deploys a new revision. */
   readonly graphConfigPath?: string;
   /** Container image to run (`external_docker`: required). A change deploys a new revision. */
   readonly imageUri?: string;
@@ -182,12 +182,12 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('deployment_type');
   }
 
-  /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (`main`). A change deploys a new revision. */
+  /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (`main`), also once taken out of the configuration. A change deploys a new revision. */
   get repoRef(): string {
     return this.getStringAttribute('repo_ref');
   }
 
-  /** Path of the graph configuration in the repository (`github` only). Default: the platform's (`langgraph.json`). A change deploys a new revision. */
+  /** Path of the graph configuration in the repository (`github` only). Default: the platform's (`langgraph.json`), also once taken out of the configuration. A change deploys a new revision. */
   get graphConfigPath(): string {
     return this.getStringAttribute('graph_config_path');
   }

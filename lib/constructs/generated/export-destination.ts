@@ -142,7 +142,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
     return this.getNumberAttribute('credentials_version');
   }
 
-  /** Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`. Only a rotation (a new `credentials_version`) changes them; any other change plans them as they are. */
+  /** Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`. A rotation (a new `credentials_version`) changes them; so does sending the configured `credentials` again when the names differ from the configured fields (keys changed outside Terraform). Any other change plans them as they are. */
   get credentialsKeys(): string[] {
     return this.getListAttribute('credentials_keys');
   }

@@ -4,6 +4,7 @@
  * store and the pipeline so each rule is written once.
  */
 import { createHash } from 'node:crypto';
+import { DEFAULT_GRAPH_CONFIG_PATH, DEFAULT_REPO_REF } from '../../api/schemas/control-plane-constants';
 import type {
   DeploymentSource,
   DeploymentType,
@@ -31,12 +32,10 @@ export interface StoredRevisionConfig {
   repo_commit_sha: string | null;
 }
 
-/** Defaults of a github deployment's first revision when the request leaves them out. */
-export const DEFAULT_REPO_REF = 'main';
-export const DEFAULT_GRAPH_CONFIG_PATH = 'langgraph.json';
-
-/** The name rules are the API's own, shared with the provider and the constructs. */
+/** The name rules and the defaults of a revision are the API's own, shared with the provider and the constructs. */
 export {
+  DEFAULT_GRAPH_CONFIG_PATH,
+  DEFAULT_REPO_REF,
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
   SECRET_NAME_PATTERN,

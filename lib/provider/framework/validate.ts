@@ -85,10 +85,11 @@ function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnosti
 }
 
 const NULL_ELEMENT = 'is null: give it a value or leave it out (is its variable set?).';
+const NULL_REQUIRED = 'is required, and its value is null: give it a value (is its variable set?).';
 
 /**
- * Reports each null element of a list, set or map of `config`, at the element: no API field takes one, and the API
- * would refuse it at apply without saying which. Called when a resource is planned, for the attributes whose value
+ * Reports each null element of a list, set or map of `config`, at the element, and each required attribute of a
+ * nested object that is null: no API field takes one, and the API would refuse it at apply without saying which. Called when a resource is planned, for the attributes whose value
  * goes to the API: every one when it is created; on an update, those that change (not write-only ones, whose changes
  * the resource tells). Not at validation, nor for what does not change: terraform validates and plans the
  * configuration before a destroy too, and a configuration whose variable is unset can still be destroyed.
@@ -106,8 +107,13 @@ export function reportNullElements(
       continue;
     }
     const value = (config as CtyObject)[name] ?? null;
-    if (value === null || value === UNKNOWN) continue;
     const here: AttributePath = [...path, { attribute: name }];
+    // terraform itself refuses a required top-level argument that is null, not one inside an object
+    if (value === null && path.length > 0 && a.kind !== 'block' && a.required) {
+      diagnostics.error(`Missing ${formatPath(here)}`, NULL_REQUIRED, here);
+      continue;
+    }
+    if (value === null || value === UNKNOWN) continue;
     if (a.kind === 'list' || a.kind === 'set' || a.kind === 'map') {
       const entries = entriesOf(value);
       for (const [key, element] of entries) {

@@ -82,6 +82,16 @@ export function destinationRefused(detail: string, target: DestinationTarget, do
 }
 
 /** The warning of a destroyed destination: the platform has no API to delete one. */
+/** A destination whose keys were changed outside Terraform: the configured ones are sent again. */
+export function credentialsChangedOutside(diagnostics: Diagnostics, held: readonly string[], configured: readonly string[]): void {
+  diagnostics.warning(
+    'Export destination keys changed outside Terraform',
+    `The platform holds the credential fields ${held.join(', ') || '(none)'}, and the configuration gives ${configured.join(', ')}: ` +
+      'the keys were changed outside Terraform, and this apply sends the configured ones again (the platform validates them first).',
+    'credentials_keys',
+  );
+}
+
 export function destinationKept(diagnostics: Diagnostics, id: string, name: string): void {
   diagnostics.warning(
     'Export destination removed from state only',

@@ -286,11 +286,23 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, 
   }
   // Terraform shows the warnings of a replacement's first plan only (the one with the prior state)
   const replacing = prior !== null && (prior.status === 'Cancelled' || REPLACING_ATTRIBUTES.some((key) => !sameArgument(key, prior, planned)));
-  if (prior !== null && !replacing) return;
+  if (prior !== null && !replacing) return keepPlatformValues(prior, planned);
   if (typeof planned.end_time === 'string') return checkEndNotAhead({ end: planned.end_time, ctx, destinationId: planned.destination_id, signal, diagnostics });
   const { start_time: start, interval_hours: hours } = planned;
   if (typeof start !== 'string' || typeof hours !== 'number') return;
   await checkDueIntervals({ start, hours, replacing, ctx, destinationId: planned.destination_id, signal, diagnostics });
+}
+
+/**
+ * An update changes only Terraform's own settings (see update): what the platform holds stays as refreshed, and the
+ * plan says so (a computed value that was null would show as "known after apply" otherwise).
+ */
+function keepPlatformValues(prior: BulkExportModel, planned: PlanRequest<Schema>['planned']): void {
+  const kept = planned as Record<string, unknown>;
+  for (const [key, attribute] of Object.entries(bulkExportSchema.attributes)) {
+    const computedOnly = 'computed' in attribute && attribute.computed === true && !('optional' in attribute && attribute.optional);
+    if (computedOnly && kept[key] === UNKNOWN) kept[key] = prior[key as keyof BulkExportModel];
+  }
 }
 
 /** The arguments whose change replaces the export. */

@@ -110,3 +110,12 @@ export function apiFailure(diagnostics: Diagnostics, err: unknown, doing: string
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/** The plan of an unchanged configuration whose latest revision failed: the apply deploys it again. */
+export function failedRevisionDeployedAgain(diagnostics: Diagnostics, revisionId: string | null, status: string | null): void {
+  diagnostics.warning(
+    'Failed revision deployed again',
+    `The latest revision${revisionId ? ` (${revisionId})` : ''} ended ${status ?? 'in failure'}: this apply deploys the same configuration ` +
+      'again, which helps when the failure was passing. If it is not, change what failed (for example `repo_ref`) instead.',
+  );
+}

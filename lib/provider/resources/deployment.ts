@@ -6,6 +6,8 @@
 import type { ControlPlaneClient } from '../../api/control-plane';
 import type { Deployment } from '../../api/schemas/control-plane';
 import {
+  DEFAULT_GRAPH_CONFIG_PATH,
+  DEFAULT_REPO_REF,
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_SOURCES,
   DEPLOYMENT_TYPES,
@@ -35,7 +37,7 @@ import {
 } from '../framework';
 import { createBody, localSettings, patchOf, redeployPatch, sendsSecrets, sortedNames, toModel } from './deployment-body';
 import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets, warnOfSecretsVersion } from './deployment-checks';
-import { apiFailure, nameTaken, waitEnded } from './deployment-messages';
+import { apiFailure, failedRevisionDeployedAgain, nameTaken, waitEnded } from './deployment-messages';
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
 
@@ -79,14 +81,14 @@ export const deploymentSchema = defineSchema({
       computed: true,
       useStateForUnknown: true,
       validate: notEmpty,
-      description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (`main`). A change deploys a new revision.',
+      description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (`main`), also once taken out of the configuration. A change deploys a new revision.',
     }),
     graph_config_path: attr.string({
       optional: true,
       computed: true,
       useStateForUnknown: true,
       validate: notEmpty,
-      description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (`langgraph.json`). A change deploys a new revision.',
+      description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (`langgraph.json`), also once taken out of the configuration. A change deploys a new revision.',
     }),
     image_uri: attr.string({ optional: true, description: 'Container image to run (`external_docker`: required). A change deploys a new revision.' }),
     build_on_push: attr.bool({
@@ -198,6 +200,11 @@ function plan({ config, prior, planned, diagnostics }: PlanRequest<Schema>): voi
   // the github-only attributes of a docker deployment stay null: nothing to learn after apply
   if (planned.source === 'external_docker') {
     for (const key of ['repo_ref', 'graph_config_path', 'repo_commit_sha'] as const) if (planned[key] === UNKNOWN) planned[key] = null;
+  } else if (prior && planned.source === 'github') {
+    // an argument taken out of the configuration goes back to the platform's default, as its description says (the
+    // state would keep the old value otherwise, and the deployment its old branch)
+    if (config.repo_ref === null) planned.repo_ref = DEFAULT_REPO_REF;
+    if (config.graph_config_path === null) planned.graph_config_path = DEFAULT_GRAPH_CONFIG_PATH;
   }
   // the names are all the platform shows of the secrets: configured ones that differ are sent (see patchOf); without
   // `secrets` in the configuration they are left as they are
@@ -209,7 +216,9 @@ function plan({ config, prior, planned, diagnostics }: PlanRequest<Schema>): voi
     config.secrets !== null && (!isKnown(config.secrets) || !isKnown(planned.secrets_version) || sendsSecrets(prior, planned.secrets_version, config.secrets));
   // without `secrets` in the configuration, a new secrets_version sends nothing (see patchOf); a latest revision that
   // failed is deployed again (see update), so the plan shows its status going
-  if (REVISION_INPUTS.some(changes) || secretsSent || revisionFailed(prior)) {
+  const inputsChange = REVISION_INPUTS.some(changes) || secretsSent;
+  if (!inputsChange && revisionFailed(prior)) failedRevisionDeployedAgain(diagnostics, prior.latest_revision_id, prior.revision_status);
+  if (inputsChange || revisionFailed(prior)) {
     planned.latest_revision_id = UNKNOWN;
     planned.revision_status = UNKNOWN;
     planned.repo_commit_sha = prior.source === 'github' ? UNKNOWN : null;

@@ -11,6 +11,7 @@ import {
   defineResource,
   defineSchema,
   element,
+  isKnown,
   timeoutMs,
   timeoutsAttribute,
   type CreateRequest,
@@ -25,7 +26,7 @@ import {
 } from '../framework';
 import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
 import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
-import { DESTINATION_BODY_FIELDS, apiFailure, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
+import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
 import { httpUrlProblem } from '../../api/urls';
 
@@ -127,7 +128,8 @@ export const exportDestinationSchema = defineSchema({
       useStateForUnknown: true,
       description:
         'Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`. ' +
-        'Only a rotation (a new `credentials_version`) changes them; any other change plans them as they are.',
+        'A rotation (a new `credentials_version`) changes them; so does sending the configured `credentials` again when ' +
+        'the names differ from the configured fields (keys changed outside Terraform). Any other change plans them as they are.',
     }),
     timeouts,
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the destination was created (RFC 3339).' }),
@@ -161,6 +163,9 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
 
 // ---- plan ----
 
+/** The credential fields, in the order the platform lists the names of those it holds. */
+const CREDENTIAL_FIELDS = ['access_key_id', 'secret_access_key', 'session_token'] as const;
+
 function plan({ config, prior, planned, requireReplace, diagnostics }: PlanRequest<Schema>): void {
   // at plan, not validate: terraform validates on destroy too, where the warning is of no use
   if (config.credentials !== null && config.credentials_version === null) {
@@ -170,6 +175,16 @@ function plan({ config, prior, planned, requireReplace, diagnostics }: PlanReque
         'and change it to rotate the keys in place.',
       'credentials_version',
     );
+  }
+  const keys = config.credentials;
+  if (prior && planned.credentials_version === prior.credentials_version && keys !== null && isKnown(keys)) {
+    // keys changed outside Terraform (the platform shows their names only): the configured ones are sent again
+    const configured = CREDENTIAL_FIELDS.filter((field) => keys[field] !== null);
+    const held = prior.credentials_keys;
+    if (Array.isArray(held) && [...held].sort().join() !== configured.join()) {
+      planned.credentials_keys = configured;
+      credentialsChangedOutside(diagnostics, held, configured);
+    }
   }
   if (!prior || planned.credentials_version === prior.credentials_version) return;
   // The API rotates credentials but cannot switch a destination to the host's environment credentials.
@@ -215,7 +230,8 @@ async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<Export
 // ---- update ----
 
 async function update({ config, planned, prior, ctx, signal, diagnostics }: UpdateRequest<Schema>): Promise<ExportDestinationModel> {
-  if (planned.credentials_version === prior.credentials_version || config.credentials === null) {
+  const namesKept = JSON.stringify(planned.credentials_keys) === JSON.stringify(prior.credentials_keys);
+  if ((planned.credentials_version === prior.credentials_version && namesKept) || config.credentials === null) {
     return { ...prior, credentials_version: planned.credentials_version, timeouts: planned.timeouts };
   }
   let destination: Destination;

@@ -1,0 +1,142 @@
+/**
+ * Plans that must say exactly what will happen, through the real terraform against the local platform (the in-process
+ * S3 server as the bucket): an argument taken out of a deployment goes back to its default; keys of a destination
+ * changed outside Terraform are sent again; a null key inside `credentials` is refused at plan, on its field; a change
+ * of Terraform's own settings of a bulk export shows no platform value as unknown; a workspace id that is no UUID is
+ * refused before anything is sent (the schema's check of the block's `tenant_id` is the same function).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startInProcessS3, type InProcessS3 } from '../../lib/local/s3';
+import { TestPlatform, githubDeployment } from './support/deployment-platform';
+import { ExportTestPlatform, diagnostic, flat } from './support/export-platform';
+
+const BUCKET = 'traces';
+
+describe('agentplatform_deployment arguments taken out', () => {
+  let lp: TestPlatform;
+  beforeAll(async () => (lp = await TestPlatform.start()));
+  afterAll(() => lp.close());
+
+  it('plans repo_ref and graph_config_path back to the platform defaults, and deploys them', async () => {
+    const dir = lp.terraform();
+    const name = lp.uniqueName('defaults');
+    dir.configure(githubDeployment('agent', { name, repo_ref: 'dev', graph_config_path: 'graphs/g.json' }));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const id = dir.instance('agentplatform_deployment.agent').attributes.id as string;
+
+    dir.configure(githubDeployment('agent', { name }));
+    const plan = await dir.plan();
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toMatch(/repo_ref\s+= "dev" -> "main"/);
+    expect(plan.stdout).toMatch(/graph_config_path\s+= "graphs\/g\.json" -> "langgraph\.json"/);
+    expect((await dir.apply()).code).toBe(0);
+    const deployment = await lp.client.getDeployment(id);
+    const revision = await lp.client.getRevision(id, deployment.latest_revision_id!);
+    expect(revision.source_revision_config).toMatchObject({ repo_ref: 'main', graph_config_path: 'langgraph.json' });
+    expect((await dir.plan()).code).toBe(0);
+  });
+
+  it('refuses a workspace id that is no UUID at plan, before anything is sent', async () => {
+    const dir = lp.terraform({ AGENTPLATFORM_TENANT_ID: 'not-a-uuid' });
+    dir.configure(githubDeployment('agent', { name: lp.uniqueName('tenant') }));
+    expect((await dir.init()).code).toBe(0);
+    const plan = await dir.plan();
+    expect(plan.code).toBe(1);
+    expect(flat(diagnostic(plan.stderr, 'Invalid AGENTPLATFORM_TENANT_ID'))).toContain('"not-a-uuid" is not a workspace id');
+    expect((await dir.apply()).code).toBe(1);
+    expect((await lp.client.listDeployments({ nameContains: 'tenant' })).resources).toEqual([]);
+  });
+});
+
+describe('export resources against the in-process S3 server', () => {
+  let lp: ExportTestPlatform;
+  let s3: InProcessS3;
+  let s3Dir: string;
+  beforeAll(async () => {
+    s3Dir = mkdtempSync(join(tmpdir(), 'plan-drift-s3-'));
+    s3 = await startInProcessS3({ directory: s3Dir, buckets: [BUCKET] });
+    lp = await ExportTestPlatform.start();
+  });
+  afterAll(async () => {
+    await lp?.close();
+    await s3?.close();
+    rmSync(s3Dir, { recursive: true, force: true });
+  });
+
+  const destination = (keyId: string, extra = ''): string => `variable "key_id" {
+  type      = string
+  default   = ${keyId}
+  ephemeral = true
+}
+
+resource "agentplatform_export_destination" "d" {
+  display_name        = "drift"
+  bucket_name         = "${BUCKET}"
+  endpoint_url        = "${s3.endpoint}"
+  credentials         = { access_key_id = var.key_id, secret_access_key = "S3RVER" }
+  credentials_version = 1
+}
+${extra}`;
+
+  it('refuses a null key inside credentials at plan, naming it', async () => {
+    const dir = lp.terraform();
+    dir.configure(destination('null'));
+    expect((await dir.init()).code).toBe(0);
+    const plan = await dir.plan();
+    expect(plan.code).toBe(1);
+    const block = diagnostic(plan.stderr, 'Missing credentials.access_key_id');
+    expect(flat(block)).toContain('is required, and its value is null: give it a value (is its variable set?)');
+    expect(lp.requests.filter((line) => line.startsWith('POST /api/v1/bulk-exports/destinations'))).toEqual([]);
+  });
+
+  it('sends the configured keys again when the platform holds other ones, changed outside Terraform', async () => {
+    const dir = lp.terraform();
+    dir.configure(destination('"S3RVER"'));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const id = dir.instance('agentplatform_export_destination.d').attributes.id as string;
+    expect((await dir.plan()).code).toBe(0);
+
+    await lp.client.rotateDestinationCredentials(id, { access_key_id: 'S3RVER', secret_access_key: 'S3RVER', session_token: 'out-of-band' });
+    const plan = await dir.plan();
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('agentplatform_export_destination.d will be updated in-place');
+    expect(flat(plan.stdout + plan.stderr)).toContain('Warning: Export destination keys changed outside Terraform');
+    expect(flat(plan.stdout + plan.stderr)).not.toContain('out-of-band');
+    expect((await dir.apply()).code).toBe(0);
+    expect((await lp.client.getDestination(id)).credentials_keys).toEqual(['access_key_id', 'secret_access_key']);
+    expect((await dir.plan()).code).toBe(0);
+  });
+
+  it("changes a schedule's Terraform settings in place without showing the platform's values as unknown", async () => {
+    const projectId = await lp.seedRuns('plan-drift', ['2025-01-01T00:00:00Z']);
+    const dir = lp.terraform();
+    const start = new Date(Date.now() - 3_600_000).toISOString();
+    const schedule = (cancelSpawned: boolean): string => `
+resource "agentplatform_bulk_export" "daily" {
+  destination_id            = agentplatform_export_destination.d.id
+  session_id                = "${projectId}"
+  start_time                = "${start}"
+  interval_hours            = 24
+  cancel_spawned_on_destroy = ${cancelSpawned}
+}
+`;
+    dir.configure(destination('"S3RVER"', schedule(false)));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const before = dir.instance('agentplatform_bulk_export.daily').attributes;
+    expect(before.finished_at).toBeNull();
+
+    dir.configure(destination('"S3RVER"', schedule(true)));
+    const plan = await dir.plan();
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toMatch(/cancel_spawned_on_destroy\s+= false -> true/);
+    expect(plan.stdout).not.toContain('known after apply');
+    expect((await dir.apply()).code).toBe(0);
+    expect(dir.instance('agentplatform_bulk_export.daily').attributes).toMatchObject({ id: before.id, cancel_spawned_on_destroy: true, finished_at: null });
+    expect((await dir.destroy()).code).toBe(0);
+  });
+});
