@@ -49,7 +49,7 @@ export const providerSchema = defineSchema({
     tenant_id: attr.string({
       optional: true,
       validate: tenantIdProblem,
-      description: `Workspace to act in (\`X-Tenant-Id\`). Default: \`${PROVIDER_ENV.tenantId}\`, else the key's default workspace.`,
+      description: `Workspace to act in (\`X-Tenant-Id\`): its id, a UUID. Default: \`${PROVIDER_ENV.tenantId}\`, else the key's default workspace.`,
     }),
     control_plane_url: attr.string({
       optional: true,
