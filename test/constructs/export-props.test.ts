@@ -6,27 +6,11 @@
 import { TerraformVariable, type TerraformStack } from 'cdktf';
 import { parseFilter, type FilterExpr } from '../../lib/api/filter';
 import { Filter } from '../../lib/constructs';
-import { BulkExport, type BulkExportProps } from '../../lib/constructs/bulk-export';
 import { Duration } from '../../lib/constructs/duration';
 import { ExportBucket } from '../../lib/constructs/export-bucket';
 import { DestinationCredentials, DestinationTarget, ExportDestination } from '../../lib/constructs/export-destination';
-import { ScheduledExport, type ScheduledExportProps } from '../../lib/constructs/scheduled-export';
+import { oneOff, scheduled } from './support/exports';
 import { exportStack, onlyResource, providerStack, resourcesOf, synthesized, violationsOf } from './support/synth';
-
-const PROJECT = '6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47';
-const DESTINATION = '0c0ffee0-0000-4000-8000-000000000001';
-
-function scheduled(props: Partial<ScheduledExportProps> = {}, stack: TerraformStack = providerStack()): TerraformStack {
-  const destination = ExportDestination.fromDestinationId(stack, 'Destination', DESTINATION);
-  new ScheduledExport(stack, 'Daily', { destination, tracingProjectId: PROJECT, start: '2025-01-01T00:00:00Z', every: Duration.hours(24), ...props });
-  return stack;
-}
-
-function oneOff(props: Partial<BulkExportProps> = {}, stack: TerraformStack = providerStack()): TerraformStack {
-  const destination = ExportDestination.fromDestinationId(stack, 'Destination', DESTINATION);
-  new BulkExport(stack, 'Backfill', { destination, tracingProjectId: PROJECT, start: '2025-01-01T00:00:00Z', end: '2025-02-01T00:00:00Z', ...props });
-  return stack;
-}
 
 const filterOf = (stack: TerraformStack): unknown => onlyResource(synthesized(stack), 'agentplatform_bulk_export').filter;
 

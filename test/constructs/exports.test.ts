@@ -1,26 +1,10 @@
-import { Testing, TerraformVariable, type TerraformStack } from 'cdktf';
+import { Testing, TerraformVariable } from 'cdktf';
 import { Filter, renderFilter, validateFilter } from '../../lib/api/filter';
-import { BulkExport, type BulkExportProps } from '../../lib/constructs/bulk-export';
 import { Duration } from '../../lib/constructs/duration';
-import { ExportDestination } from '../../lib/constructs/export-destination';
 import { TfBulkExport } from '../../lib/constructs/generated/bulk-export';
-import { ScheduledExport, type ScheduledExportProps } from '../../lib/constructs/scheduled-export';
+import type { ScheduledExportProps } from '../../lib/constructs/scheduled-export';
+import { DESTINATION, PROJECT, oneOff, scheduled } from './support/exports';
 import { messageOf, providerStack, violationsOf } from './support/synth';
-
-const PROJECT = '6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47';
-const DESTINATION = '0c0ffee0-0000-4000-8000-000000000001';
-
-function scheduled(props: Partial<ScheduledExportProps> = {}, stack: TerraformStack = providerStack()): TerraformStack {
-  const destination = ExportDestination.fromDestinationId(stack, 'Destination', DESTINATION);
-  new ScheduledExport(stack, 'Daily', { destination, tracingProjectId: PROJECT, start: '2025-01-01T00:00:00Z', every: Duration.hours(24), ...props });
-  return stack;
-}
-
-function oneOff(props: Partial<BulkExportProps> = {}, stack: TerraformStack = providerStack()): TerraformStack {
-  const destination = ExportDestination.fromDestinationId(stack, 'Destination', DESTINATION);
-  new BulkExport(stack, 'Backfill', { destination, tracingProjectId: PROJECT, start: '2025-01-01T00:00:00Z', end: '2025-02-01T00:00:00Z', ...props });
-  return stack;
-}
 
 describe('ScheduledExport', () => {
   test('synthesizes a scheduled bulk export with typed fields and a built filter', () => {
