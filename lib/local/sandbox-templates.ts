@@ -9,8 +9,43 @@ import type { Clock } from './clock';
 import { prepared, type Migration, type PlatformDatabase } from './db';
 import { HttpError } from './errors';
 
-const QUANTITY = /^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;
-const quantity = z.string().regex(QUANTITY).nullable().optional();
+/**
+ * A Kubernetes resource quantity, as its grammar defines it: a number (`1`, `1.5`, `.5`, `1.`), then a binary suffix
+ * (`Ki` … `Ei`), a decimal one (`m`, `k`, `M`, `G`, `T`, `P`, `E`) or an exponent (`e3`, `E-2`). The grammar's sign
+ * is `+` only: a resource amount is never negative.
+ */
+const QUANTITY = /^\+?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[eE][+-]?\d+|[mkMGTPE])?$/;
+const quantity = z
+  .string()
+  .regex(QUANTITY, {
+    message: 'String should be a Kubernetes quantity of 0 or more: a number with an optional suffix, e.g. 500m, 2, 1.5, 512Mi, 2Gi, 1Pi, 10G or 1e3',
+  })
+  .nullable()
+  .optional();
+
+/** A header name: an HTTP token (RFC 9110), so no spaces, separators or control characters. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A header value: visible characters, with spaces and tabs inside only (no CR, LF or other control characters). */
+const HEADER_VALUE = /^([^\x00-\x20\x7f]([^\x00-\x08\x0a-\x1f\x7f]*[^\x00-\x20\x7f])?)?$/;
+
+/** The headers a proxy rule injects: each name an HTTP token and each value a valid field value, reported by name. */
+const injectHeaders = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `header name ${JSON.stringify(name)} is not an HTTP token: use letters, digits and !#$%&'*+-.^_\`|~ only (no spaces or control characters)`,
+      });
+    } else if (!HEADER_VALUE.test(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `the value of header ${name} holds a CR, LF or other control character, or begins or ends with a space: send it on one line, trimmed`,
+      });
+    }
+  }
+});
 
 /** The body of a new template: the SandboxTemplate without server fields; lists default to empty. */
 export const SandboxTemplateInput = z.strictObject({
@@ -31,7 +66,7 @@ export const SandboxTemplateInput = z.strictObject({
           z.strictObject({
             name: z.string().min(1),
             match_hosts: z.array(z.string().min(1)),
-            inject_headers: z.record(z.string(), z.string()).default({}),
+            inject_headers: injectHeaders.default({}),
             match_paths: z.array(z.string()).default([]),
             enabled: z.boolean().default(true),
           }),

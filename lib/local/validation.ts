@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { ValidationErrorItem } from '../api/schemas/control-plane';
 import { HttpError, RequestValidationError } from './errors';
 import { jsonErrorPosition } from './json-error-position';
+import { malformedTextPath, mayHoldSurrogates } from './json-values';
 
 type Loc = (string | number)[];
 
@@ -38,6 +39,17 @@ function uuidProblem(raw: string): string | undefined {
     : `invalid group length in group ${wrong}: expected ${expected[wrong]}, found ${groups[wrong].length}`;
 }
 
+/**
+ * The message of a value that is not a uuid, as pydantic words it for a path parameter. A body id is read in the
+ * hyphenated form only: one in the simple form (32 digits) or with the `urn:uuid:` prefix is told so.
+ */
+function uuidMessage(raw: string): string {
+  const bare = /^urn:uuid:/i.test(raw) ? raw.slice('urn:uuid:'.length) : raw;
+  const problem =
+    uuidProblem(bare) ?? `invalid format: expected the hyphenated form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, found \`${raw}\``;
+  return `Input should be a valid UUID, ${problem}`;
+}
+
 /** A uuid already in canonical form, which is what clients send: checked with one test instead of the diagnosis. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -64,9 +76,8 @@ export class RequestValidator {
     if (CANONICAL_UUID.test(raw)) return raw;
     // the prefix the message offers, as pydantic takes it
     const bare = /^urn:uuid:/i.test(raw) ? raw.slice('urn:uuid:'.length) : raw;
-    const problem = uuidProblem(bare);
-    if (problem === undefined) return canonicalUuid(bare);
-    this.add(['path', name], 'uuid_parsing', `Input should be a valid UUID, ${problem}`);
+    if (uuidProblem(bare) === undefined) return canonicalUuid(bare);
+    this.add(['path', name], 'uuid_parsing', uuidMessage(raw));
     return '';
   }
 
@@ -234,6 +245,9 @@ function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown, sche
       if (valueAt(input, issue.path) === undefined && !hasKeyAt(input, issue.path)) return [item('missing', 'Field required')];
       return unionToItems(issue as z.core.$ZodIssueInvalidUnion, loc, valueAt(input, issue.path));
     case 'invalid_format':
+      if (issue.format === 'guid' || issue.format === 'uuid') return [item('uuid_parsing', uuidMessage(String(valueAt(input, issue.path))))];
+      // a pattern with a message of its own says what it wants in words (zod's default message shows the pattern)
+      if (issue.format === 'regex' && !issue.message.startsWith('Invalid string')) return [item('string_pattern_mismatch', issue.message)];
       return issue.format === 'regex'
         ? [
             item(
@@ -323,9 +337,16 @@ export interface JsonBodyOptions {
   readonly anyContentType?: boolean;
 }
 
+/** The message of a string (or key) holding a lone UTF-16 surrogate, which no text column can keep. */
+const MALFORMED_TEXT =
+  'Input should be a valid string, not well-formed Unicode: it holds a lone UTF-16 surrogate (such as the escape \\ud800 ' +
+  'without its pair); send the text as UTF-8, or escape both halves of a surrogate pair';
+
 /**
  * The parsed JSON body of a request. An empty body is `missing` at `["body"]`; malformed JSON is `json_invalid` at
- * `["body", <position>]`, as FastAPI answers; a body over {@link MAX_REQUEST_BODY_BYTES} is a 413.
+ * `["body", <position>]`, as FastAPI answers; a body over {@link MAX_REQUEST_BODY_BYTES} is a 413. A string or key
+ * that is not well-formed Unicode (a lone surrogate) is `string_unicode` at its place: stored, it would come back
+ * changed.
  */
 export async function readJsonBody(c: Context, options: JsonBodyOptions = {}): Promise<unknown> {
   const text = await readBodyText(c);
@@ -336,11 +357,15 @@ export async function readJsonBody(c: Context, options: JsonBodyOptions = {}): P
     const [type, msg] = TYPE_ERRORS.object!;
     throw new RequestValidationError([{ loc: ['body'], msg: `${msg}; send it as Content-Type: application/json`, type }]);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     // Node's message names a position for few mistakes: the offset is found by a scan of the text
     const position = jsonErrorPosition(text);
     throw new RequestValidationError([{ loc: ['body', Math.max(0, position)], msg: 'JSON decode error', type: 'json_invalid' }]);
   }
+  const malformed = mayHoldSurrogates(text) ? malformedTextPath(value) : undefined;
+  if (malformed) throw new RequestValidationError([{ loc: ['body', ...malformed], msg: MALFORMED_TEXT, type: 'string_unicode' }]);
+  return value;
 }

@@ -289,9 +289,40 @@ describe('sandbox templates', () => {
     expect(theirs.templates.map((x) => x.name)).not.toContain(body.name);
     expect((await t.api.post('/v2/sandboxes/templates', body)).status).toBe(409);
     const bad = await t.api.post('/v2/sandboxes/templates', { name: 'x', image: 'y', resources: { cpu: 'lots' } });
-    expect(onlyValidationItem(bad)).toMatchObject({
+    expect(onlyValidationItem(bad)).toEqual({
       loc: ['body', 'resources', 'cpu'],
       type: 'string_pattern_mismatch',
+      msg: 'String should be a Kubernetes quantity of 0 or more: a number with an optional suffix, e.g. 500m, 2, 1.5, 512Mi, 2Gi, 1Pi, 10G or 1e3',
     });
+  });
+  test('resources take every Kubernetes quantity; a negative one, or another unit, is refused', async () => {
+    for (const cpu of ['1e3', '1E', '+2', '.5', '1.', '250m', '2E-1']) {
+      const answer = await t.api.post('/v2/sandboxes/templates', { name: uniqueName('qty'), image: 'i', resources: { cpu, memory: '1Pi', storage: '1Ei' } });
+      expect([cpu, answer.status]).toEqual([cpu, 201]);
+    }
+    for (const memory of ['-1Gi', '1GB', '1 Gi', 'e3']) {
+      const answer = await t.api.post('/v2/sandboxes/templates', { name: uniqueName('qty'), image: 'i', resources: { memory } });
+      expect([memory, onlyValidationItem(answer).loc]).toEqual([memory, ['body', 'resources', 'memory']]);
+    }
+  });
+  test('a proxy rule injects only headers that are valid on the wire: a 422 names the header', async () => {
+    const rule = (inject_headers: Record<string, string>) => ({
+      name: uniqueName('hdr'),
+      image: 'i',
+      proxy_config: { rules: [{ name: 'r', match_hosts: ['example.com'], inject_headers }] },
+    });
+    const at = ['body', 'proxy_config', 'rules', 0, 'inject_headers'];
+    const spaced = onlyValidationItem(await t.api.post('/v2/sandboxes/templates', rule({ 'X Team': 'a' })));
+    expect(spaced).toMatchObject({ loc: [...at, 'X Team'], type: 'value_error' });
+    expect(spaced.msg).toMatch(/^Value error, header name "X Team" is not an HTTP token/);
+    const split = onlyValidationItem(await t.api.post('/v2/sandboxes/templates', rule({ 'X-Team': 'a\r\nX-Admin: 1' })));
+    expect(split).toMatchObject({ loc: [...at, 'X-Team'], type: 'value_error' });
+    expect(split.msg).toMatch(/^Value error, the value of header X-Team holds a CR, LF or other control character/);
+    expect(onlyValidationItem(await t.api.post('/v2/sandboxes/templates', rule({ 'X-Nul': 'a\u0000' }))).loc).toEqual([...at, 'X-Nul']);
+    expect((await t.api.post('/v2/sandboxes/templates', rule({ Authorization: 'Bearer a\tb', 'X-Empty': '' }))).status).toBe(201);
+  });
+  test('text that is not well-formed Unicode is a 422 at its field (it would be stored changed)', async () => {
+    const answer = await t.api.post('/v2/sandboxes/templates', { name: uniqueName('tpl'), image: 'img\ud800' });
+    expect(onlyValidationItem(answer)).toMatchObject({ loc: ['body', 'image'], type: 'string_unicode' });
   });
 });

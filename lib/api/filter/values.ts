@@ -80,15 +80,26 @@ export function jsonDocument(value: unknown): unknown {
   return parsed === undefined ? value : parsed;
 }
 
-/** Whether any string, key, number or boolean inside `value` contains `needle` (already lower case), ignoring case. */
+/**
+ * Whether any string, key, number or boolean inside `value` contains `needle` (already lower case), ignoring case.
+ * The walk keeps its own stack, so a document nested any depth is searched, never a stack overflow.
+ */
 export function containsText(value: unknown, needle: string): boolean {
-  if (typeof value === 'string') return value.toLowerCase().includes(needle);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value).includes(needle);
-  if (Array.isArray(value)) return value.some((item) => containsText(item, needle));
-  if (typeof value === 'object' && value !== null) {
-    for (const key in value) {
-      if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-      if (key.toLowerCase().includes(needle) || containsText((value as Record<string, unknown>)[key], needle)) return true;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node === 'string') {
+      if (node.toLowerCase().includes(needle)) return true;
+    } else if (typeof node === 'number' || typeof node === 'boolean') {
+      if (String(node).includes(needle)) return true;
+    } else if (Array.isArray(node)) {
+      for (const item of node) pending.push(item);
+    } else if (typeof node === 'object' && node !== null) {
+      for (const key in node) {
+        if (!Object.prototype.hasOwnProperty.call(node, key)) continue;
+        if (key.toLowerCase().includes(needle)) return true;
+        pending.push((node as Record<string, unknown>)[key]);
+      }
     }
   }
   return false;

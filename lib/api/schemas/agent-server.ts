@@ -38,6 +38,8 @@ export type RunnableConfig = z.infer<typeof RunnableConfig>;
 
 export const Assistant = z.object({
   assistant_id: z.string(),
+  /** The deployment that serves the assistant (the local platform gives it on every assistant). */
+  deployment_id: z.string().optional(),
   graph_id: z.string(),
   name: z.string(),
   description: z.string().nullable(),

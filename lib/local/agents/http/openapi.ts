@@ -82,15 +82,44 @@ const COMPONENTS = [
   'StreamErrorChunk',
 ] as const;
 
+/** The components that are request bodies: described as the routes read them (unknown fields are accepted). */
+const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
+  'AssistantCreate',
+  'AssistantUpdate',
+  'AssistantSearch',
+  'ThreadCreate',
+  'RunCreate',
+  'CronCreate',
+  'CronSearch',
+]);
+
+/** An assistant as this server answers it: always with the deployment that serves it. */
+const ServedAssistant = schemas.Assistant.required({ deployment_id: true });
+
+
+/**
+ * The JSON Schema of one component. Request bodies are described as input (fields with defaults optional); neither
+ * kind is closed with `additionalProperties: false`: the routes accept unknown fields, as the real platform does,
+ * and responses may carry fields the schema does not list yet, which clients are to ignore.
+ */
+function componentSchema(name: (typeof COMPONENTS)[number]): unknown {
+  const schema = name === 'Assistant' ? ServedAssistant : (schemas[name] as z.ZodType);
+  return z.toJSONSchema(schema, {
+    io: REQUEST_COMPONENTS.has(name) ? 'input' : 'output',
+    unrepresentable: 'any',
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+    },
+  });
+}
+
 let componentSchemas: Record<string, unknown> | undefined;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** The document for one deployment (its server URL is the deployment's path). */
 export function agentServerOpenApi(deploymentId: string): Record<string, unknown> {
-  componentSchemas ??= Object.fromEntries(
-    COMPONENTS.map((name) => [name, z.toJSONSchema(schemas[name] as z.ZodType, { unrepresentable: 'any' })]),
-  );
+  componentSchemas ??= Object.fromEntries(COMPONENTS.map((name) => [name, componentSchema(name)]));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [method, path, summary, request, response] of OPERATIONS) {
     const streams = path.endsWith('/stream');

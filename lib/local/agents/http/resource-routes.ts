@@ -10,6 +10,7 @@ import {
   ThreadCreate,
   type RunnableConfig,
 } from '../../../api/schemas/agent-server';
+import { MAX_JSON_DEPTH, TOO_DEEP, exceedsJsonDepth } from '../../json-values';
 import { RequestValidator, readJsonBody } from '../../validation';
 import { CronExpression, CronExpressionError } from '../cron/cron-expression';
 import { nextRunDate } from '../cron/cron-scheduler';
@@ -19,10 +20,19 @@ import type { AgentServerDeps, AgentServerEnv } from './env';
 
 type AgentContext = Context<AgentServerEnv>;
 
-/** Parses a JSON body with a schema; 422 with every problem otherwise. */
+/**
+ * Parses a JSON body with a schema; 422 with every problem otherwise. A field nested deeper than the platform stores
+ * ({@link MAX_JSON_DEPTH} levels) is one of them, at the field.
+ */
 export async function parseBody<S extends z.ZodType>(c: AgentContext, schema: S): Promise<z.infer<S>> {
   const validator = new RequestValidator();
-  const body = validator.parse(schema, await readJsonBody(c, { anyContentType: true }), ['body']);
+  const raw = await readJsonBody(c, { anyContentType: true });
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+    for (const [field, value] of Object.entries(raw)) {
+      if (exceedsJsonDepth(value)) validator.add(['body', field], 'value_error', `Value error, ${field} is ${TOO_DEEP}`);
+    }
+  }
+  const body = validator.parse(schema, raw, ['body']);
   validator.throwIfFailed();
   return body as z.infer<S>;
 }

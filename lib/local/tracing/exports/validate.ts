@@ -63,6 +63,19 @@ function checkExportFields(validator: RequestValidator, exportFields: readonly s
   });
 }
 
+/** The range check of `interval_hours` of its own; true when it is within the range. */
+function checkIntervalRange(validator: RequestValidator, intervalHours: number): boolean {
+  if (intervalHours < INTERVAL_HOURS_MIN) {
+    validator.add(['body', 'interval_hours'], 'greater_than_equal', `Input should be greater than or equal to ${INTERVAL_HOURS_MIN}`);
+    return false;
+  }
+  if (intervalHours > INTERVAL_HOURS_MAX) {
+    validator.add(['body', 'interval_hours'], 'less_than_equal', `Input should be less than or equal to ${INTERVAL_HOURS_MAX}`);
+    return false;
+  }
+  return true;
+}
+
 /** The check of `filter` of its own: it parses (an empty filter does not: leave `filter` out to export every run). */
 function checkFilter(validator: RequestValidator, filter: string): void {
   const parsed = validateFilter(filter);
@@ -84,6 +97,7 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
     if (typeof raw.filter === 'string') checkFilter(validator, raw.filter);
     if (typeof raw.start_time === 'string') instant(validator, 'start_time', raw.start_time);
     if (typeof raw.end_time === 'string') instant(validator, 'end_time', raw.end_time);
+    if (Number.isInteger(raw.interval_hours)) checkIntervalRange(validator, raw.interval_hours as number);
   }
   validator.throwIfFailed();
   const request = input!;
@@ -122,12 +136,8 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
       );
     }
   }
-  if (intervalHours !== null) {
-    if (intervalHours < INTERVAL_HOURS_MIN) {
-      validator.add(['body', 'interval_hours'], 'greater_than_equal', `Input should be greater than or equal to ${INTERVAL_HOURS_MIN}`);
-    } else if (intervalHours > INTERVAL_HOURS_MAX) {
-      validator.add(['body', 'interval_hours'], 'less_than_equal', `Input should be less than or equal to ${INTERVAL_HOURS_MAX}`);
-    } else if (endTime === null && !Number.isNaN(startMicros) && (refs.nowMs - SCHEDULE_DELAY_MS - startMicros / 1000) / (intervalHours * 3_600_000) > MAX_DUE_INTERVALS) {
+  if (intervalHours !== null && checkIntervalRange(validator, intervalHours)) {
+    if (endTime === null && !Number.isNaN(startMicros) && (refs.nowMs - SCHEDULE_DELAY_MS - startMicros / 1000) / (intervalHours * 3_600_000) > MAX_DUE_INTERVALS) {
       validator.add(
         ['body', 'start_time'],
         'value_error',

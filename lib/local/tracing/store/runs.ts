@@ -9,6 +9,7 @@ import { EXPORTABLE_FIELD_NAMES, type ExportableFieldName } from '../../../api/s
 import type { RunCreate, RunPatch, RunsBatchResult } from '../../../api/schemas/tracing';
 import { prepared, type PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
+import { MAX_JSON_DEPTH, TOO_DEEP, exceedsJsonDepth } from '../../json-values';
 import { derivedOnPatch, parentsFirst, totalOf, type PatchBase } from './run-derive';
 import type { SessionStore } from './sessions';
 import { formatDottedTimestamp, formatMicros, toMicros } from './time';
@@ -85,15 +86,14 @@ const INSERT_PLACEHOLDERS = EXPORTABLE_FIELD_NAMES.map((name) => `@${name}`).joi
 const PATCHABLE_JSON = new Set(['outputs', 'extra', 'events', 'feedback_stats', 'tags']);
 const PATCHABLE_TIMES = new Set(['end_time', 'first_token_time']);
 
-/** JSON text of a value; a document nested too deep to write (the stack runs out) is refused, not a 500. */
+/**
+ * JSON text of a value. A document nested deeper than {@link MAX_JSON_DEPTH} levels is refused: it could not be
+ * written (the stack runs out) nor searched by an export's filter.
+ */
 function json(value: unknown, run: string, field: string): string | null {
   if (value === undefined || value === null) return null;
-  try {
-    return JSON.stringify(value);
-  } catch (err) {
-    if (err instanceof RangeError) throw new HttpError(400, `Run ${run}: field ${field} is nested too deeply to store`);
-    throw err;
-  }
+  if (exceedsJsonDepth(value)) throw new HttpError(400, `Run ${run}: field ${field} is ${TOO_DEEP}`);
+  return JSON.stringify(value);
 }
 
 /**

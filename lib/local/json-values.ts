@@ -1,0 +1,76 @@
+/**
+ * Limits the platform keeps on the JSON values it is sent: how deeply objects and arrays may nest (the agent server's
+ * bodies and the trace store's runs share one limit), and which strings it can store (well-formed Unicode). Both walks
+ * keep their own stack, so a value nested any depth is measured, not a stack overflow.
+ */
+
+/**
+ * How many levels of objects and arrays one JSON value the platform stores may have (`{}` is one level,
+ * `{"a": [1]}` two). A much deeper value could not be written back (`JSON.stringify` runs out of stack near 5,000
+ * levels), so a deep one is refused where it is sent, with the field named, rather than failing when it is stored.
+ */
+export const MAX_JSON_DEPTH = 500;
+
+/** The message part of a value nested deeper than {@link MAX_JSON_DEPTH}: what is wrong and what to do. */
+export const TOO_DEEP = `nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it, or send the deep part as a JSON string`;
+
+/** Whether `value` has more than `limit` levels of objects and arrays. */
+export function exceedsJsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, above] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (above + 1 > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) pending.push([child, above + 1]);
+    }
+  }
+  return false;
+}
+
+/** A container in a JSON value, linked to its parent: the path is spelt out only for a value that is refused. */
+interface Place {
+  readonly node: object;
+  readonly key: string | number | undefined;
+  readonly parent: Place | undefined;
+}
+
+/** A lone surrogate: with the `u` flag a pair is read as one code point, which is no surrogate. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** Whether a string is well-formed Unicode (no lone UTF-16 surrogate). */
+const isWellFormedText = (text: string): boolean => !LONE_SURROGATE.test(text);
+
+const pathOf = (place: Place, last: string | number): (string | number)[] => {
+  const path: (string | number)[] = [last];
+  for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+  return path;
+};
+
+/**
+ * The path of a string or object key in `value` that is not well-formed Unicode (it holds a lone UTF-16 surrogate,
+ * as a JSON escape such as `\ud800` can give), or undefined when every one is. Such text cannot be stored: SQLite
+ * keeps UTF-8, and each lone surrogate would come back as U+FFFD. A key is reported at its own path; a top-level
+ * string at the empty path.
+ */
+export function malformedTextPath(value: unknown): (string | number)[] | undefined {
+  if (typeof value === 'string') return isWellFormedText(value) ? undefined : [];
+  if (typeof value !== 'object' || value === null) return undefined;
+  const pending: Place[] = [{ node: value, key: undefined, parent: undefined }];
+  for (let place = pending.pop(); place !== undefined; place = pending.pop()) {
+    const entries: [string | number, unknown][] = Array.isArray(place.node) ? [...place.node.entries()] : Object.entries(place.node);
+    for (const [key, child] of entries) {
+      if ((typeof key === 'string' && !isWellFormedText(key)) || (typeof child === 'string' && !isWellFormedText(child))) {
+        return pathOf(place, key);
+      }
+      if (typeof child === 'object' && child !== null) pending.push({ node: child, key, parent: place });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether JSON text may hold a lone surrogate: only a `\uD800`–`\uDFFF` escape can give one (text decoded from UTF-8
+ * holds none), so a body without such an escape needs no walk.
+ */
+export const mayHoldSurrogates = (jsonText: string): boolean => /\\u[dD][89a-fA-F]/.test(jsonText);
