@@ -2,6 +2,7 @@
  * `BulkExport`: a one-off bulk export of a range of a tracing project's runs, optionally waited for until it is
  * Completed (a failed export fails the deploy with its runs' errors).
  */
+import { Annotations } from 'cdktf';
 import { Construct } from 'constructs';
 import { MAX_EXPORT_DAYS, exportDays } from '../api/schemas/bulk-export-constants';
 import { booleanProblem, positiveDurationProblem } from './checks';
@@ -50,7 +51,7 @@ export class BulkExport extends Construct {
   constructor(scope: Construct, id: string, props: BulkExportProps) {
     super(scope, id);
     const violations = new Violations();
-    const query = queryAttributes(props, violations);
+    const query = queryAttributes(props, violations, this);
     const startTime = timeAttribute('start', props.start, violations);
     const endTime = timeAttribute('end', props.end, violations);
     const [from, to] = [instantOf(props.start), instantOf(props.end)];
@@ -60,11 +61,11 @@ export class BulkExport extends Construct {
     }
     violations.check('waitForCompletion', props.waitForCompletion, booleanProblem);
     violations.check('timeout', props.timeout, positiveDurationProblem);
-    // a wait given as a token may be on: the timeout is kept then
-    if (props.timeout !== undefined && props.waitForCompletion !== true && !isToken(props.waitForCompletion)) {
-      violations.add('timeout', messages.timeoutWithoutWait());
-    }
     violations.throwIfAny('BulkExport', this);
+    // a wait given as a token may be on
+    if (props.timeout !== undefined && props.waitForCompletion !== true && !isToken(props.waitForCompletion)) {
+      Annotations.of(this).addWarning(messages.timeoutWithoutWait());
+    }
 
     this.resource = new TfBulkExport(this, 'Resource', {
       ...query,

@@ -112,7 +112,9 @@ export const messages = {
     `without "..", not an IP address, and without the prefixes and suffixes Amazon S3 keeps for itself ("xn--", "sthree-", ` +
     `"amzn-s3-demo-"; "-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"); got ${quote(value)}.`,
   iamUserName: (value: string) => `must be an IAM user name: 1 to 64 letters, digits and "+=,.@_-"; got ${quote(value)}.`,
-  kmsKeyArn: (value: string) => `must be the ARN of a KMS key, e.g. "arn:aws:kms:eu-west-1:123456789012:key/<key id>"; got ${quote(value)}.`,
+  kmsKeyArn: (value: string) =>
+    `must be the ARN of a KMS key, e.g. "arn:aws:kms:eu-west-1:123456789012:key/<key id>" (an IAM policy names a key by its ` +
+    `key ARN: one with an alias ARN grants nothing of the key); got ${quote(value)}.`,
   exportPrefix: (value: string) =>
     `must be a key prefix like "agent-traces" or "exports/prod": no leading or trailing "/", no "//", no "*" or "?"; got ${quote(value)}.`,
   accessKeyOptionsDiffer: (path: string) =>
@@ -128,10 +130,11 @@ export const messages = {
     "cannot be used with an ExportBucket's access key: the key may write under the bucket's prefix only, and with " +
     'includeBucketInPrefix the platform writes under <bucket>/<prefix>/. Leave includeBucketInPrefix out, or give keys allowed there.',
   doubleSlashPrefix: (value: string) =>
-    `must not hold "//": the platform would write keys with an empty segment, which some stores refuse; got ${quote(value)}.`,
-  exportKeyElsewhere: (bucket: string, prefix: string) =>
-    `are an ExportBucket's access key, which may write only under ${quote(prefix === '' ? bucket : `${bucket}/${prefix}`)}: ` +
+    `holds "//" (${quote(value)}): the platform writes keys with an empty segment there, which Amazon S3 takes but some S3-compatible stores refuse.`,
+  exportKeyElsewhere: (bucket: string, prefix: string, bucketUnknown: boolean) =>
+    `are an ExportBucket's access key, which may write only ${bucketUnknown ? `in that bucket, under ${prefix === '' ? 'any key' : quote(`${prefix}/`)}` : `under ${quote(prefix === '' ? `${bucket}/` : `${bucket}/${prefix}/`)}`}: ` +
     "point the destination there (DestinationTarget.exportBucket(bucket)), or give keys allowed where it points.",
+  timeoutWithoutWait: () => 'timeout bounds the wait for completion, and nothing waits (waitForCompletion is not true): it has no effect.',
   regionOrEndpoint: () =>
     'set region (the bucket\'s region, for Amazon S3) or endpointUrl (an S3-compatible store); for a bucket from ' +
     'ExportBucket.fromBucketName, pass its region there.',
@@ -150,6 +153,13 @@ export const messages = {
     `Filter.${builder}() takes values known at synth, and one of its values is a token (known only at deploy). Write ` +
     'such a filter as a string, e.g. `gt(total_tokens, ${minTokens.numberValue})`; a string token goes in quotes ' +
     '(`eq(name, "${name.stringValue}")`) and is inserted as it is, so its value must not hold `"` or `\\`.',
+  filterTemplateSyntax: () =>
+    'filter holds "${" or "%{", which Terraform would read as an expression: they are written with the filter ' +
+    "language's \\u0024 and \\u0025 escapes, so the platform gets the text as written. To put a Terraform value in " +
+    'a filter, use a token (`${variable.stringValue}`), not "${var.…}" text.',
+  filterNotNfc: () =>
+    'filter is not in Unicode NFC, to which Terraform would change it: its non-ASCII characters are written as \\u ' +
+    'escapes, so the platform gets them as written. An export made from it before was made from the NFC form, and is replaced.',
   badFilter: (parserMessage: string) => `is not a valid filter expression (build it with Filter.* to avoid this):\n${parserMessage}`,
   invalidDate: () => 'is an invalid Date.',
   notTimestamp: (value: string) => `must be an ISO 8601 timestamp such as "2025-01-31T00:00:00Z"; got ${quote(value)}.`,
@@ -157,6 +167,5 @@ export const messages = {
     `must be a whole number of hours from ${min} to ${max} (Duration.hours(n)); got ${value}.`,
   endNotAfterStart: (start: string, end: string) => `(${end}) must be after start (${start}).`,
   rangeTooLong: (days: number, max: number) =>
-    `the range covers ${days} UTC days; an export covers at most ${max} (the platform refuses more): split it into several BulkExports.`,
-  timeoutWithoutWait: () => 'bounds the wait for completion, and nothing waits: set waitForCompletion: true, or leave timeout out.',
+    `the range covers ${days} UTC days; an export covers at most ${max} (the provider and the local platform refuse more): split it into several BulkExports.`,
 };

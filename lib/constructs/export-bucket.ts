@@ -341,8 +341,8 @@ export class ExportBucket extends ExportBucketBase {
 
 /** An IAM user name: up to 64 letters, digits and `+=,.@_-`. */
 const IAM_USER_NAME = /^[\w+=,.@-]{1,64}$/;
-/** The ARN of a KMS key (or of an alias of one). */
-const KMS_KEY_ARN = /^arn:[\w-]+:kms:[\w-]+:\d{12}:(key|alias)\/.+$/;
+/** The ARN of a KMS key (an IAM policy names a key by its key ARN: an alias ARN there grants nothing of the key). */
+const KMS_KEY_ARN = /^arn:[\w-]+:kms:[\w-]+:\d{12}:key\/.+$/;
 
 /** Records a violation of `prop` unless `name` follows Amazon S3's rules for bucket names. */
 function checkBucketName(violations: Violations, prop: string, name: string): void {

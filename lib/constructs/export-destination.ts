@@ -2,7 +2,7 @@
  * `ExportDestination`: where bulk exports write, on an `ExportBucket` (credentials wired by reference, created after
  * the bucket's grants so the platform's validation write is allowed) or on any S3-compatible bucket.
  */
-import { Aspects, dependable, type ITerraformDependable, type TerraformProvider } from 'cdktf';
+import { Annotations, Aspects, dependable, type ITerraformDependable, type TerraformProvider } from 'cdktf';
 import type { Duration } from './duration';
 import { Construct, type IConstruct } from 'constructs';
 import { booleanProblem, httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
@@ -187,11 +187,10 @@ export class ExportDestination extends Construct implements IExportDestination {
     const violations = new Violations();
     violations.check('displayName', props.displayName, (name) => (name.trim() === '' ? messages.empty() : undefined));
     violations.check('target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.empty() : undefined));
-    violations.check('target.prefix', target.prefix, (prefix) => (prefix.includes('//') ? messages.doubleSlashPrefix(prefix) : undefined));
     violations.check('target.includeBucketInPrefix', target.includeBucketInPrefix, booleanProblem);
     violations.check('timeout', props.timeout, positiveDurationProblem);
     const keyScope = target.credentials.writesUnder;
-    if (keyScope && !writableWith(keyScope, target)) violations.add('target.credentials', messages.exportKeyElsewhere(keyScope.bucketName, keyScope.prefix));
+    if (keyScope && !writableWith(keyScope, target)) violations.add('target.credentials', messages.exportKeyElsewhere(keyScope.bucketName, keyScope.prefix, isToken(keyScope.bucketName)));
     violations.check('target.endpointUrl', target.endpointUrl, httpUrlProblem);
     if (target.region === undefined && target.endpointUrl === undefined) violations.add('target.region', messages.regionOrEndpoint());
     violations.check('target.region', target.region, (region) => (isRegionName(region) ? undefined : messages.notRegion(region)));
@@ -202,6 +201,9 @@ export class ExportDestination extends Construct implements IExportDestination {
     violations.check('credentialsVersion', props.credentialsVersion, wholeNumberProblem(1));
     if (!keys && props.credentialsVersion !== undefined) violations.add('credentialsVersion', messages.versionWithoutKeys());
     violations.throwIfAny('ExportDestination', this);
+    if (typeof target.prefix === 'string' && !isToken(target.prefix) && target.prefix.includes('//')) {
+      Annotations.of(this).addWarning(`target.prefix: ${messages.doubleSlashPrefix(target.prefix)}`);
+    }
 
     validateSecretReferences(this, () => [
       ['target.credentials.secretAccessKey', keys?.secretAccessKey],
@@ -238,10 +240,15 @@ export class ExportDestination extends Construct implements IExportDestination {
   }
 }
 
-/** Whether keys that may write under `scope` can write where `target` points (unknown names are taken as the same). */
+/**
+ * Whether keys that may write under `scope` can write where `target` points: the same bucket, at the key's prefix or
+ * under it (its grant covers `<prefix>/*`); names that are tokens are taken as the same.
+ */
 function writableWith(scope: { readonly bucketName: string; readonly prefix: string }, target: S3DestinationSettings): boolean {
   const trimmed = (prefix: string | undefined): string => (prefix ?? '').replace(/^\/+|\/+$/g, '');
   const known = (...values: (string | undefined)[]): boolean => values.every((value) => !isToken(value));
   if (known(scope.bucketName, target.bucketName) && scope.bucketName !== target.bucketName) return false;
-  return !known(scope.prefix, target.prefix) || trimmed(scope.prefix) === trimmed(target.prefix);
+  if (!known(scope.prefix, target.prefix)) return true;
+  const [granted, written] = [trimmed(scope.prefix), trimmed(target.prefix)];
+  return granted === '' || written === granted || written.startsWith(`${granted}/`);
 }

@@ -3,7 +3,8 @@
  * filter and the format, checked at synth with the platform's own rules (the filter parser and the exportable fields
  * table of `lib/api`).
  */
-import { Tokenization, type TerraformProvider } from 'cdktf';
+import { Annotations, Tokenization, type TerraformProvider } from 'cdktf';
+import type { IConstruct } from 'constructs';
 import { renderFilter, validateFilter, type FilterExpr } from '../api/filter';
 import { FORMAT_VERSIONS, type FormatVersion } from '../api/schemas/bulk-export';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant, type ExportableFieldName } from '../api/schemas/trace';
@@ -51,6 +52,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function queryAttributes(
   props: ExportQueryProps,
   violations: Violations,
+  scope: IConstruct,
 ): Pick<TfBulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
   violations.check('tracingProjectId', props.tracingProjectId, (id) => (UUID.test(id) ? undefined : messages.notUuid('a tracing project id', id)));
   // a list given as a token (a variable of list type) is checked by the provider at plan
@@ -62,7 +64,7 @@ export function queryAttributes(
   return {
     destinationId: props.destination.destinationId,
     sessionId: props.tracingProjectId,
-    filter: filterText(props.filter, violations),
+    filter: filterText(props.filter, violations, (message) => Annotations.of(scope).addWarning(message)),
     exportFields: props.fields && [...props.fields],
     formatVersion: props.formatVersion,
     provider: props.provider,
@@ -77,7 +79,7 @@ function checkFields(fields: readonly string[], violations: Violations): void {
   });
 }
 
-function filterText(filter: ExportFilter | undefined, violations: Violations): string | undefined {
+function filterText(filter: ExportFilter | undefined, violations: Violations, warn: (message: string) => void): string | undefined {
   if (filter === undefined) return undefined;
   let text: string;
   try {
@@ -94,7 +96,11 @@ function filterText(filter: ExportFilter | undefined, violations: Violations): s
     const result = validateFilter(t);
     return result.ok ? undefined : messages.badFilter(result.error.message);
   });
-  return terraformLiteral(nfcStable(text));
+  const stable = nfcStable(text);
+  if (stable !== text) warn(messages.filterNotNfc());
+  const literal = terraformLiteral(stable);
+  if (literal !== stable) warn(messages.filterTemplateSyntax());
+  return literal;
 }
 
 /** Numbers in text form, as a number token written into a template string reads (`-1.8881545897087626e+289`). */
@@ -110,11 +116,12 @@ const STRING_TOKEN = /\$\{TfToken\[[^\]]*\]\}/g;
 
 /**
  * `text` as Terraform reads it literally: in Terraform's JSON syntax every string is a template, in which `${` and
- * `%{` start an expression or a directive; outside the tokens they are doubled (`$${`, `%%{`), so the platform gets
- * the filter as written.
+ * `%{` start an expression or a directive. Outside the tokens their `$` and `%` are written as the filter language's
+ * `\u0024` and `\u0025` escapes (valid in its string literals, the only place the filter can hold them): the doubled
+ * forms Terraform knows (`$${`) still read as `${` to cdktf, which would then write the next token bare.
  */
 export function terraformLiteral(text: string): string {
-  const escape = (literal: string): string => literal.replace(/([$%])\{/g, '$1$1{');
+  const escape = (literal: string): string => literal.replace(/([$%])\{/g, (_, sign: string) => `${sign === '$' ? '\\u0024' : '\\u0025'}{`);
   let out = '';
   let last = 0;
   for (const token of text.matchAll(STRING_TOKEN)) {

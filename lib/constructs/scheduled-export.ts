@@ -44,7 +44,7 @@ export class ScheduledExport extends Construct {
   constructor(scope: Construct, id: string, props: ScheduledExportProps) {
     super(scope, id);
     const violations = new Violations();
-    const query = queryAttributes(props, violations);
+    const query = queryAttributes(props, violations, this);
     const startTime = timeAttribute('start', props.start, violations);
     violations.check('every', props.every, (every) => {
       if (!(every instanceof Duration)) return messages.notDuration(every);

@@ -41,6 +41,9 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 /** Whether a string is well-formed Unicode (no lone UTF-16 surrogate). */
 const isWellFormedText = (text: string): boolean => !LONE_SURROGATE.test(text);
 
+/** `text` with each lone surrogate replaced by U+FFFD (the replacement character). */
+export const wellFormedText = (text: string): string => text.replace(/\p{Surrogate}/gu, '\uFFFD');
+
 const pathOf = (place: Place, last: string | number): (string | number)[] => {
   const path: (string | number)[] = [last];
   for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) path.unshift(at.key);

@@ -11,10 +11,10 @@ import { HttpError } from './errors';
 
 /**
  * A Kubernetes resource quantity, as its grammar defines it: a number (`1`, `1.5`, `.5`, `1.`), then a binary suffix
- * (`Ki` … `Ei`), a decimal one (`m`, `k`, `M`, `G`, `T`, `P`, `E`) or an exponent (`e3`, `E-2`). The grammar's sign
+ * (`Ki` … `Ei`), a decimal one (`n`, `u`, `m`, `k`, `M`, `G`, `T`, `P`, `E`) or an exponent (`e3`, `E-2`). The grammar's sign
  * is `+` only: a resource amount is never negative.
  */
-const QUANTITY = /^\+?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[eE][+-]?\d+|[mkMGTPE])?$/;
+const QUANTITY = /^\+?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[eE][+-]?\d+|[numkMGTPE])?$/;
 const quantity = z
   .string()
   .regex(QUANTITY, {

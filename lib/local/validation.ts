@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { ValidationErrorItem } from '../api/schemas/control-plane';
 import { HttpError, RequestValidationError } from './errors';
 import { jsonErrorPosition } from './json-error-position';
-import { malformedTextPath, mayHoldSurrogates } from './json-values';
+import { malformedTextPath, mayHoldSurrogates, wellFormedText } from './json-values';
 
 type Loc = (string | number)[];
 
@@ -43,10 +43,11 @@ function uuidProblem(raw: string): string | undefined {
  * The message of a value that is not a uuid, as pydantic words it for a path parameter. A body id is read in the
  * hyphenated form only: one in the simple form (32 digits) or with the `urn:uuid:` prefix is told so.
  */
-function uuidMessage(raw: string): string {
+function uuidMessage(raw: string, place: 'path' | 'body'): string {
   const bare = /^urn:uuid:/i.test(raw) ? raw.slice('urn:uuid:'.length) : raw;
-  const problem =
-    uuidProblem(bare) ?? `invalid format: expected the hyphenated form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, found \`${raw}\``;
+  const hyphenated = `invalid format: expected the hyphenated form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, found \`${raw}\``;
+  // hex digits without a hyphen: the simple form's length would be no help, as a body takes the hyphenated form only
+  const problem = place === 'body' && /^[0-9a-fA-F]*$/.test(bare) ? hyphenated : (uuidProblem(bare) ?? hyphenated);
   return `Input should be a valid UUID, ${problem}`;
 }
 
@@ -77,7 +78,7 @@ export class RequestValidator {
     // the prefix the message offers, as pydantic takes it
     const bare = /^urn:uuid:/i.test(raw) ? raw.slice('urn:uuid:'.length) : raw;
     if (uuidProblem(bare) === undefined) return canonicalUuid(bare);
-    this.add(['path', name], 'uuid_parsing', uuidMessage(raw));
+    this.add(['path', name], 'uuid_parsing', uuidMessage(raw, 'path'));
     return '';
   }
 
@@ -245,7 +246,7 @@ function issueToItems(issue: z.core.$ZodIssue, prefix: Loc, input: unknown, sche
       if (valueAt(input, issue.path) === undefined && !hasKeyAt(input, issue.path)) return [item('missing', 'Field required')];
       return unionToItems(issue as z.core.$ZodIssueInvalidUnion, loc, valueAt(input, issue.path));
     case 'invalid_format':
-      if (issue.format === 'guid' || issue.format === 'uuid') return [item('uuid_parsing', uuidMessage(String(valueAt(input, issue.path))))];
+      if (issue.format === 'guid' || issue.format === 'uuid') return [item('uuid_parsing', uuidMessage(String(valueAt(input, issue.path)), 'body'))];
       // a pattern with a message of its own says what it wants in words (zod's default message shows the pattern)
       if (issue.format === 'regex' && !issue.message.startsWith('Invalid string')) return [item('string_pattern_mismatch', issue.message)];
       return issue.format === 'regex'
@@ -335,6 +336,31 @@ export interface JsonBodyOptions {
    * `model_attributes_type` at `["body"]`.
    */
   readonly anyContentType?: boolean;
+  /**
+   * What becomes of a string or key that is not well-formed Unicode (a lone surrogate): `refuse` it (422
+   * `string_unicode`, the default), or `replace` the lone surrogate with U+FFFD, as traces take it: a tracing SDK that
+   * cut a string in the middle of a pair should not lose the whole batch.
+   */
+  readonly malformedText?: 'refuse' | 'replace';
+}
+
+/**
+ * JSON text parsed with each lone surrogate of its strings and keys replaced by U+FFFD; undefined when the text is
+ * too deep for the parser's own recursion (the caller's depth check refuses such a body).
+ */
+function wellFormedValue(text: string): unknown {
+  const wellFormed = (_key: string, value: unknown): unknown => {
+    if (typeof value === 'string') return wellFormedText(value);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const keys = Object.keys(value);
+    if (keys.every((key) => key === wellFormedText(key))) return value;
+    return Object.fromEntries(keys.map((key) => [wellFormedText(key), (value as Record<string, unknown>)[key]]));
+  };
+  try {
+    return JSON.parse(text, wellFormed);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The message of a string (or key) holding a lone UTF-16 surrogate, which no text column can keep. */
@@ -365,6 +391,7 @@ export async function readJsonBody(c: Context, options: JsonBodyOptions = {}): P
     const position = jsonErrorPosition(text);
     throw new RequestValidationError([{ loc: ['body', Math.max(0, position)], msg: 'JSON decode error', type: 'json_invalid' }]);
   }
+  if (options.malformedText === 'replace' && mayHoldSurrogates(text)) value = wellFormedValue(text) ?? value;
   const malformed = mayHoldSurrogates(text) ? malformedTextPath(value) : undefined;
   if (malformed) throw new RequestValidationError([{ loc: ['body', ...malformed], msg: MALFORMED_TEXT, type: 'string_unicode' }]);
   return value;

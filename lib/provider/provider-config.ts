@@ -34,7 +34,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Why a text is not a workspace id. */
 function tenantIdProblem(text: string): string | undefined {
-  return UUID.test(text) ? undefined : `${JSON.stringify(text)} is not a workspace id: a workspace is named by its id, a UUID such as "6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47".`;
+  // empty is unset, as for every setting of the block (a variable whose default is "")
+  return text === '' || UUID.test(text) ? undefined : `${JSON.stringify(text)} is not a workspace id: a workspace is named by its id, a UUID such as "6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47".`;
 }
 
 /** Schema of the `provider "agentplatform"` block. */

@@ -10,22 +10,27 @@ import { Duration } from '../../lib/constructs/duration';
 import { ExportBucket } from '../../lib/constructs/export-bucket';
 import { DestinationCredentials, DestinationTarget, ExportDestination } from '../../lib/constructs/export-destination';
 import { oneOff, scheduled } from './support/exports';
-import { exportStack, onlyResource, providerStack, resourcesOf, synthesized, violationsOf } from './support/synth';
+import { exportStack, onlyResource, providerStack, resourcesOf, synthesized, violationsOf, warningsOf } from './support/synth';
 
 const filterOf = (stack: TerraformStack): unknown => onlyResource(synthesized(stack), 'agentplatform_bulk_export').filter;
 
 describe('export filters in the synthesized JSON', () => {
-  test('the ${ and %{ of a filter are escaped for Terraform, so the platform gets the text as written', () => {
-    expect(filterOf(scheduled({ filter: Filter.search('cost: ${HOME}') }))).toBe('search("cost: $${HOME}")');
-    expect(filterOf(scheduled({ filter: Filter.like('name', '%{a}%') }))).toBe('like(name, "%%{a}%")');
-    expect(filterOf(scheduled({ filter: 'search("100% ${x} $5")' }))).toBe('search("100% $${x} $5")');
+  test('the ${ and %{ of a filter are written with \\u escapes, which Terraform leaves alone, so the platform gets the text as written', () => {
+    const search = scheduled({ filter: Filter.search('cost: ${HOME}') });
+    expect(filterOf(search)).toBe('search("cost: \\u0024{HOME}")');
+    expect(parseFilter(filterOf(search) as string)).toEqual(Filter.search('cost: ${HOME}'));
+    expect(warningsOf(search.node.findChild('Daily'))).toEqual([expect.stringContaining('filter holds "${" or "%{"')]);
+    expect(filterOf(scheduled({ filter: Filter.like('name', '%{a}%') }))).toBe('like(name, "\\u0025{a}%")');
+    const plain = scheduled({ filter: 'search("100% $5")' });
+    expect(filterOf(plain)).toBe('search("100% $5")');
+    expect(warningsOf(plain.node.findChild('Daily'))).toEqual([]);
   });
 
-  test('a string token in a raw filter stays a reference, the literal text around it escaped', () => {
+  test('a string token in a raw filter stays a reference, the literal text before and after it escaped', () => {
     const stack = providerStack();
     const name = new TerraformVariable(stack, 'name', { type: 'string' });
-    scheduled({ filter: `and(eq(name, "${name.stringValue}"), search("\${x}"))` }, stack);
-    expect(filterOf(stack)).toBe('and(eq(name, "${var.name}"), search("$${x}"))');
+    scheduled({ filter: `and(search("\${x"), eq(name, "${name.stringValue}"), search("\${y}"))` }, stack);
+    expect(filterOf(stack)).toBe('and(search("\\u0024{x"), eq(name, "${var.name}"), search("\\u0024{y}"))');
   });
 
   test('a number token written into a raw filter passes synth (the provider checks it at plan), on any field type', () => {
@@ -53,6 +58,8 @@ describe('export filters in the synthesized JSON', () => {
     expect(parseFilter(written)).toEqual(parseFilter(`eq(name, "${decomposed}")`));
     // NFC text (the usual case) is written as it is
     expect(filterOf(scheduled({ filter: Filter.eq('name', 'Café 東京') }))).toBe('eq(name, "Café 東京")');
+    const stack = scheduled({ filter: Filter.eq('name', decomposed) });
+    expect(warningsOf(stack.node.findChild('Daily'))).toEqual([expect.stringContaining('not in Unicode NFC')]);
   });
 
   test('a hand-built expression is checked at synth like a string', () => {
@@ -90,11 +97,13 @@ describe('BulkExport ranges and options the platform refuses', () => {
     expect(() => oneOff({ start: '2022-01-01T00:00:00Z', end: '2024-09-27T00:00:00Z' })).not.toThrow();
   });
 
-  test('a timeout without waitForCompletion (it would bound nothing)', () => {
-    expect(violationsOf(() => oneOff({ timeout: Duration.hours(2) }))).toEqual([{ prop: 'timeout', message: expect.stringContaining('set waitForCompletion: true') }]);
+  test('a timeout without waitForCompletion is warned of (it bounds nothing)', () => {
+    const unused = oneOff({ timeout: Duration.hours(2) });
+    expect(warningsOf(unused.node.findChild('Backfill'))).toEqual([expect.stringContaining('timeout bounds the wait for completion, and nothing waits')]);
     const stack = providerStack();
     const wait = new TerraformVariable(stack, 'wait', { type: 'bool' });
-    expect(() => oneOff({ timeout: Duration.hours(2), waitForCompletion: wait.booleanValue as unknown as boolean }, stack)).not.toThrow();
+    oneOff({ timeout: Duration.hours(2), waitForCompletion: wait.booleanValue as unknown as boolean }, stack);
+    expect(warningsOf(stack.node.findChild('Backfill'))).toEqual([]);
   });
 });
 
@@ -110,16 +119,29 @@ describe("an ExportBucket's access key", () => {
       const credentials = DestinationCredentials.fromExportAccessKey(keyOf(stack));
       const target = DestinationTarget.s3({ bucketName, prefix, region: 'eu-west-1', credentials });
       expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target }))).toEqual([
-        { prop: 'target.credentials', message: expect.stringContaining('may write only under "acme-traces/agent-traces"') },
+        { prop: 'target.credentials', message: expect.stringContaining('may write only under "acme-traces/agent-traces/"') },
       ]);
     }
   });
 
-  test('is taken on its own bucket and prefix, written with slashes around', () => {
+  test('is taken on its own bucket, at its prefix (written with slashes around) or under it', () => {
     const stack = exportStack();
     const credentials = DestinationCredentials.fromExportAccessKey(keyOf(stack));
-    const target = DestinationTarget.s3({ bucketName: 'acme-traces', prefix: '/agent-traces/', region: 'eu-west-1', credentials });
-    expect(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target })).not.toThrow();
+    for (const [id, prefix] of [
+      ['Same', '/agent-traces/'],
+      ['Prod', 'agent-traces/prod'],
+      ['Staging', 'agent-traces/staging'],
+    ]) {
+      const target = DestinationTarget.s3({ bucketName: 'acme-traces', prefix, region: 'eu-west-1', credentials });
+      expect(() => new ExportDestination(stack, id!, { displayName: id!, target })).not.toThrow();
+    }
+    // a key of the whole bucket writes anywhere in it; a prefix that only starts alike is another prefix
+    const whole = exportStack();
+    const anywhere = DestinationCredentials.fromExportAccessKey(ExportBucket.fromBucketName(whole, 'Traces', 'acme-traces', { prefix: '' }).withAccessKey());
+    expect(() => new ExportDestination(whole, 'D', { displayName: 'd', target: DestinationTarget.s3({ bucketName: 'acme-traces', prefix: 'team-a', region: 'eu-west-1', credentials: anywhere }) })).not.toThrow();
+    const alike = exportStack();
+    const target = DestinationTarget.s3({ bucketName: 'acme-traces', prefix: 'agent-traces-old', region: 'eu-west-1', credentials: DestinationCredentials.fromExportAccessKey(keyOf(alike)) });
+    expect(violationsOf(() => new ExportDestination(alike, 'D', { displayName: 'd', target })).map((v) => v.prop)).toEqual(['target.credentials']);
   });
 
   test('takes an IAM user name, for a stack deployed more than once into one account', () => {
@@ -148,9 +170,11 @@ describe('ExportBucket names and keys', () => {
     const policy = JSON.parse(onlyResource(synthesized(stack), 'aws_iam_user_policy').policy as string) as { Statement: { Action: string[]; Resource: string[] }[] };
     expect(policy.Statement).toContainEqual(expect.objectContaining({ Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] }));
     expect(policy.Statement.flatMap((s) => s.Action).filter((a) => a.startsWith('kms:'))).toHaveLength(2);
-    expect(violationsOf(() => ExportBucket.fromBucketName(exportStack(), 'Traces', 'acme-traces', { kmsKeyArn: 'my-key' }))).toEqual([
-      { prop: 'kmsKeyArn', message: expect.stringContaining('ARN of a KMS key') },
-    ]);
+    for (const wrong of ['my-key', 'arn:aws:kms:eu-west-1:123456789012:alias/traces']) {
+      expect(violationsOf(() => ExportBucket.fromBucketName(exportStack(), 'Traces', 'acme-traces', { kmsKeyArn: wrong }))).toEqual([
+        { prop: 'kmsKeyArn', message: expect.stringContaining('ARN of a KMS key') },
+      ]);
+    }
   });
 });
 
@@ -165,18 +189,14 @@ describe('ExportDestination props', () => {
     expect(onlyResource(synthesized(stack), 'agentplatform_export_destination').timeouts).toEqual({ create: '10m', update: '10m' });
   });
 
-  test('a prefix with "//" and a non-boolean includeBucketInPrefix are refused', () => {
+  test('a non-boolean includeBucketInPrefix is refused; a prefix with "//" is warned of', () => {
     const stack = providerStack();
-    const target = DestinationTarget.s3({
-      bucketName: 'traces',
-      prefix: 'a//b',
-      endpointUrl: 'https://s3.example.com',
-      includeBucketInPrefix: 'no' as unknown as boolean,
-      credentials: credentials(stack),
-    });
+    const settings = { bucketName: 'traces', endpointUrl: 'https://s3.example.com', credentials: credentials(stack) };
+    const target = DestinationTarget.s3({ ...settings, includeBucketInPrefix: 'no' as unknown as boolean });
     expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target }))).toEqual([
-      { prop: 'target.prefix', message: expect.stringContaining('must not hold "//"') },
       { prop: 'target.includeBucketInPrefix', message: 'must be true or false; got string "no".' },
     ]);
+    const slashes = new ExportDestination(stack, 'Slashes', { displayName: 'traces', target: DestinationTarget.s3({ ...settings, prefix: 'a//b' }) });
+    expect(warningsOf(slashes)).toEqual([expect.stringContaining('target.prefix: holds "//"')]);
   });
 });

@@ -296,7 +296,7 @@ describe('sandbox templates', () => {
     });
   });
   test('resources take every Kubernetes quantity; a negative one, or another unit, is refused', async () => {
-    for (const cpu of ['1e3', '1E', '+2', '.5', '1.', '250m', '2E-1']) {
+    for (const cpu of ['1e3', '1E', '+2', '.5', '1.', '250m', '2E-1', '100n', '5u']) {
       const answer = await t.api.post('/v2/sandboxes/templates', { name: uniqueName('qty'), image: 'i', resources: { cpu, memory: '1Pi', storage: '1Ei' } });
       expect([cpu, answer.status]).toEqual([cpu, 201]);
     }

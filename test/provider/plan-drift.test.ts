@@ -32,6 +32,7 @@ describe('agentplatform_deployment arguments taken out', () => {
     expect(plan.code).toBe(2);
     expect(plan.stdout).toMatch(/repo_ref\s+= "dev" -> "main"/);
     expect(plan.stdout).toMatch(/graph_config_path\s+= "graphs\/g\.json" -> "langgraph\.json"/);
+    expect(flat(diagnostic(plan.stdout + plan.stderr, 'repo_ref goes back to its default'))).toContain('To keep "dev", write it in the configuration.');
     expect((await dir.apply()).code).toBe(0);
     const deployment = await lp.client.getDeployment(id);
     const revision = await lp.client.getRevision(id, deployment.latest_revision_id!);
@@ -66,7 +67,7 @@ describe('export resources against the in-process S3 server', () => {
     rmSync(s3Dir, { recursive: true, force: true });
   });
 
-  const destination = (keyId: string, extra = ''): string => `variable "key_id" {
+  const destination = (keyId: string, extra = '', version = 1): string => `variable "key_id" {
   type      = string
   default   = ${keyId}
   ephemeral = true
@@ -77,7 +78,7 @@ resource "agentplatform_export_destination" "d" {
   bucket_name         = "${BUCKET}"
   endpoint_url        = "${s3.endpoint}"
   credentials         = { access_key_id = var.key_id, secret_access_key = "S3RVER" }
-  credentials_version = 1
+  credentials_version = ${version}
 }
 ${extra}`;
 
@@ -109,6 +110,12 @@ ${extra}`;
     expect((await dir.apply()).code).toBe(0);
     expect((await lp.client.getDestination(id)).credentials_keys).toEqual(['access_key_id', 'secret_access_key']);
     expect((await dir.plan()).code).toBe(0);
+
+    // a rotation whose key is null is refused at plan too (an update's write-only values are not checked with the rest)
+    dir.configure(destination('null', '', 2));
+    const rotation = await dir.plan();
+    expect(rotation.code).toBe(1);
+    expect(flat(diagnostic(rotation.stderr, 'Missing credentials.access_key_id'))).toContain('is required, and its value is null');
   });
 
   it("changes a schedule's Terraform settings in place without showing the platform's values as unknown", async () => {

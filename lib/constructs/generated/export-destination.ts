@@ -4,7 +4,7 @@ import * as cdktf from 'cdktf';
 import type { Construct } from 'constructs';
 import { PROVIDER_TYPE_NAME, PROVIDER_VERSION } from '../../provider/constants';
 
-/** Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create and whenever `credentials_version` changes. Left out, the platform uses its host's environment credentials (self-hosted installations); removing them later (with `credentials_version`) replaces the destination, because the platform cannot switch one to environment credentials. */
+/** Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create, whenever `credentials_version` changes, and when the platform holds other fields than these (keys changed outside Terraform: see `credentials_keys`). Left out, the platform uses its host's environment credentials (self-hosted installations); removing them later (with `credentials_version`) replaces the destination, because the platform cannot switch one to environment credentials. */
 export interface TfExportDestinationCredentials {
   /** The access key id. */
   readonly accessKeyId: string;
@@ -72,7 +72,7 @@ export interface TfExportDestinationConfig extends cdktf.TerraformMetaArguments 
   readonly endpointUrl?: string;
   /** Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). */
   readonly includeBucketInPrefix?: boolean | cdktf.IResolvable;
-  /** Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create and whenever `credentials_version` changes. Left out, the platform uses its host's environment credentials (self-hosted installations); removing them later (with `credentials_version`) replaces the destination, because the platform cannot switch one to environment credentials. */
+  /** Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create, whenever `credentials_version` changes, and when the platform holds other fields than these (keys changed outside Terraform: see `credentials_keys`). Left out, the platform uses its host's environment credentials (self-hosted installations); removing them later (with `credentials_version`) replaces the destination, because the platform cannot switch one to environment credentials. */
   readonly credentials?: TfExportDestinationCredentials | cdktf.IResolvable;
   /** Change it (for example, increment it) to rotate `credentials` in place: the platform validates the new keys first. */
   readonly credentialsVersion?: number;

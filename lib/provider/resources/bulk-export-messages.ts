@@ -81,7 +81,6 @@ export function destinationRefused(detail: string, target: DestinationTarget, do
   }
 }
 
-/** The warning of a destroyed destination: the platform has no API to delete one. */
 /** A destination whose keys were changed outside Terraform: the configured ones are sent again. */
 export function credentialsChangedOutside(diagnostics: Diagnostics, held: readonly string[], configured: readonly string[]): void {
   diagnostics.warning(
@@ -92,6 +91,7 @@ export function credentialsChangedOutside(diagnostics: Diagnostics, held: readon
   );
 }
 
+/** The warning of a destroyed destination: the platform has no API to delete one. */
 export function destinationKept(diagnostics: Diagnostics, id: string, name: string): void {
   diagnostics.warning(
     'Export destination removed from state only',

@@ -119,3 +119,13 @@ export function failedRevisionDeployedAgain(diagnostics: Diagnostics, revisionId
       'again, which helps when the failure was passing. If it is not, change what failed (for example `repo_ref`) instead.',
   );
 }
+
+/** A github argument left out of the configuration whose value in the state is not the default: it goes back to it. */
+export function revisionInputDefaulted(diagnostics: Diagnostics, attribute: string, was: string | null, to: string): void {
+  diagnostics.warning(
+    `${attribute} goes back to its default`,
+    `\`${attribute}\` is not in the configuration, and the deployment has ${JSON.stringify(was)}: this apply deploys a new revision ` +
+      `with the platform's default, ${JSON.stringify(to)}. To keep ${JSON.stringify(was)}, write it in the configuration.`,
+    attribute,
+  );
+}

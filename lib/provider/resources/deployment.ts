@@ -37,7 +37,7 @@ import {
 } from '../framework';
 import { createBody, localSettings, patchOf, redeployPatch, sendsSecrets, sortedNames, toModel } from './deployment-body';
 import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets, warnOfSecretsVersion } from './deployment-checks';
-import { apiFailure, failedRevisionDeployedAgain, nameTaken, waitEnded } from './deployment-messages';
+import { apiFailure, failedRevisionDeployedAgain, nameTaken, revisionInputDefaulted, waitEnded } from './deployment-messages';
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
 
@@ -205,6 +205,9 @@ function plan({ config, prior, planned, diagnostics }: PlanRequest<Schema>): voi
     // state would keep the old value otherwise, and the deployment its old branch)
     if (config.repo_ref === null) planned.repo_ref = DEFAULT_REPO_REF;
     if (config.graph_config_path === null) planned.graph_config_path = DEFAULT_GRAPH_CONFIG_PATH;
+    for (const key of ['repo_ref', 'graph_config_path'] as const) {
+      if (config[key] === null && prior[key] !== planned[key]) revisionInputDefaulted(diagnostics, key, prior[key], planned[key] as string);
+    }
   }
   // the names are all the platform shows of the secrets: configured ones that differ are sent (see patchOf); without
   // `secrets` in the configuration they are left as they are

@@ -113,8 +113,9 @@ export const exportDestinationSchema = defineSchema({
         optional: true,
         writeOnly: true,
         description:
-          'Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create ' +
-          'and whenever `credentials_version` changes. Left out, the platform uses its host\'s environment credentials ' +
+          'Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create, ' +
+          'whenever `credentials_version` changes, and when the platform holds other fields than these (keys changed ' +
+          'outside Terraform: see `credentials_keys`). Left out, the platform uses its host\'s environment credentials ' +
           '(self-hosted installations); removing them later (with `credentials_version`) replaces the destination, ' +
           'because the platform cannot switch one to environment credentials.',
       },
@@ -163,8 +164,19 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
 
 // ---- plan ----
 
-/** The credential fields, in the order the platform lists the names of those it holds. */
+/** The credential fields, in the order of their names (as `credentials_keys` lists them). */
 const CREDENTIAL_FIELDS = ['access_key_id', 'secret_access_key', 'session_token'] as const;
+
+/** Reports the required keys that are null in credentials about to be sent (an unset variable). */
+function reportNullKeys(keys: { readonly access_key_id: unknown; readonly secret_access_key: unknown }, diagnostics: Diagnostics): void {
+  for (const field of ['access_key_id', 'secret_access_key'] as const) {
+    if (keys[field] !== null) continue;
+    diagnostics.error(`Missing credentials.${field}`, 'is required, and its value is null: give it a value (is its variable set?).', [
+      { attribute: 'credentials' },
+      { attribute: field },
+    ]);
+  }
+}
 
 function plan({ config, prior, planned, requireReplace, diagnostics }: PlanRequest<Schema>): void {
   // at plan, not validate: terraform validates on destroy too, where the warning is of no use
@@ -184,9 +196,12 @@ function plan({ config, prior, planned, requireReplace, diagnostics }: PlanReque
     if (Array.isArray(held) && [...held].sort().join() !== configured.join()) {
       planned.credentials_keys = configured;
       credentialsChangedOutside(diagnostics, held, configured);
+      reportNullKeys(keys, diagnostics);
     }
   }
   if (!prior || planned.credentials_version === prior.credentials_version) return;
+  // a rotation sends the keys (a create's are checked with every attribute; an update's write-only ones are not)
+  if (keys !== null && isKnown(keys)) reportNullKeys(keys, diagnostics);
   // The API rotates credentials but cannot switch a destination to the host's environment credentials.
   if (config.credentials === null && prior.credentials_keys?.length) requireReplace('credentials_version');
   // a rotation (see update) is the only request that changes the keys the platform holds
@@ -359,7 +374,8 @@ function toModel(d: Destination, kept: Pick<ExportDestinationModel, 'credentials
     include_bucket_in_prefix: d.config.include_bucket_in_prefix ?? false,
     credentials: null,
     credentials_version: kept.credentials_version,
-    credentials_keys: [...d.credentials_keys],
+    // in one order whatever the platform's, as the plan compares them
+    credentials_keys: [...d.credentials_keys].sort(),
     timeouts: kept.timeouts,
     created_at: d.created_at,
   };

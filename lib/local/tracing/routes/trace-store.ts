@@ -43,7 +43,7 @@ export function traceStoreRoutes({ auth, sessions, runs }: TraceStoreRouteDeps):
 
   app.post('/runs/batch', auth, async (c) => {
     const validator = new RequestValidator();
-    const body = validator.parse(RunsBatch, await readJsonBody(c), ['body']);
+    const body = validator.parse(RunsBatch, await readJsonBody(c, { malformedText: 'replace' }), ['body']);
     validator.throwIfFailed();
     return c.json(runs.ingest(c.get('principal').tenantId, body!), 202);
   });
