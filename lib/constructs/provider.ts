@@ -13,6 +13,7 @@ import type { Duration } from './duration';
 import { httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages } from './errors';
 import { TfProvider } from './generated/provider';
+import { warnOfSecretReferences } from './secret-references';
 
 /** Props of {@link AgentPlatformProvider}; each setting left out is read from the environment where Terraform runs. */
 export interface AgentPlatformProviderProps {
@@ -133,6 +134,7 @@ export class AgentPlatformProvider extends TfProvider {
     });
     violations.throwIfAny('AgentPlatformProvider', this);
     if (props.apiKey !== undefined && !isToken(props.apiKey)) Annotations.of(this).addWarning(messages.literalApiKey());
+    warnOfSecretReferences(this, () => [['apiKey', props.apiKey]]);
     if (props.installLauncher !== false) installAtSynth(TerraformStack.of(this), props.nodePath);
   }
 }

@@ -6,17 +6,37 @@
  * attribute. Literal text combined with a reference (`"Bearer ${var.token}"`) is written as it is: only what the
  * references stand for stays out.
  */
-import { DefaultTokenResolver, StringConcat, TerraformLocal, TerraformStack, TerraformVariable, Token, Tokenization } from 'cdktf';
+import { Annotations, DefaultTokenResolver, StringConcat, TerraformLocal, TerraformStack, TerraformVariable, Token, Tokenization } from 'cdktf';
 import type { IConstruct } from 'constructs';
 
 /** An HCL expression with its quoted strings taken out, so that a dot inside a string is not a reference. */
 const withoutStrings = (expression: string): string => expression.replace(/"(?:[^"\\]|\\.)*"/g, '""');
 
+/** The insides of the `${…}` of an expression, each to its matching `}` (an object inside one holds braces too). */
+function interpolationsOf(expression: string): string[] {
+  const insides: string[] = [];
+  for (let start = expression.indexOf('${'); start >= 0; start = expression.indexOf('${', start + 2)) {
+    let depth = 1;
+    let i = start + 2;
+    for (; i < expression.length && depth > 0; i++) {
+      const char = expression[i];
+      if (char === '"') {
+        // a quoted string inside the expression: its braces are text
+        for (i++; i < expression.length && expression[i] !== '"'; i++) if (expression[i] === '\\') i++;
+      } else if (char === '{') depth++;
+      else if (char === '}') depth--;
+    }
+    insides.push(expression.slice(start + 2, i - 1));
+    start = i - 2;
+  }
+  return insides;
+}
+
 /** The references (`var.x`, `local.y`, `aws_iam_access_key.k.secret`, …) inside the `${…}` of an expression. */
 function referencesOf(expression: string): string[] {
   const references: string[] = [];
-  for (const [, inner] of expression.matchAll(/\$\{([^}]*)\}/g)) {
-    for (const [reference] of withoutStrings(inner!).matchAll(/\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+/g)) references.push(reference);
+  for (const inner of interpolationsOf(expression)) {
+    for (const [reference] of withoutStrings(inner).matchAll(/\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+/g)) references.push(reference);
   }
   return references;
 }
@@ -85,16 +105,32 @@ function elementNamed<T extends TerraformVariable | TerraformLocal>(
  * are refused when the construct is created) must come from a reference that keeps its value out of the JSON.
  */
 export function validateSecretReferences(scope: IConstruct, secrets: () => readonly (readonly [string, unknown])[]): void {
+  scope.node.addValidation({ validate: () => secretReferenceProblems(scope, secrets()) });
+}
+
+/**
+ * The same check as {@link validateSecretReferences}, whose problems are warnings (the provider's API key, whose
+ * literal is a warning too): added once, however many times the stack is synthesized.
+ */
+export function warnOfSecretReferences(scope: IConstruct, secrets: () => readonly (readonly [string, unknown])[]): void {
+  let warned = false;
   scope.node.addValidation({
     validate: () => {
-      const stack = TerraformStack.of(scope);
-      const problems: string[] = [];
-      for (const [prop, value] of secrets()) {
-        if (value === undefined || !Token.isUnresolved(value)) continue;
-        const problem = expressionProblem(stack, resolved(scope, value), new Set());
-        if (problem) problems.push(`${prop} ${problem}.`);
-      }
-      return problems;
+      if (!warned) secretReferenceProblems(scope, secrets()).forEach((problem) => Annotations.of(scope).addWarning(problem));
+      warned = true;
+      return [];
     },
   });
+}
+
+/** What is wrong with each secret given as a token (`secrets`: prop name and value). */
+function secretReferenceProblems(scope: IConstruct, secrets: readonly (readonly [string, unknown])[]): string[] {
+  const stack = TerraformStack.of(scope);
+  const problems: string[] = [];
+  for (const [prop, value] of secrets) {
+    if (value === undefined || !Token.isUnresolved(value)) continue;
+    const problem = expressionProblem(stack, resolved(scope, value), new Set());
+    if (problem) problems.push(`${prop} ${problem}.`);
+  }
+  return problems;
 }

@@ -3,14 +3,15 @@
  * checks them at plan), and secrets given as tokens are checked at synth, once the stack's variables and locals
  * exist: a token that is literal text in disguise would write the secret into the synthesized JSON.
  */
-import { Fn, TerraformLocal, TerraformVariable, Testing, Token } from 'cdktf';
+import { Fn, TerraformLocal, TerraformStack, TerraformVariable, Testing, Token } from 'cdktf';
+import { AgentPlatformProvider } from '../../lib/constructs/provider';
 import { Deployment, DeploymentSource } from '../../lib/constructs/deployment';
 import { DeploymentRevisions } from '../../lib/constructs/data';
 import { DestinationCredentials, DestinationTarget, ExportDestination } from '../../lib/constructs/export-destination';
 import { ScheduledExport } from '../../lib/constructs/scheduled-export';
 import { Duration } from '../../lib/constructs/duration';
 import type { ExportableFieldName } from '../../lib/api/schemas/trace-fields';
-import { exportStack, onlyResource, providerStack, synthesized } from './support/synth';
+import { exportStack, onlyResource, providerStack, synthesized, warningsOf } from './support/synth';
 
 /** The synth-time validation errors of a stack (Testing.synth runs them when asked). */
 function validationErrors(stack: ReturnType<typeof providerStack>): string {
@@ -75,6 +76,23 @@ describe('secrets given as tokens, checked at synth', () => {
     expect(errors).toContain('secrets.JOINED is built from literal text only');
     expect(errors).toContain('secrets.LOCAL comes from local "key_local", which is literal text in the synthesized JSON');
     expect(errors).toContain('secrets.DEFAULTED comes from variable "with_default", whose default is written into the synthesized JSON');
+  });
+
+  test('a reference after an object inside the same expression is still seen (braces are matched, not cut at the first)', () => {
+    const stack = providerStack();
+    const withDefault = new TerraformVariable(stack, 'fallback', { type: 'string', default: 'sk-live-in-the-json' });
+    const picked = Fn.lookup({ a: '1' }, 'b', withDefault.stringValue);
+    new Deployment(stack, 'Agent', { name: 'agent', source, secrets: { PICKED: Token.asString(picked) }, secretsVersion: 1 });
+    expect(validationErrors(stack)).toContain('secrets.PICKED comes from variable "fallback", whose default is written into the synthesized JSON');
+  });
+
+  test("the provider's API key from a variable with a default is warned of, as a literal key is", () => {
+    const stack = new TerraformStack(Testing.app(), 'keys');
+    const withDefault = new TerraformVariable(stack, 'api_key', { type: 'string', default: 'lp_in_the_json' });
+    const provider = new AgentPlatformProvider(stack, 'agentplatform', { apiKey: withDefault.stringValue, installLauncher: false });
+    Testing.synth(stack, true);
+    Testing.synth(stack, true);
+    expect(warningsOf(provider)).toEqual(['apiKey comes from variable "api_key", whose default is written into the synthesized JSON: drop the default and give the value at apply (TF_VAR_api_key).']);
   });
 
   test("a variable of another copy of cdktf (the app's own, when the package is installed from a linked folder) is still seen", () => {
