@@ -3,14 +3,22 @@
  * literal text in disguise (`Fn.join('', ['sk-…'])`, a `TerraformLocal` holding a literal, a variable with a
  * `default`) would write the secret into the synthesized JSON as surely as a literal string. A secret must come from
  * a variable given its value at apply (`TF_VAR_…`, ideally sensitive and ephemeral) or from another resource's
- * attribute. Literal text combined with a reference (`"Bearer ${var.token}"`) is written as it is: only what the
- * references stand for stays out.
+ * attribute, and not be an expression that may give one of its quoted strings (`var.prod ? var.key : "dev-key"`).
+ * Literal text combined with a reference (`"Bearer ${var.token}"`) is written as it is: only what the references stand
+ * for stays out.
  */
 import { Annotations, DefaultTokenResolver, StringConcat, TerraformLocal, TerraformStack, TerraformVariable, Token, Tokenization } from 'cdktf';
 import type { IConstruct } from 'constructs';
 
 /** An HCL expression with its quoted strings taken out, so that a dot inside a string is not a reference. */
 const withoutStrings = (expression: string): string => expression.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+
+/**
+ * Expressions whose value may be one of their quoted strings: a branch of a conditional (`c ? "a" : "b"`), or an
+ * argument of `coalesce` or `try` (the fallback). A quoted string elsewhere (a map key, a separator) is no secret.
+ */
+const QUOTED = '"(?:[^"\\\\]|\\\\.)+"';
+const LITERAL_OUTCOME = [new RegExp(`[?:]\\s*${QUOTED}`), new RegExp(`\\b(?:coalesce|try)\\s*\\([^)]*${QUOTED}`)];
 
 /** The insides of the `${…}` of an expression, each to its matching `}` (an object inside one holds braces too). */
 function interpolationsOf(expression: string): string[] {
@@ -60,6 +68,9 @@ function expressionProblem(stack: TerraformStack, expression: unknown, seen: Set
   }
   const references = referencesOf(expression);
   if (references.length === 0) return `is built from literal text only (${expression}): it is written into the synthesized JSON`;
+  if (interpolationsOf(expression).some((inner) => LITERAL_OUTCOME.some((pattern) => pattern.test(inner)))) {
+    return 'may be literal text: a branch or a fallback of its expression is a quoted string, written into the synthesized JSON';
+  }
   for (const reference of references) {
     const [kind, name] = reference.split('.');
     if (kind === 'var') {

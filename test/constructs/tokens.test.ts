@@ -86,6 +86,28 @@ describe('secrets given as tokens, checked at synth', () => {
     expect(validationErrors(stack)).toContain('secrets.PICKED comes from variable "fallback", whose default is written into the synthesized JSON');
   });
 
+  test('a reference whose expression may give literal text is refused: a conditional with a quoted branch, a quoted fallback', () => {
+    const stack = providerStack();
+    const prod = new TerraformVariable(stack, 'prod', { type: 'bool' });
+    const key = new TerraformVariable(stack, 'key', { type: 'string', sensitive: true });
+    const keys = new TerraformVariable(stack, 'keys', { type: 'map(string)', sensitive: true });
+    new Deployment(stack, 'Agent', {
+      name: 'agent',
+      source,
+      secrets: {
+        BRANCH: Token.asString(Fn.conditional(prod.booleanValue, key.stringValue, 'dev-secret')),
+        FALLBACK: Fn.coalesce([key.stringValue, 'fallback-secret']),
+        LOOKUP: Fn.lookup(keys.value, 'openai', null),
+      },
+      secretsVersion: 1,
+    });
+    const errors = validationErrors(stack);
+    expect(errors).toContain('secrets.BRANCH may be literal text: a branch or a fallback of its expression is a quoted string');
+    expect(errors).toContain('secrets.FALLBACK may be literal text');
+    // a quoted map key is no secret
+    expect(errors).not.toContain('secrets.LOOKUP');
+  });
+
   test("the provider's API key from a variable with a default is warned of, as a literal key is", () => {
     const stack = new TerraformStack(Testing.app(), 'keys');
     const withDefault = new TerraformVariable(stack, 'api_key', { type: 'string', default: 'lp_in_the_json' });
