@@ -376,7 +376,7 @@ const MALFORMED_TEXT =
  */
 export async function readJsonBody(c: Context, options: JsonBodyOptions = {}): Promise<unknown> {
   const text = await readBodyText(c);
-  if (text.trim() === '') {
+  if (text === '') {
     throw new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   }
   if (!options.anyContentType && !isJsonContentType(c.req.header('content-type'))) {

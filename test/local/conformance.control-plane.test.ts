@@ -195,6 +195,8 @@ describe('request bodies', () => {
     // where the text went wrong, as FastAPI (Python's json) reports it: here the end of the text, where a value was due
     expect(item).toEqual({ loc: ['body', 9], type: 'json_invalid', msg: 'JSON decode error' });
     expect(onlyValidationItem(await t.api.post('/v2/deployments', '{"name": "a", "source": githb}')).loc).toEqual(['body', 24]);
+    // a body of spaces is text, not an absent body: malformed at its end, as Python's json finds it
+    expect(onlyValidationItem(await t.api.post('/v2/deployments', ' '))).toEqual({ loc: ['body', 1], type: 'json_invalid', msg: 'JSON decode error' });
   });
   test('a missing body is a 422 at ["body"]', async () => {
     expect(onlyValidationItem(await t.api.request('POST', '/v2/deployments'))).toEqual({
