@@ -125,7 +125,8 @@ export function terraformLiteral(text: string): string {
   let out = '';
   let last = 0;
   for (const token of text.matchAll(STRING_TOKEN)) {
-    out += escape(text.slice(last, token.index)) + token[0];
+    // a `$` just before a token would make its `${` the escape `$${`, which Terraform writes as text
+    out += escape(text.slice(last, token.index)).replace(/\$+$/, (signs) => '\\u0024'.repeat(signs.length)) + token[0];
     last = token.index! + token[0].length;
   }
   return out + escape(text.slice(last));

@@ -13,12 +13,41 @@ import type { IConstruct } from 'constructs';
 /** An HCL expression with its quoted strings taken out, so that a dot inside a string is not a reference. */
 const withoutStrings = (expression: string): string => expression.replace(/"(?:[^"\\]|\\.)*"/g, '""');
 
+/** A quoted string of an HCL expression. */
+const QUOTED_STRING = /"(?:[^"\\]|\\.)*"/g;
+
 /**
- * Expressions whose value may be one of their quoted strings: a branch of a conditional (`c ? "a" : "b"`), or an
- * argument of `coalesce` or `try` (the fallback). A quoted string elsewhere (a map key, a separator) is no secret.
+ * Whether an expression (the inside of a `${…}`) may give one of its quoted strings: a branch of a conditional
+ * (`c ? "a" : "b"`), or an argument of `coalesce` or `try` (the fallback). A quoted string elsewhere (a map key, a
+ * separator, a function's argument) is no secret. Strings are masked first, so their own `?`, `:` and `,` are text.
  */
-const QUOTED = '"(?:[^"\\\\]|\\\\.)+"';
-const LITERAL_OUTCOME = [new RegExp(`[?:]\\s*${QUOTED}`), new RegExp(`\\b(?:coalesce|try)\\s*\\([^)]*${QUOTED}`)];
+function mayGiveQuotedString(inner: string): boolean {
+  const masked = inner.replace(QUOTED_STRING, (quoted) => (quoted === '""' ? '""' : '"s"'));
+  if (/[?:]\s*"s"/.test(masked)) return true;
+  for (const call of masked.matchAll(/\b(?:coalesce|try)\s*\(/g)) {
+    if (topLevelArguments(masked, call.index! + call[0].length).some((argument) => argument.trim() === '"s"')) return true;
+  }
+  return false;
+}
+
+/** The arguments of the call whose `(` ends just before `from`, split at its own commas (not those of nested calls). */
+function topLevelArguments(text: string, from: number): string[] {
+  const args: string[] = [];
+  let depth = 0;
+  let start = from;
+  for (let i = from; i < text.length; i++) {
+    const char = text[i]!;
+    if ('([{'.includes(char)) depth++;
+    else if (')]}'.includes(char)) {
+      if (depth === 0) return [...args, text.slice(start, i)];
+      depth--;
+    } else if (char === ',' && depth === 0) {
+      args.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return [...args, text.slice(start)];
+}
 
 /** The insides of the `${…}` of an expression, each to its matching `}` (an object inside one holds braces too). */
 function interpolationsOf(expression: string): string[] {
@@ -34,7 +63,8 @@ function interpolationsOf(expression: string): string[] {
       } else if (char === '{') depth++;
       else if (char === '}') depth--;
     }
-    insides.push(expression.slice(start + 2, i - 1));
+    // an unclosed `${` (literal text) runs to the end
+    insides.push(expression.slice(start + 2, depth === 0 ? i - 1 : i));
     start = i - 2;
   }
   return insides;
@@ -45,6 +75,8 @@ function referencesOf(expression: string): string[] {
   const references: string[] = [];
   for (const inner of interpolationsOf(expression)) {
     for (const [reference] of withoutStrings(inner).matchAll(/\b[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+/g)) references.push(reference);
+    // a template string inside the expression (`base64encode("${var.user}:${var.password}")`) has references of its own
+    for (const [quoted] of inner.matchAll(QUOTED_STRING)) if (quoted.includes('${')) references.push(...referencesOf(quoted));
   }
   return references;
 }
@@ -67,8 +99,9 @@ function expressionProblem(stack: TerraformStack, expression: unknown, seen: Set
     return 'is literal text in the synthesized JSON';
   }
   const references = referencesOf(expression);
-  if (references.length === 0) return `is built from literal text only (${expression}): it is written into the synthesized JSON`;
-  if (interpolationsOf(expression).some((inner) => LITERAL_OUTCOME.some((pattern) => pattern.test(inner)))) {
+  // the expression is not quoted: it holds the secret
+  if (references.length === 0) return 'is built from literal text only (a function of literals, for example): it is written into the synthesized JSON';
+  if (interpolationsOf(expression).some(mayGiveQuotedString)) {
     return 'may be literal text: a branch or a fallback of its expression is a quoted string, written into the synthesized JSON';
   }
   for (const reference of references) {

@@ -130,7 +130,9 @@ export function resolveProviderConfig(config: CtyValue, env: NodeJS.ProcessEnv, 
     const problem = fromEnv ? urlProblem(fromEnv) : undefined;
     if (problem) diagnostics.error(`Invalid ${envName}`, `The ${envName} environment variable ${problem}`);
   }
-  const tenantFromEnv = typeof model?.tenant_id !== 'string' && model?.tenant_id !== UNKNOWN ? env[PROVIDER_ENV.tenantId] : undefined;
+  // the environment's value is taken when the block's is unset or empty (see pick)
+  const tenantInBlock = model?.tenant_id;
+  const tenantFromEnv = tenantInBlock === null || tenantInBlock === undefined || tenantInBlock === '' ? env[PROVIDER_ENV.tenantId] : undefined;
   const tenantProblem = tenantFromEnv ? tenantIdProblem(tenantFromEnv) : undefined;
   if (tenantProblem) diagnostics.error(`Invalid ${PROVIDER_ENV.tenantId}`, `The ${PROVIDER_ENV.tenantId} environment variable: ${tenantProblem}`);
   const timeoutText = pick('request_timeout') ?? DEFAULT_REQUEST_TIMEOUT;

@@ -33,6 +33,13 @@ describe('export filters in the synthesized JSON', () => {
     expect(filterOf(stack)).toBe('and(search("\\u0024{x"), eq(name, "${var.name}"), search("\\u0024{y}"))');
   });
 
+  test('a $ just before a string token stays text, and the token a reference', () => {
+    const stack = providerStack();
+    const price = new TerraformVariable(stack, 'price', { type: 'string' });
+    scheduled({ filter: `eq(name, "$${price.stringValue}")` }, stack);
+    expect(filterOf(stack)).toBe('eq(name, "\\u0024${var.price}")');
+  });
+
   test('a number token written into a raw filter passes synth (the provider checks it at plan), on any field type', () => {
     const stack = providerStack();
     const min = new TerraformVariable(stack, 'min', { type: 'number' });

@@ -97,15 +97,33 @@ describe('secrets given as tokens, checked at synth', () => {
       secrets: {
         BRANCH: Token.asString(Fn.conditional(prod.booleanValue, key.stringValue, 'dev-secret')),
         FALLBACK: Fn.coalesce([key.stringValue, 'fallback-secret']),
-        LOOKUP: Fn.lookup(keys.value, 'openai', null),
+        SEPARATOR: Fn.replace(key.stringValue, ':', '-'),
+        FIRST: Fn.try([Fn.element(Fn.split(',', key.stringValue), 0), key.stringValue]),
+        KEYED: Token.asString(Fn.lookup(keys.value, 'open:ai', key.stringValue)),
       },
       secretsVersion: 1,
     });
     const errors = validationErrors(stack);
     expect(errors).toContain('secrets.BRANCH may be literal text: a branch or a fallback of its expression is a quoted string');
     expect(errors).toContain('secrets.FALLBACK may be literal text');
-    // a quoted map key is no secret
-    expect(errors).not.toContain('secrets.LOOKUP');
+    // quoted strings that are no outcome (a separator, a nested call's argument, a map key) are no secret
+    expect(errors).not.toMatch(/secrets\.(SEPARATOR|FIRST|KEYED)/);
+  });
+
+  test('the references of a template string inside an expression are seen', () => {
+    const stack = providerStack();
+    const user = new TerraformVariable(stack, 'user', { type: 'string' });
+    const password = new TerraformVariable(stack, 'password', { type: 'string', sensitive: true });
+    const defaulted = new TerraformVariable(stack, 'defaulted', { type: 'string', default: 'sk-live-in-the-json' });
+    new Deployment(stack, 'Agent', {
+      name: 'agent',
+      source,
+      secrets: { BASIC: Fn.base64encode(`${user.stringValue}:${password.stringValue}`), HIDDEN: Fn.trimspace(`${defaulted.stringValue}\n`) },
+      secretsVersion: 1,
+    });
+    const errors = validationErrors(stack);
+    expect(errors).not.toContain('secrets.BASIC');
+    expect(errors).toContain('secrets.HIDDEN comes from variable "defaulted"');
   });
 
   test("the provider's API key from a variable with a default is warned of, as a literal key is", () => {

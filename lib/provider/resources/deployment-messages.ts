@@ -121,7 +121,7 @@ export function failedRevisionDeployedAgain(diagnostics: Diagnostics, revisionId
 }
 
 /** A github argument left out of the configuration whose value in the state is not the default: it goes back to it. */
-export function revisionInputDefaulted(diagnostics: Diagnostics, attribute: string, was: string | null, to: string): void {
+export function revisionInputDefaulted(diagnostics: Diagnostics, attribute: string, was: string, to: string): void {
   diagnostics.warning(
     `${attribute} goes back to its default`,
     `\`${attribute}\` is not in the configuration, and the deployment has ${JSON.stringify(was)}: this apply deploys a new revision ` +

@@ -206,7 +206,10 @@ function plan({ config, prior, planned, diagnostics }: PlanRequest<Schema>): voi
     if (config.repo_ref === null) planned.repo_ref = DEFAULT_REPO_REF;
     if (config.graph_config_path === null) planned.graph_config_path = DEFAULT_GRAPH_CONFIG_PATH;
     for (const key of ['repo_ref', 'graph_config_path'] as const) {
-      if (config[key] === null && prior[key] !== planned[key]) revisionInputDefaulted(diagnostics, key, prior[key], planned[key] as string);
+      // not for a docker deployment replaced by a github one (the plan of a replacement starts from the old state)
+      if (config[key] === null && prior.source === 'github' && prior[key] !== null && prior[key] !== planned[key]) {
+        revisionInputDefaulted(diagnostics, key, prior[key], planned[key] as string);
+      }
     }
   }
   // the names are all the platform shows of the secrets: configured ones that differ are sent (see patchOf); without

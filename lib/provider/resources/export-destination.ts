@@ -193,10 +193,11 @@ function plan({ config, prior, planned, requireReplace, diagnostics }: PlanReque
     // keys changed outside Terraform (the platform shows their names only): the configured ones are sent again
     const configured = CREDENTIAL_FIELDS.filter((field) => keys[field] !== null);
     const held = prior.credentials_keys;
-    if (Array.isArray(held) && [...held].sort().join() !== configured.join()) {
+    // a required key that is null is a variable left unset, as it may be when nothing is to be sent: no resend then
+    const unset = keys.access_key_id === null || keys.secret_access_key === null;
+    if (!unset && Array.isArray(held) && [...held].sort().join() !== configured.join()) {
       planned.credentials_keys = configured;
       credentialsChangedOutside(diagnostics, held, configured);
-      reportNullKeys(keys, diagnostics);
     }
   }
   if (!prior || planned.credentials_version === prior.credentials_version) return;
