@@ -131,9 +131,13 @@ export const messages = {
     'includeBucketInPrefix the platform writes under <bucket>/<prefix>/. Leave includeBucketInPrefix out, or give keys allowed there.',
   doubleSlashPrefix: (value: string) =>
     `holds "//" (${quote(value)}): the platform writes keys with an empty segment there, which Amazon S3 takes but some S3-compatible stores refuse.`,
-  exportKeyElsewhere: (bucket: string, prefix: string, bucketUnknown: boolean) =>
-    `are an ExportBucket's access key, which may write only ${bucketUnknown ? `in that bucket, under ${prefix === '' ? 'any key' : quote(`${prefix}/`)}` : `under ${quote(prefix === '' ? `${bucket}/` : `${bucket}/${prefix}/`)}`}: ` +
-    "point the destination there (DestinationTarget.exportBucket(bucket)), or give keys allowed where it points.",
+  exportKeyElsewhere: (bucket: string, prefix: string, bucketUnknown: boolean) => {
+    const where = bucketUnknown
+      ? `in that bucket, under ${prefix === '' ? 'any key' : quote(`${prefix}/`)}`
+      : `under ${quote(prefix === '' ? `${bucket}/` : `${bucket}/${prefix}/`)}`;
+    return `are an ExportBucket's access key, which may write only ${where}: point the destination there ` +
+      '(DestinationTarget.exportBucket(bucket)), or give keys allowed where it points.';
+  },
   timeoutWithoutWait: () => 'timeout bounds the wait for completion, and nothing waits (waitForCompletion is not true): it has no effect.',
   regionOrEndpoint: () =>
     'set region (the bucket\'s region, for Amazon S3) or endpointUrl (an S3-compatible store); for a bucket from ' +

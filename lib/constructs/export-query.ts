@@ -120,7 +120,7 @@ const STRING_TOKEN = /\$\{TfToken\[[^\]]*\]\}/g;
  * `\u0024` and `\u0025` escapes (valid in its string literals, the only place the filter can hold them): the doubled
  * forms Terraform knows (`$${`) still read as `${` to cdktf, which would then write the next token bare.
  */
-export function terraformLiteral(text: string): string {
+function terraformLiteral(text: string): string {
   const escape = (literal: string): string => literal.replace(/([$%])\{/g, (_, sign: string) => `${sign === '$' ? '\\u0024' : '\\u0025'}{`);
   let out = '';
   let last = 0;

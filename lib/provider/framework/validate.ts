@@ -85,13 +85,14 @@ function validateAttribute(a: Attribute, value: CtyValue, diagnostics: Diagnosti
 }
 
 const NULL_ELEMENT = 'is null: give it a value or leave it out (is its variable set?).';
-const NULL_REQUIRED = 'is required, and its value is null: give it a value (is its variable set?).';
+/** What a required attribute inside an object that is null is told (a variable left unset). */
+export const NULL_REQUIRED = 'is required, and its value is null: give it a value (is its variable set?).';
 
 /**
  * Reports each null element of a list, set or map of `config`, at the element, and each required attribute of a
- * nested object that is null: no API field takes one, and the API would refuse it at apply without saying which. Called when a resource is planned, for the attributes whose value
- * goes to the API: every one when it is created; on an update, those that change (not write-only ones, whose changes
- * the resource tells). Not at validation, nor for what does not change: terraform validates and plans the
+ * nested object that is null: no API field takes one, and the API would refuse it at apply without saying which.
+ * Called when a resource is planned, for the attributes whose value goes to the API: every one when it is created; on
+ * an update, those that change (not write-only ones, whose changes the resource tells). Not at validation, nor for what does not change: terraform validates and plans the
  * configuration before a destroy too, and a configuration whose variable is unset can still be destroyed.
  */
 export function reportNullElements(

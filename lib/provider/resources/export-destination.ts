@@ -24,6 +24,7 @@ import {
   type UpdateRequest,
   type ValidateRequest,
 } from '../framework';
+import { NULL_REQUIRED } from '../framework/validate';
 import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
 import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
@@ -171,7 +172,7 @@ const CREDENTIAL_FIELDS = ['access_key_id', 'secret_access_key', 'session_token'
 function reportNullKeys(keys: { readonly access_key_id: unknown; readonly secret_access_key: unknown }, diagnostics: Diagnostics): void {
   for (const field of ['access_key_id', 'secret_access_key'] as const) {
     if (keys[field] !== null) continue;
-    diagnostics.error(`Missing credentials.${field}`, 'is required, and its value is null: give it a value (is its variable set?).', [
+    diagnostics.error(`Missing credentials.${field}`, NULL_REQUIRED, [
       { attribute: 'credentials' },
       { attribute: field },
     ]);
