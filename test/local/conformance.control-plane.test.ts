@@ -83,13 +83,18 @@ describe('revision list: offset is an integer >= 0, default 0, and the response 
     }
     expect(seen).toEqual(all.map((r) => r.id));
   });
-  test('every bad parameter is reported at once', async () => {
+  test('every bad parameter is reported at once, the path first, as FastAPI lists them', async () => {
     const response = await t.api.get('/v2/deployments/not-a-uuid/revisions?limit=0&offset=x&remote_reconciled=maybe');
     expect(HTTPValidationError.parse(response.body).detail.map((d) => d.loc)).toEqual([
+      ['path', 'deployment_id'],
       ['query', 'limit'],
       ['query', 'offset'],
       ['query', 'remote_reconciled'],
+    ]);
+    const both = await t.api.get('/v2/deployments/bad/revisions/worse');
+    expect(HTTPValidationError.parse(both.body).detail.map((d) => d.loc)).toEqual([
       ['path', 'deployment_id'],
+      ['path', 'revision_id'],
     ]);
   });
 });

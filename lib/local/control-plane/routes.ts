@@ -85,18 +85,22 @@ function mountControlPlane(ctx: ModuleContext) {
 
   app.get('/v2/deployments/:deployment_id/revisions', auth, (c) => {
     const v = new RequestValidator();
+    // FastAPI's order: the path parameters, then the query's
+    const id = v.uuidPath('deployment_id', c.req.param('deployment_id') ?? '');
     const { limit, offset } = paging(v, c);
     const statuses = v.enumListQuery('status', c.req.query('status'), REVISION_STATUSES);
     const remoteReconciled = v.boolQuery('remote_reconciled', c.req.query('remote_reconciled'));
-    const record = deploymentOf(c, v);
+    v.throwIfFailed();
+    const record = store.require(tenantOf(c), id);
     const resources = store.listRevisions(record.id, { statuses, remoteReconciled, limit, offset });
     return c.json({ resources, offset: offset + resources.length });
   });
 
   app.get('/v2/deployments/:deployment_id/revisions/:revision_id', auth, (c) => {
     const v = new RequestValidator();
-    const revisionId = v.uuidPath('revision_id', c.req.param('revision_id'));
+    // in the order of the path, as FastAPI lists them
     const deploymentId = v.uuidPath('deployment_id', c.req.param('deployment_id'));
+    const revisionId = v.uuidPath('revision_id', c.req.param('revision_id'));
     v.throwIfFailed();
     return c.json(store.getRevisionInWorkspace(tenantOf(c), deploymentId, revisionId));
   });
