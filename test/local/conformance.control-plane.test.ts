@@ -112,6 +112,13 @@ describe('revision list: status is a comma-separated list checked against the 13
     expect(filtered.filter((r) => r.status === 'SKIPPED')).toHaveLength(24);
     expect(await listRevisions(t.api, deployment.id, '?status=BUILD_FAILED')).toEqual([]);
   });
+  test('a repeated parameter reads as FastAPI reads it: a list collects every value, a scalar takes the last', async () => {
+    const repeated = await listRevisions(t.api, deployment.id, '?status=DEPLOYED&status=SKIPPED&limit=100');
+    expect(repeated.filter((r) => r.status === 'SKIPPED')).toHaveLength(24);
+    expect(repeated.filter((r) => r.status === 'DEPLOYED')).toHaveLength(1);
+    expect(onlyValidationItem(await t.api.get(`${revisionsPath()}?limit=1&limit=200`)).loc).toEqual(['query', 'limit']);
+    expect(await listRevisions(t.api, deployment.id, '?limit=200&limit=2')).toHaveLength(2);
+  });
 });
 
 describe('revision list: remote_reconciled is a boolean', () => {

@@ -10,6 +10,7 @@ import { SANDBOX_TEMPLATE_MIGRATIONS, SandboxTemplateInput, SandboxTemplateStore
 import type { PlatformEnv } from '../server';
 import { UnchangedCache } from '../unchanged-cache';
 import { readJsonBody, RequestValidator } from '../validation';
+import { queryParam } from '../query-params';
 import { RevisionPipeline } from './pipeline';
 import { DEPLOYMENT_MIGRATIONS, DeploymentStore } from './store';
 import { checkPatchRules, parsePatchBody, validateCreate } from './validation';
@@ -20,12 +21,12 @@ type Ctx = Context<PlatformEnv>;
 const REVISION_PATH = /^\/v2\/deployments\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/revisions\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 const paging = (v: RequestValidator, c: Ctx) => ({
-  limit: v.intQuery('limit', c.req.query('limit'), {
+  limit: v.intQuery('limit', queryParam(c, 'limit'), {
     min: LIST_LIMIT.min,
     max: LIST_LIMIT.max,
     fallback: LIST_LIMIT.default,
   }),
-  offset: v.intQuery('offset', c.req.query('offset'), { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
+  offset: v.intQuery('offset', queryParam(c, 'offset'), { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
 });
 
 function mountControlPlane(ctx: ModuleContext) {
@@ -52,7 +53,7 @@ function mountControlPlane(ctx: ModuleContext) {
     const v = new RequestValidator();
     const { limit, offset } = paging(v, c);
     v.throwIfFailed();
-    const records = store.list(tenantOf(c), c.req.query('name_contains'), limit, offset);
+    const records = store.list(tenantOf(c), queryParam(c, 'name_contains'), limit, offset);
     return c.json({
       resources: records.map((r) => store.toDeployment(r, ctx.baseUrl())),
       offset: offset + records.length,
@@ -88,8 +89,8 @@ function mountControlPlane(ctx: ModuleContext) {
     // FastAPI's order: the path parameters, then the query's
     const id = v.uuidPath('deployment_id', c.req.param('deployment_id') ?? '');
     const { limit, offset } = paging(v, c);
-    const statuses = v.enumListQuery('status', c.req.query('status'), REVISION_STATUSES);
-    const remoteReconciled = v.boolQuery('remote_reconciled', c.req.query('remote_reconciled'));
+    const statuses = v.enumListQuery('status', queryParam(c, 'status', 'all'), REVISION_STATUSES);
+    const remoteReconciled = v.boolQuery('remote_reconciled', queryParam(c, 'remote_reconciled'));
     v.throwIfFailed();
     const record = store.require(tenantOf(c), id);
     const resources = store.listRevisions(record.id, { statuses, remoteReconciled, limit, offset });

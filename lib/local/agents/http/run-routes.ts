@@ -7,6 +7,7 @@ import type { Context, Hono } from 'hono';
 import { RunCreate, StreamMode, type Assistant } from '../../../api/schemas/agent-server';
 import { HttpError } from '../../errors';
 import { RequestValidator } from '../../validation';
+import { queryParam } from '../../query-params';
 import type { RunStream } from '../runtime/run-stream';
 import { deploymentPath, type AgentServerDeps, type AgentServerEnv } from './env';
 import { checkInputMessages, checkRunConfig } from './request-checks';
@@ -93,8 +94,8 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
   app.get('/threads/:threadId/runs', (c) => {
     const threadId = uuidParam(c, 'threadId');
     const validator = new RequestValidator();
-    const limit = validator.intQuery('limit', c.req.query('limit'), { min: 1, max: 1000, fallback: 10 });
-    const offset = validator.intQuery('offset', c.req.query('offset'), { min: 0, fallback: 0 });
+    const limit = validator.intQuery('limit', queryParam(c, 'limit'), { min: 1, max: 1000, fallback: 10 });
+    const offset = validator.intQuery('offset', queryParam(c, 'offset'), { min: 0, fallback: 0 });
     validator.throwIfFailed();
     threads.assertExists(c.get('deployment').id, threadId);
     return c.json(runs.list(c.get('deployment').id, threadId, limit, offset));
@@ -143,7 +144,7 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
       ? asked.map((mode) => validator.parse(StreamMode, mode, ['query', 'stream_mode']) as StreamMode)
       : modesOf(stored.run.kwargs.stream_mode);
     const subgraphs =
-      validator.boolQuery('stream_subgraphs', c.req.query('stream_subgraphs')) ??
+      validator.boolQuery('stream_subgraphs', queryParam(c, 'stream_subgraphs')) ??
       stored.run.kwargs.stream_subgraphs === true;
     validator.throwIfFailed();
     return streamResponse(c, {
@@ -176,10 +177,10 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     const threadId = uuidParam(c, 'threadId');
     const runId = uuidParam(c, 'runId');
     const validator = new RequestValidator();
-    const action = c.req.query('action') ?? 'interrupt';
+    const action = queryParam(c, 'action') ?? 'interrupt';
     if (action !== 'interrupt' && action !== 'rollback')
       validator.add(['query', 'action'], 'enum', "Input should be 'interrupt' or 'rollback'");
-    const wait = validator.boolQuery('wait', c.req.query('wait')) ?? false;
+    const wait = validator.boolQuery('wait', queryParam(c, 'wait')) ?? false;
     validator.throwIfFailed();
     manager.cancel(c.get('deployment').id, threadId, runId, action as 'interrupt' | 'rollback');
     if (wait) await manager.waitForEnd(runId);

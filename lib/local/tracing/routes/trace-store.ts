@@ -6,6 +6,7 @@ import { RunsBatch, SessionCreate } from '../../../api/schemas/tracing';
 import { HttpError } from '../../errors';
 import type { PlatformEnv } from '../../server';
 import { RequestValidator, readJsonBody } from '../../validation';
+import { queryParam } from '../../query-params';
 import type { RunStore } from '../store/runs';
 import type { SessionStore } from '../store/sessions';
 
@@ -30,7 +31,7 @@ export function traceStoreRoutes({ auth, sessions, runs }: TraceStoreRouteDeps):
     return c.json(sessions.create(c.get('principal').tenantId, body!), 201);
   });
 
-  app.get('/sessions', auth, (c) => c.json(sessions.list(c.get('principal').tenantId, c.req.query('name'))));
+  app.get('/sessions', auth, (c) => c.json(sessions.list(c.get('principal').tenantId, queryParam(c, 'name'))));
 
   app.get('/sessions/:id', auth, (c) => {
     const validator = new RequestValidator();
