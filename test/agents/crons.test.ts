@@ -121,6 +121,19 @@ describe("a thread's deletion", () => {
   });
 });
 
+describe("an assistant's deletion", () => {
+  it('deletes its crons, which would otherwise fire for nothing at every schedule', async () => {
+    const assistant = await client.assistants.create({ graph_id: 'chat' });
+    const cron = await client.crons.create(null, { assistant_id: assistant.assistant_id, schedule: '* * * * *' });
+    const kept = await client.crons.create(null, { assistant_id: 'chat', schedule: '0 0 1 1 *' });
+    await client.assistants.delete(assistant.assistant_id);
+    const left = (await client.crons.search()).map((found) => found.cron_id);
+    expect(left).not.toContain(cron.cron_id);
+    expect(left).toContain(kept.cron_id);
+    await client.crons.delete(kept.cron_id);
+  });
+});
+
 describe('cron expressions', () => {
   const next = (expression: string, from: string) =>
     new Date(CronExpression.parse(expression).next(Date.parse(from)) as number).toISOString();

@@ -170,12 +170,16 @@ export class AssistantStore {
     return this.get(deploymentId, assistantId);
   }
 
-  /** Deletes an assistant; 404 when it is not in the deployment. */
+  /** Deletes an assistant with its crons; 404 when it is not in the deployment. */
   delete(deploymentId: string, assistantId: string): void {
-    const result = this.db
-      .prepare('DELETE FROM agent_assistants WHERE deployment_id = ? AND assistant_id = ?')
-      .run(deploymentId, assistantId);
-    if (result.changes === 0) throw new HttpError(404, `Assistant ${assistantId} not found`);
+    this.db.transaction(() => {
+      const result = this.db
+        .prepare('DELETE FROM agent_assistants WHERE deployment_id = ? AND assistant_id = ?')
+        .run(deploymentId, assistantId);
+      if (result.changes === 0) throw new HttpError(404, `Assistant ${assistantId} not found`);
+      // its crons go with it, rather than fire for nothing at every schedule (as a thread's do)
+      this.db.prepare('DELETE FROM agent_crons WHERE deployment_id = ? AND assistant_id = ?').run(deploymentId, assistantId);
+    })();
   }
 
   /** Assistants of served graphs whose metadata contains every given key/value, oldest first. */
