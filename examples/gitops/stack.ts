@@ -4,7 +4,9 @@
  * with an IAM user whose policy allows exactly the export permissions on the export prefix.
  *
  * Settings come from the environment where Terraform runs: AGENTPLATFORM_API_KEY and the platform URLs, the AWS
- * credentials, and the variables below (`TF_VAR_openai_api_key`, `TF_VAR_tracing_project_id`).
+ * credentials, and the variables below (`TF_VAR_openai_api_key`, `TF_VAR_tracing_project_id`, `TF_VAR_export_start`).
+ * The tracing project exists once the deployment has traced a run, or once made ahead with `POST /api/v1/sessions`
+ * (`{"name": "support-agent"}`); `GET /api/v1/sessions?name=support-agent` gives its id.
  */
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import { TerraformOutput, TerraformStack, TerraformVariable } from 'cdktf';
@@ -36,6 +38,11 @@ export class GitOpsStack extends TerraformStack {
       type: 'string',
       description: 'Id of the tracing project "support-agent" (the platform traces the deployment\'s runs there).',
     });
+    // every whole day from here to now is exported at once when the schedule is made: start from today, say
+    const exportStart = new TerraformVariable(this, 'export_start', {
+      type: 'string',
+      description: 'Start of the first day exported (ISO 8601, e.g. 2026-01-01T00:00:00Z); the days before it are not exported.',
+    });
 
     const agent = new Deployment(this, 'Agent', {
       name: 'support-agent',
@@ -53,7 +60,7 @@ export class GitOpsStack extends TerraformStack {
     new ScheduledExport(this, 'Daily', {
       destination,
       tracingProjectId: projectId.stringValue,
-      start: '2025-06-01T00:00:00Z',
+      start: exportStart.stringValue,
       every: Duration.hours(24),
       fields: ['id', 'trace_id', 'parent_run_id', 'name', 'run_type', 'start_time', 'end_time', 'status', 'total_tokens', 'total_cost'],
       filter: Filter.eq('is_root', true),

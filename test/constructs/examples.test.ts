@@ -43,7 +43,7 @@ describe('examples', () => {
       access_key_id: expect.stringMatching(/^\$\{aws_iam_access_key\.\w+\.id\}$/),
       secret_access_key: expect.stringMatching(/^\$\{aws_iam_access_key\.\w+\.secret\}$/),
     });
-    expect(only(stack, 'agentplatform_bulk_export')).toMatchObject({ interval_hours: 24, filter: 'eq(is_root, true)', cancel_spawned_on_destroy: true });
+    expect(only(stack, 'agentplatform_bulk_export')).toMatchObject({ interval_hours: 24, start_time: '${var.export_start}', filter: 'eq(is_root, true)', cancel_spawned_on_destroy: true });
     expect(existsSync(join(stackDir, '.terraform.lock.hcl'))).toBe(true);
   });
 

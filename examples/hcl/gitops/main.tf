@@ -33,6 +33,12 @@ variable "tracing_project_id" {
   type        = string
 }
 
+# Every whole day from here to now is exported at once when the schedule is made: start from today, say.
+variable "export_start" {
+  description = "Start of the first day exported (ISO 8601, e.g. 2026-01-01T00:00:00Z); the days before it are not exported."
+  type        = string
+}
+
 provider "aws" {
   region = var.aws_region
 }
@@ -158,7 +164,7 @@ resource "agentplatform_export_destination" "traces" {
 resource "agentplatform_bulk_export" "daily" {
   destination_id            = agentplatform_export_destination.traces.id
   session_id                = var.tracing_project_id
-  start_time                = "2025-06-01T00:00:00Z"
+  start_time                = var.export_start
   interval_hours            = 24
   export_fields             = ["id", "trace_id", "parent_run_id", "name", "run_type", "start_time", "end_time", "status", "total_tokens", "total_cost"]
   filter                    = "eq(is_root, true)"
