@@ -1,6 +1,7 @@
 /** Crons on the platform's injectable clock: on a thread and stateless, searched, ended, deleted. */
 import { ValidationError } from '../../lib/api/errors';
 import type { AgentServerClient } from '../../lib/api/agent-server';
+import type { Cron } from '../../lib/api/schemas/agent-server';
 import { ManualClock } from '../../lib/local/clock';
 import { CronExpression } from '../../lib/local/agents/cron/cron-expression';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
@@ -107,31 +108,31 @@ describe('a stateless cron', () => {
   });
 });
 
-describe("a thread's deletion", () => {
-  it('deletes its crons, which would otherwise fail at every firing', async () => {
-    const thread = await client.threads.create();
-    const other = await client.threads.create();
-    const cron = await client.crons.create(thread.thread_id, { assistant_id: 'chat', schedule: '* * * * *' });
-    const kept = await client.crons.create(other.thread_id, { assistant_id: 'chat', schedule: '0 0 1 1 *' });
-    await client.threads.delete(thread.thread_id);
-    const left = (await client.crons.search()).map((found) => found.cron_id);
-    expect(left).not.toContain(cron.cron_id);
-    expect(left).toContain(kept.cron_id);
-    await client.crons.delete(kept.cron_id);
-  });
-});
-
-describe("an assistant's deletion", () => {
-  it('deletes its crons, which would otherwise fire for nothing at every schedule', async () => {
-    const assistant = await client.assistants.create({ graph_id: 'chat' });
-    const cron = await client.crons.create(null, { assistant_id: assistant.assistant_id, schedule: '* * * * *' });
+describe('deleting what a cron runs on deletes the cron, which would otherwise fail or fire for nothing', () => {
+  /** Makes a cron on what `make` returns and one elsewhere, runs `remove`, and checks which is left. */
+  async function cronsLeftAfter(make: () => Promise<{ cron: Cron; remove: () => Promise<unknown> }>): Promise<void> {
+    const { cron, remove } = await make();
     const kept = await client.crons.create(null, { assistant_id: 'chat', schedule: '0 0 1 1 *' });
-    await client.assistants.delete(assistant.assistant_id);
+    await remove();
     const left = (await client.crons.search()).map((found) => found.cron_id);
     expect(left).not.toContain(cron.cron_id);
     expect(left).toContain(kept.cron_id);
     await client.crons.delete(kept.cron_id);
-  });
+  }
+
+  it("a thread's", () =>
+    cronsLeftAfter(async () => {
+      const thread = await client.threads.create();
+      const cron = await client.crons.create(thread.thread_id, { assistant_id: 'chat', schedule: '* * * * *' });
+      return { cron, remove: () => client.threads.delete(thread.thread_id) };
+    }));
+
+  it("an assistant's", () =>
+    cronsLeftAfter(async () => {
+      const assistant = await client.assistants.create({ graph_id: 'chat' });
+      const cron = await client.crons.create(null, { assistant_id: assistant.assistant_id, schedule: '* * * * *' });
+      return { cron, remove: () => client.assistants.delete(assistant.assistant_id) };
+    }));
 });
 
 describe('cron expressions', () => {
