@@ -11,6 +11,7 @@ import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant, type Export
 import { Violations, isToken, messages } from './errors';
 import type { IExportDestination } from './export-destination';
 import type { TfBulkExportConfig } from './generated/bulk-export';
+import { isUuid } from '../api/ids';
 
 /** A filter: built with `Filter.*` (`Filter.and(Filter.eq('run_type', 'llm'), ...)`), or an expression string. */
 export type ExportFilter = FilterExpr | string;
@@ -46,15 +47,13 @@ export interface ExportQueryProps {
   readonly provider?: TerraformProvider;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The resource attributes of the shared props, recording every violation. */
 export function queryAttributes(
   props: ExportQueryProps,
   violations: Violations,
   scope: IConstruct,
 ): Pick<TfBulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
-  violations.check('tracingProjectId', props.tracingProjectId, (id) => (UUID.test(id) ? undefined : messages.notUuid('a tracing project id', id)));
+  violations.check('tracingProjectId', props.tracingProjectId, (id) => (isUuid(id) ? undefined : messages.notUuid('a tracing project id', id)));
   // a list given as a token (a variable of list type) is checked by the provider at plan
   if (props.fields !== undefined && !isToken(props.fields)) {
     if (Array.isArray(props.fields)) checkFields(props.fields, violations);

@@ -10,6 +10,7 @@ import type { Diagnostics } from './framework/diagnostics';
 import { toModel } from './framework/model';
 import { attr, defineSchema, objectType, type SchemaModel } from './framework/schema';
 import { durationProblem, parseDuration } from './framework/timeouts';
+import { isUuid } from '../api/ids';
 
 /** Environment variables read when the provider block leaves a setting out. */
 export const PROVIDER_ENV = {
@@ -30,12 +31,10 @@ function urlProblem(text: string): string | undefined {
   return `${JSON.stringify(text)} is not an http:// or https:// URL written in full: write it like "https://api.example.com".`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Why a text is not a workspace id. */
 function tenantIdProblem(text: string): string | undefined {
   // empty is unset, as for every setting of the block (a variable whose default is "")
-  return text === '' || UUID.test(text) ? undefined : `${JSON.stringify(text)} is not a workspace id: a workspace is named by its id, a UUID such as "6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47".`;
+  return text === '' || isUuid(text) ? undefined : `${JSON.stringify(text)} is not a workspace id: a workspace is named by its id, a UUID such as "6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47".`;
 }
 
 /** Schema of the `provider "agentplatform"` block. */

@@ -5,7 +5,7 @@
  * reported as in paths.
  */
 import { MAX_JSON_DEPTH } from '../../lib/local/json-values';
-import type { TracingPlatform } from './support/platform';
+import { sendJson, type TracingPlatform } from './support/platform';
 import { destinationOn, startApiFixture, type ApiFixture } from './support/s3';
 
 let fixture: ApiFixture;
@@ -19,15 +19,7 @@ beforeAll(async () => {
 
 afterAll(() => fixture?.close());
 
-/** Sends a body (a string is sent as it is: JSON deeper than a test should build as objects). */
-async function send(method: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${platform.url}/api/v1${path}`, {
-    method,
-    headers: { 'x-api-key': platform.apiKey, 'x-tenant-id': platform.tenantId, 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const send = (method: string, path: string, body?: unknown) => sendJson(platform, method, path, body);
 
 const items = (answer: { body: Record<string, unknown> }) => answer.body.detail as { loc: (string | number)[]; type: string; msg: string }[];
 const id = (n: number) => `5e1f${String(n).padStart(4, '0')}-0000-4000-8000-000000000002`;

@@ -4,7 +4,7 @@
  * alone, totals of tokens and costs when usage comes with a patch, the status after a patch; JSON objects stored as
  * sent, totals too large to store refused, and every 400 of a batch naming its run.
  */
-import type { TracingPlatform } from './support/platform';
+import { sendJson, type TracingPlatform } from './support/platform';
 import { startApiFixture, type ApiFixture } from './support/s3';
 
 let fixture: ApiFixture;
@@ -18,15 +18,7 @@ beforeAll(async () => {
 
 afterAll(() => fixture?.close());
 
-/** Sends a body (a string is sent as it is: JSON with keys an object literal cannot hold). */
-async function send(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${platform.url}/api/v1${path}`, {
-    method,
-    headers: { 'x-api-key': platform.apiKey, 'x-tenant-id': platform.tenantId, 'content-type': 'application/json' },
-    body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const send = (method: string, path: string, body?: unknown) => sendJson(platform, method, path, body);
 
 const id = (n: number) => `1a9e${String(n).padStart(4, '0')}-0000-4000-8000-000000000001`;
 const run = (n: number, fields: Record<string, unknown> = {}) => ({ id: id(n), name: `run-${n}`, run_type: 'chain', start_time: '2024-02-01T00:00:00Z', session_id: sessionId, ...fields });

@@ -133,13 +133,10 @@ export const FILTER_FIELD_NAMES: readonly FilterFieldName[] = [...FILTER_FIELDS.
 /** Record fields that `search("text")` without a field looks through. */
 export const FULL_TEXT_FIELDS = ['name', 'error', 'inputs', 'outputs'] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const DURATION_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 
-export function isUuid(text: string): boolean {
-  return UUID.test(text);
-}
+export { isUuid } from '../ids';
 
 /** Seconds of a duration literal (`"500ms"`, `"5s"`, `"2m"`, `"1h"`), or NaN. */
 export function parseDurationSeconds(text: string): number {

@@ -5,8 +5,7 @@
 import type { Revision } from '../../api/schemas/control-plane';
 import { LIST_LIMIT, REVISION_STATUSES } from '../../api/schemas/control-plane-constants';
 import { DiagnosticError, attr, defineDataSource, defineSchema, element, type DataSourceReadRequest, type SchemaModel } from '../framework';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../../api/ids';
 
 const computedString = (description: string) => attr.string({ computed: true, description });
 
@@ -16,7 +15,7 @@ export const revisionsSchema = defineSchema({
   attributes: {
     deployment_id: attr.string({
       required: true,
-      validate: (v: string) => (UUID.test(v) ? undefined : `must be a deployment id (a UUID); got ${JSON.stringify(v)}.`),
+      validate: (v: string) => (isUuid(v) ? undefined : `must be a deployment id (a UUID); got ${JSON.stringify(v)}.`),
       description: 'The deployment, e.g. `agentplatform_deployment.agent.id`.',
     }),
     status: attr.list(element.string, {

@@ -25,9 +25,5 @@ export function detailOf(err: unknown): string | undefined {
   return typeof detail === 'string' ? detail : undefined;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Whether `text` is a UUID, the form of every id of the bulk export API. */
-export function isUuid(text: string): boolean {
-  return UUID.test(text);
-}
+export { isUuid } from '../../api/ids';

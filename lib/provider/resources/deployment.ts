@@ -40,6 +40,7 @@ import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets, warnOf
 import { apiFailure, failedRevisionDeployedAgain, nameTaken, revisionInputDefaulted, waitEnded } from './deployment-messages';
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
+import { isUuid } from '../../api/ids';
 
 // ---- model ----
 
@@ -360,10 +361,8 @@ async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>
 
 // ---- import ----
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 async function importDeployment({ id, ctx, signal }: ImportRequest): Promise<Partial<DeploymentModel>> {
-  if (!UUID.test(id)) throw new DiagnosticError('Invalid import id', `Import a deployment by its id, a UUID (the \`id\` the platform shows); got ${JSON.stringify(id)}.`);
+  if (!isUuid(id)) throw new DiagnosticError('Invalid import id', `Import a deployment by its id, a UUID (the \`id\` the platform shows); got ${JSON.stringify(id)}.`);
   let deployment: Deployment;
   try {
     deployment = await ctx.controlPlane().getDeployment(id, { signal });

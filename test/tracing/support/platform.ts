@@ -112,3 +112,21 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
       })()),
   };
 }
+
+/**
+ * Sends a request to the tracing API of `platform` as its workspace, and reads the JSON answer. A string body is sent
+ * as it is (JSON no object literal can hold: deep nesting, keys such as `__proto__`).
+ */
+export async function sendJson(
+  platform: TracingPlatform,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${platform.url}/api/v1${path}`, {
+    method,
+    headers: { 'x-api-key': platform.apiKey, 'x-tenant-id': platform.tenantId, 'content-type': 'application/json' },
+    body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}

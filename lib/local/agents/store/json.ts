@@ -22,6 +22,4 @@ export function uuidFromName(namespace: string, name: string): string {
 }
 
 /** True for text shaped as a UUID. */
-export function isUuid(text: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
-}
+export { isUuid } from '../../../api/ids';
