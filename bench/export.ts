@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { EXPORTABLE_FIELD_NAMES } from '../lib/api/schemas/trace';
 import { AUTH_MIGRATIONS, AuthStore } from '../lib/local/auth';
 import { systemClock } from '../lib/local/clock';
@@ -118,8 +118,9 @@ async function takeBucketBytes(client: S3Client, prefix: string): Promise<{ file
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-  // one by one: the in-process S3 server takes no DeleteObjects (see lib/local/s3), and an export writes a few files
-  for (const Key of keys) await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key }));
+  for (let i = 0; i < keys.length; i += 1000) {
+    await client.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+  }
   return { files, bytes };
 }
 

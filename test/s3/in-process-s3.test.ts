@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CreateBucketCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -124,4 +125,56 @@ test('a port already in use fails the start with EADDRINUSE, and the port may be
     otherClient.destroy();
     await other.close();
   }
+});
+
+describe('DeleteObjects', () => {
+  const bucket = 'demo-exports';
+  const put = (Bucket: string, Key: string) => client.send(new PutObjectCommand({ Bucket, Key, Body: Key }));
+  const remove = (keys: string[], Quiet?: boolean, Bucket = bucket) =>
+    client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet } }));
+
+  test('deletes each key exactly as sent: digits stay text, spaces and entities are kept', async () => {
+    await client.send(new CreateBucketCommand({ Bucket: 'exact' }));
+    const kept = ['1', 'spaced', 'a&b-other'];
+    const named = ['0001', ' spaced ', 'a&b', 'nested/x.parquet'];
+    for (const key of [...kept, ...named]) await put('exact', key);
+
+    const answer = await remove([...named, 'never-there'], undefined, 'exact');
+
+    expect(answer.Deleted?.map((entry) => entry.Key)).toEqual([...named, 'never-there']);
+    expect(answer.Errors).toBeUndefined();
+    expect((await keysIn(client, 'exact')).sort()).toEqual([...kept].sort());
+  });
+
+  test('Quiet: only the failures are listed', async () => {
+    await put(bucket, 'quiet/a');
+    const answer = await remove(['quiet/a'], true);
+
+    expect(answer.Deleted).toBeUndefined();
+    expect(await keysIn(client, bucket, 'quiet/')).toEqual([]);
+  });
+
+  test('a key that would name a file outside its bucket is reported, not deleted; the others are deleted', async () => {
+    await client.send(new CreateBucketCommand({ Bucket: 'victim' }));
+    await put('victim', 'z');
+    await put(bucket, 'climb/a');
+
+    const answer = await remove(['../victim/z', 'climb/a', 'climb//b']);
+
+    expect(answer.Errors).toEqual([
+      expect.objectContaining({ Key: '../victim/z', Code: 'InvalidArgument', Message: expect.stringContaining('".." segments') }),
+      expect.objectContaining({ Key: 'climb//b', Code: 'InvalidArgument', Message: expect.stringContaining('empty segment') }),
+    ]);
+    expect(answer.Deleted?.map((entry) => entry.Key)).toEqual(['climb/a']);
+    expect(await keysIn(client, 'victim')).toEqual(['z']);
+    expect(await keysIn(client, bucket, 'climb/')).toEqual([]);
+  });
+
+  test('a missing bucket gives NoSuchBucket; a body that is not a Delete document gives MalformedXML', async () => {
+    await expect(remove(['a'], undefined, 'no-such-bucket')).rejects.toMatchObject({ name: 'NoSuchBucket', $metadata: { httpStatusCode: 404 } });
+    for (const body of ['<Delete><Object><Key>a</Key></Object>', '<Delete></Delete>', '<Delete><Object><Key></Key></Object></Delete>']) {
+      const answer = await fetch(`${server.endpoint}/${bucket}?delete`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body });
+      expect({ status: answer.status, body: await answer.text() }).toEqual({ status: 400, body: expect.stringContaining('<Code>MalformedXML</Code>') });
+    }
+  });
 });

@@ -156,7 +156,7 @@ describe('the in-process S3 server keeps every object inside its directory', () 
     expect(existsSync(join(tmpdir(), escape))).toBe(false);
   });
 
-  test('nor through a bucket named by the Host, a copy source with a query, or keys sent in a POST body', async () => {
+  test('nor through a bucket named by the Host, a copy source with a query, or a key sent in a form', async () => {
     const raw = (method: string, pathAndQuery: string, headers: Record<string, string>, body = '') =>
       new Promise<number>((resolve, reject) => {
         const { port } = new URL(s3.server.endpoint);
@@ -172,7 +172,6 @@ describe('the in-process S3 server keeps every object inside its directory', () 
     expect(await raw('PUT', '/exports/y.txt', { 'x-amz-copy-source': `exports/a?/../../${escape}/x` })).toBe(400);
     const form = `--b\r\nContent-Disposition: form-data; name="key"\r\n\r\n../../${escape}/z\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="z"\r\n\r\nz\r\n--b--\r\n`;
     expect(await raw('POST', '/exports', { 'content-type': 'multipart/form-data; boundary=b', 'content-length': String(form.length) }, form)).toBe(400);
-    expect(await raw('POST', '/exports?delete', { 'content-type': 'application/xml' }, `<Delete><Object><Key>../../${escape}/z</Key></Object></Delete>`)).toBe(400);
     expect(existsSync(join(tmpdir(), escape))).toBe(false);
   });
 

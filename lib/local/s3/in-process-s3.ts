@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Server } from 'node:net';
 import S3rver from 's3rver';
+import { deleteObjects, s3ErrorXml } from './delete-objects';
 
 /**
  * The access key id s3rver knows. s3rver rejects any other key id (InvalidAccessKeyId) but never checks a
@@ -63,10 +64,18 @@ function leavesDirectory(pathText: string): boolean {
 const NAME_MAX_BYTES = 255;
 const LAST_SEGMENT_MAX_BYTES = NAME_MAX_BYTES - '._S3rver_metadata.json'.length;
 
-/** Whether a segment of a key is too long to be a file or directory name here. */
-function segmentsTooLong(key: string): boolean {
-  const segments = decodedSegments(key);
+/** Whether a segment of a key (its segments as stored) is too long to be a file or directory name here. */
+function segmentsTooLong(segments: readonly string[]): boolean {
   return segments.some((segment, i) => Buffer.byteLength(segment) > (i === segments.length - 1 ? LAST_SEGMENT_MAX_BYTES : NAME_MAX_BYTES));
+}
+
+/** Why a key sent in a body (DeleteObjects), as stored, cannot name a file here; undefined when it can. */
+function bodyKeyProblem(key: string): string | undefined {
+  const segments = key.split('/');
+  if (segments.some((segment) => segment === '.' || segment === '..' || segment.includes('\\'))) return 'This server takes no object key with "." or ".." segments or backslashes';
+  if (key.startsWith('/') || key.includes('//')) return 'This server takes no object key with an empty segment (a "//" or a leading "/")';
+  if (segmentsTooLong(segments)) return `This server takes no object key with a segment longer than ${LAST_SEGMENT_MAX_BYTES} bytes (${NAME_MAX_BYTES} but for the last)`;
+  return undefined;
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
@@ -80,8 +89,8 @@ const PART_NUMBER = /^\d{1,5}$/;
  * cannot take: 400 `InvalidArgument`. So are keys with an empty segment (`a//b`, a leading `/`), which s3rver cannot
  * store (it answers them with a 404 that is no S3 error, which looks like no S3 server at all), and keys with a
  * segment too long for a file name (it answers a 500, which looks like a passing problem). The check runs last before s3rver's routes, on the path as they read it (a
- * Host of `<bucket>.s3.amazonaws.com` puts the bucket in it). Keys sent in a body (a browser form's POST, the keys
- * of DeleteObjects) are not read here: a POST on a bucket is refused whole (objects are deleted one by one).
+ * Host of `<bucket>.s3.amazonaws.com` puts the bucket in it). The keys of DeleteObjects, sent in its body, are checked
+ * the same way by its own handler (delete-objects.ts); a browser form's POST, whose key is in a form, is refused whole.
  */
 const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   const { uploadId, partNumber } = ctx.query;
@@ -89,11 +98,19 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   const segments = ctx.path.split('/').filter((segment) => segment !== '');
   // the key: what follows `/<bucket>/`
   const key = ctx.path.replace(/^\/+[^/]*\/?/, '');
+  if (ctx.method === 'POST' && segments.length === 1 && ctx.query.delete !== undefined && !leavesDirectory(ctx.path)) {
+    const answer = await deleteObjects(ctx.app.store, segments[0], ctx.req, bodyKeyProblem);
+    ctx.status = answer.status;
+    ctx.type = 'application/xml';
+    ctx.set('x-amz-request-id', randomUUID());
+    ctx.body = answer.body;
+    return;
+  }
   const escapes =
     leavesDirectory(ctx.path) ||
     key.startsWith('/') ||
     key.includes('//') ||
-    segmentsTooLong(key) ||
+    segmentsTooLong(decodedSegments(key)) ||
     (ctx.method === 'POST' && segments.length <= 1) ||
     copySource.includes('?') ||
     leavesDirectory(copySource) ||
@@ -103,12 +120,12 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   ctx.status = 400;
   ctx.type = 'application/xml';
   ctx.set('x-amz-request-id', randomUUID());
-  ctx.body =
-    '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code>' +
-    '<Message>This server takes no object key with an empty segment (a "//" or a leading "/") or a segment longer ' +
-    `than ${LAST_SEGMENT_MAX_BYTES} bytes (${NAME_MAX_BYTES} but for the last), no object key or copy source with "." ` +
-    'or ".." segments or backslashes, only the upload ids it made, ' +
-    'and no POST on a bucket (browser form uploads, DeleteObjects: delete objects one by one)</Message></Error>';
+  ctx.body = s3ErrorXml(
+    'InvalidArgument',
+    'This server takes no object key with an empty segment (a "//" or a leading "/") or a segment longer ' +
+      `than ${LAST_SEGMENT_MAX_BYTES} bytes (${NAME_MAX_BYTES} but for the last), no object key or copy source with "." ` +
+      'or ".." segments or backslashes, only the upload ids it made, and no browser form upload (a POST on a bucket)',
+  );
 };
 
 /**

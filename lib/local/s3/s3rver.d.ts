@@ -1,5 +1,6 @@
 /** The part of s3rver 3.7 (which ships no type declarations) that the in-process S3 server uses. */
 declare module 's3rver' {
+  import type { IncomingMessage } from 'node:http';
   import type { AddressInfo, Server } from 'node:net';
 
   interface S3rverOptions {
@@ -14,8 +15,18 @@ declare module 's3rver' {
   }
 
   namespace S3rver {
+    /** s3rver's filesystem store: the calls the in-process server makes itself. */
+    interface Store {
+      getBucket(bucket: string): Promise<unknown>;
+      existsObject(bucket: string, key: string): Promise<boolean>;
+      deleteObject(bucket: string, key: string): Promise<void>;
+    }
     /** The part of a Koa context a middleware of the in-process server uses. */
     interface Context {
+      /** The request, whose body a middleware may read when it answers itself. */
+      readonly req: IncomingMessage;
+      /** The application: its `store` is s3rver's filesystem store. */
+      readonly app: { readonly store: Store };
       /** The request's path, as sent (not decoded), or as rewritten from the Host by s3rver. */
       readonly path: string;
       readonly method: string;
