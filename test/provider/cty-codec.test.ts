@@ -94,6 +94,25 @@ describe('cty msgpack codec', () => {
     expect(value).toEqual({ a: 1 });
   });
 
+  it('reads and writes map keys that name object internals as plain keys (__proto__, constructor)', () => {
+    const type = cty.map(cty.string);
+    const value = Object.fromEntries([['constructor', 'c'], ['toString', 't'], ['a', 'x']]);
+    Object.defineProperty(value, '__proto__', { value: 'p', enumerable: true, writable: true, configurable: true });
+    // as terraform sends a map: a msgpack map, whatever its keys (the library's own decode refuses this one)
+    const bytes = encodeMsgpack(value, type);
+    expect(() => decode(bytes)).toThrow('The key __proto__ is not allowed');
+
+    const read = decodeMsgpack(bytes, type) as Record<string, CtyValue>;
+
+    expect(Object.keys(read).sort()).toEqual(['__proto__', 'a', 'constructor', 'toString']);
+    expect(Object.getOwnPropertyDescriptor(read, '__proto__')?.value).toBe('p');
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(valueEquals(read, value, type)).toBe(true);
+    // inside an object attribute too
+    const nested = cty.object({ env: type });
+    expect(valueEquals(roundTrip({ env: value }, nested), { env: value }, nested)).toBe(true);
+  });
+
   it('tracks whether values are wholly known', () => {
     expect(isWhollyKnown({ a: ['x', n('1')] })).toBe(true);
     expect(isWhollyKnown({ a: ['x', UNKNOWN] })).toBe(false);

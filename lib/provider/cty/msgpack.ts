@@ -17,10 +17,22 @@ const UNKNOWN_EXT = new ExtData(0, new Uint8Array([0]));
 /** A value that does not match its type, with the path to the offending part. */
 export class CtyDecodeError extends Error {}
 
+/**
+ * Map keys are decoded with a mark in front, so that none is `__proto__`, which the msgpack library refuses
+ * ("The key __proto__ is not allowed") and a map of user data may hold (an environment variable of that name, say);
+ * {@link fromRaw} reads them without it.
+ */
+const KEY_MARK = '#';
+const MARKED_KEYS = {
+  canBeCached: (): boolean => true,
+  decode: (bytes: Uint8Array, offset: number, length: number): string =>
+    KEY_MARK + Buffer.from(bytes.buffer, bytes.byteOffset + offset, length).toString('utf8'),
+};
+
 /** Decodes msgpack bytes as a value of `type`. */
 export function decodeMsgpack(bytes: Uint8Array, type: CtyType): CtyValue {
   if (bytes.length === 0) return null;
-  return fromRaw(decode(bytes, { useBigInt64: true }), type, '');
+  return fromRaw(decode(bytes, { useBigInt64: true, keyDecoder: MARKED_KEYS }), type, '');
 }
 
 /** Encodes a value of `type` as msgpack. */
@@ -55,11 +67,16 @@ function fromRaw(raw: unknown, type: CtyType, path: string): CtyValue {
       return raw.map((item, i) => fromRaw(item, type.elements[i]!, `${path}[${i}]`));
     case 'map':
       if (!isRecord(raw)) return fail(path, typeName(type), raw);
-      return objectFrom(Object.entries(raw).map(([k, v]) => [k, fromRaw(v, type.element, `${path}[${JSON.stringify(k)}]`)]));
+      return objectFrom(
+        Object.entries(raw).map(([marked, v]) => {
+          const k = marked.slice(KEY_MARK.length);
+          return [k, fromRaw(v, type.element, `${path}[${JSON.stringify(k)}]`)];
+        }),
+      );
     case 'object': {
       if (!isRecord(raw)) return fail(path, 'object', raw);
       const attrs = Object.entries(type.attributes);
-      return objectFrom(attrs.map(([k, t]) => [k, fromRaw(raw[k], t, path ? `${path}.${k}` : k)]));
+      return objectFrom(attrs.map(([k, t]) => [k, fromRaw(raw[KEY_MARK + k], t, path ? `${path}.${k}` : k)]));
     }
     case 'dynamic': {
       if (!Array.isArray(raw) || raw.length !== 2) return fail(path, 'dynamic value [type, value]', raw);
