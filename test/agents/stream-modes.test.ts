@@ -209,6 +209,47 @@ describe('the research graph', () => {
     }
   });
 
+  it('events: parent_ids name the runs each event is nested in; tags and metadata say which node and step', async () => {
+    type EventChunk = { event: string; name: string; run_id: string; tags: string[]; metadata: Record<string, unknown>; parent_ids: string[] };
+    const events = (
+      await collect(
+        client.runs.stream(null, { assistant_id: 'research', input: ask('nesting'), stream_mode: 'events', stream_subgraphs: true }),
+      )
+    )
+      .filter((chunk) => chunk.mode === 'events')
+      .map((chunk) => chunk.data as unknown as EventChunk);
+    const first = (event: string, name: string) => events.find((e) => e.event === event && e.name === name)!;
+
+    const root = events[0];
+    expect(root).toMatchObject({ event: 'on_chain_start', parent_ids: [], tags: [] });
+    expect(root.metadata).toMatchObject({ run_id: root.run_id, graph_id: 'research' });
+    const call = first('on_chain_start', 'research_subgraph');
+    expect(call.parent_ids).toEqual([root.run_id]);
+    expect(call.tags).toEqual(['graph:step:1']);
+    expect(call.metadata).toMatchObject({ langgraph_node: 'research_subgraph', langgraph_step: 1, langgraph_checkpoint_ns: `research_subgraph:${call.run_id}` });
+    // the subgraph's own run, started by the node's task
+    const subgraph = events.find((e) => e.event === 'on_chain_start' && e.parent_ids.length === 2 && e.parent_ids[1] === call.run_id)!;
+    expect(subgraph.parent_ids).toEqual([root.run_id, call.run_id]);
+    const summarize = first('on_chain_start', 'summarize');
+    expect(summarize.parent_ids).toEqual([root.run_id, call.run_id, subgraph.run_id]);
+    // a model call and its tokens sit under the node that made it
+    const modelStart = events.find((e) => e.event === 'on_chat_model_start' && e.tags.includes('summary'))!;
+    const tokens = events.filter((e) => e.event === 'on_chat_model_stream' && e.run_id === modelStart.run_id);
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const e of [modelStart, ...tokens]) {
+      expect(e.parent_ids).toEqual([root.run_id, call.run_id, subgraph.run_id, summarize.run_id]);
+      expect(e.metadata).toMatchObject({ langgraph_node: 'summarize', langgraph_checkpoint_ns: `research_subgraph:${call.run_id}|summarize:${summarize.run_id}` });
+    }
+    const custom = events.find((e) => e.event === 'on_custom_event' && e.name === 'search')!;
+    expect(custom.parent_ids).toEqual([root.run_id, call.run_id, subgraph.run_id]);
+    expect(custom.metadata).toMatchObject({ langgraph_node: 'search' });
+    // the top-level model call: under the root graph and the report node only
+    const report = first('on_chain_start', 'report');
+    const reportModel = events.find((e) => e.event === 'on_chat_model_end' && e.tags.includes('report'))!;
+    expect(reportModel.parent_ids).toEqual([root.run_id, report.run_id]);
+    expect(report.tags).toEqual(['graph:step:2']);
+  });
+
   it('streams the updates of one step separately, one node each', async () => {
     const updates = (
       await collect(

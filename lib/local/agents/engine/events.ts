@@ -53,6 +53,30 @@ export interface MessageMetadata {
   readonly [key: string]: unknown;
 }
 
+/**
+ * Metadata of a node's task, as the `events` stream mode shows it on the task's own events and the model calls in
+ * it: the run-level metadata with the task's place in the graph.
+ */
+export interface TaskMetadata {
+  readonly langgraph_step: number;
+  readonly langgraph_node: string;
+  readonly langgraph_triggers: readonly string[];
+  readonly langgraph_path: readonly string[];
+  /** `<node>:<task id>`, prefixed by enclosing subgraph calls. */
+  readonly langgraph_checkpoint_ns: string;
+  readonly checkpoint_ns: string;
+  /** Run-level metadata (run id, thread id, assistant id, graph id) merged in. */
+  readonly [key: string]: unknown;
+}
+
+/** What the `events` stream mode shows of a graph's or a task's run besides its data. */
+interface Labels {
+  /** Tags of the run: the run's own, and a task's `graph:step:<n>`. */
+  readonly tags: readonly string[];
+  /** The run-level metadata; a task's adds its {@link TaskMetadata}. */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
 interface EventBase {
   /** Namespace of the graph that emitted the event. */
   readonly ns: Namespace;
@@ -62,13 +86,15 @@ interface EventBase {
 
 /** One report of a running graph. */
 export type GraphEvent =
-  | (EventBase & {
+  | (EventBase &
+      Labels & {
       readonly kind: 'graph_start';
       readonly graph: string;
       readonly runId: string;
       readonly input: GraphValues;
     })
-  | (EventBase & {
+  | (EventBase &
+      Labels & {
       readonly kind: 'graph_end';
       readonly graph: string;
       readonly runId: string;
@@ -85,7 +111,8 @@ export type GraphEvent =
       /** Nodes that run in the next step. */
       readonly next: readonly string[];
     })
-  | (EventBase & {
+  | (EventBase &
+      Labels & {
       readonly kind: 'task_start';
       readonly step: number;
       readonly taskId: string;
@@ -93,7 +120,8 @@ export type GraphEvent =
       readonly input: GraphValues;
       readonly triggers: readonly string[];
     })
-  | (EventBase & {
+  | (EventBase &
+      Labels & {
       readonly kind: 'task_end';
       readonly step: number;
       readonly taskId: string;
@@ -129,7 +157,7 @@ export type GraphEvent =
       readonly cost: { readonly prompt: number; readonly completion: number };
       readonly metadata: MessageMetadata;
     })
-  | (EventBase & { readonly kind: 'custom'; readonly taskId: string; readonly node: string; readonly data: unknown });
+  | (EventBase & Labels & { readonly kind: 'custom'; readonly taskId: string; readonly node: string; readonly data: unknown });
 
 /** Receives every event synchronously, in order. */
 export type GraphEventSink = (event: GraphEvent) => void;

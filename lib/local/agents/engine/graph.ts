@@ -156,7 +156,8 @@ export class CompiledGraph {
   ): Promise<GraphValues> {
     const runId = ns.length === 0 ? invocation.runId : randomUUID();
     const emit = invocation.sink;
-    emit({ kind: 'graph_start', ns, time: invocation.now(), graph: this.name, runId, input });
+    const labels = { tags: invocation.config.tags, metadata: invocation.runMetadata };
+    emit({ kind: 'graph_start', ns, time: invocation.now(), graph: this.name, runId, input, ...labels });
     let state = this.applyUpdate(this.initialState(prior), input);
     let active = this.successors(START, state);
     let checkpointId = this.checkpoint(invocation, ns, -1, state, active, parentCheckpointId);
@@ -172,10 +173,10 @@ export class CompiledGraph {
         checkpointId = this.checkpoint(invocation, ns, step, state, active, checkpointId);
       }
     } catch (error) {
-      emit({ kind: 'graph_end', ns, time: invocation.now(), graph: this.name, runId, error: asError(error) });
+      emit({ kind: 'graph_end', ns, time: invocation.now(), graph: this.name, runId, error: asError(error), ...labels });
       throw error;
     }
-    emit({ kind: 'graph_end', ns, time: invocation.now(), graph: this.name, runId, output: state });
+    emit({ kind: 'graph_end', ns, time: invocation.now(), graph: this.name, runId, output: state, ...labels });
     return state;
   }
 
@@ -196,8 +197,8 @@ export class CompiledGraph {
     invocation: Invocation,
     ns: Namespace,
   ): Promise<{ node: string; values: GraphValues | void }[]> {
-    const tasks = nodes.map((node) => ({ node, taskId: randomUUID() }));
     const triggers = step === 0 ? [`branch:to:${nodes.join(',')}`] : ['branch:to'];
+    const tasks = nodes.map((node) => new NodeContext(invocation, ns, node, randomUUID(), step, triggers, this));
     for (const task of tasks) {
       invocation.sink({
         kind: 'task_start',
@@ -208,34 +209,20 @@ export class CompiledGraph {
         node: task.node,
         input: state,
         triggers,
+        tags: task.tags,
+        metadata: task.metadata,
       });
     }
     const settled = await Promise.allSettled(
       tasks.map(async (task) => {
-        const context = new NodeContext(invocation, ns, task.node, task.taskId, step, triggers, this);
         const action = this.nodes.get(task.node) as NodeAction;
+        const end = { kind: 'task_end', ns, step, taskId: task.taskId, node: task.node, tags: task.tags, metadata: task.metadata } as const;
         try {
-          const values = await action(state, context);
-          invocation.sink({
-            kind: 'task_end',
-            ns,
-            time: invocation.now(),
-            step,
-            taskId: task.taskId,
-            node: task.node,
-            update: values ?? {},
-          });
+          const values = await action(state, task);
+          invocation.sink({ ...end, time: invocation.now(), update: values ?? {} });
           return { node: task.node, values };
         } catch (error) {
-          invocation.sink({
-            kind: 'task_end',
-            ns,
-            time: invocation.now(),
-            step,
-            taskId: task.taskId,
-            node: task.node,
-            error: asError(error),
-          });
+          invocation.sink({ ...end, time: invocation.now(), error: asError(error) });
           throw error;
         }
       }),

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { GraphValues, MessageChunk, MessageMetadata, Namespace } from './events';
+import type { GraphValues, MessageChunk, MessageMetadata, Namespace, TaskMetadata } from './events';
 import type { CompiledGraph, Invocation, RunConfig } from './graph';
 import { throwIfAborted } from './graph';
 import type { StateMessage } from './messages';
@@ -36,6 +36,25 @@ export class NodeContext {
     private readonly graph: CompiledGraph,
   ) {}
 
+  /** The task's metadata: the run's, with the task's place in the graph. */
+  get metadata(): TaskMetadata {
+    const checkpointNs = [...this.ns, `${this.node}:${this.taskId}`].join('|');
+    return {
+      ...this.invocation.runMetadata,
+      langgraph_step: this.step,
+      langgraph_node: this.node,
+      langgraph_triggers: this.triggers,
+      langgraph_path: ['__pregel_pull', this.node],
+      langgraph_checkpoint_ns: checkpointNs,
+      checkpoint_ns: checkpointNs,
+    };
+  }
+
+  /** The tags of the task's own events: the run's, and the step's. */
+  get tags(): readonly string[] {
+    return [...this.invocation.config.tags, `graph:step:${this.step}`];
+  }
+
   /** Settings of the run. */
   get config(): RunConfig {
     return this.invocation.config;
@@ -55,6 +74,8 @@ export class NodeContext {
       taskId: this.taskId,
       node: this.node,
       data,
+      tags: this.tags,
+      metadata: this.metadata,
     });
   }
 
@@ -67,15 +88,8 @@ export class NodeContext {
     const { invocation } = this;
     const callId = randomUUID();
     const messageId = `run-${callId}`;
-    const checkpointNs = [...this.ns, `${this.node}:${this.taskId}`].join('|');
     const metadata: MessageMetadata = {
-      ...invocation.runMetadata,
-      langgraph_step: this.step,
-      langgraph_node: this.node,
-      langgraph_triggers: this.triggers,
-      langgraph_path: ['__pregel_pull', this.node],
-      langgraph_checkpoint_ns: checkpointNs,
-      checkpoint_ns: checkpointNs,
+      ...this.metadata,
       ls_provider: model.provider,
       ls_model_name: model.name,
       ls_model_type: 'chat',

@@ -27,6 +27,8 @@ export class RunEventFormatter {
   private readonly metadataJson = new WeakMap<MessageMetadata, string>();
   private readonly tokenJsonRest = new Map<string, string>();
   private readonly graphRunIds = new Map<string, string>();
+  /** The task of each model call in progress (a token names its call only). */
+  private readonly callTasks = new Map<string, string>();
 
   /** @param threadId the run's thread (null when stateless), for debug checkpoint configs */
   constructor(private readonly threadId: string | null) {}
@@ -48,14 +50,11 @@ export class RunEventFormatter {
           });
         }
         add('events', () =>
-          this.eventsChunk(
-            'on_chat_model_stream',
-            event.metadata.ls_model_name,
-            event.callId,
-            event.ns,
-            { chunk: event.chunk },
-            event.metadata,
-          ),
+          this.eventsChunk('on_chat_model_stream', event.metadata.ls_model_name, event.callId, event.ns, { chunk: event.chunk }, {
+            tags: event.metadata.tags,
+            metadata: event.metadata,
+            task: this.callTasks.get(event.callId),
+          }),
         );
         break;
       case 'checkpoint':
@@ -72,7 +71,7 @@ export class RunEventFormatter {
           }),
         );
         add('events', () =>
-          this.eventsChunk('on_chain_start', event.node, event.taskId, event.ns, { input: event.input }),
+          this.eventsChunk('on_chain_start', event.node, event.taskId, event.ns, { input: event.input }, event),
         );
         break;
       case 'task_end':
@@ -93,16 +92,18 @@ export class RunEventFormatter {
             event.taskId,
             event.ns,
             event.error ? { error: event.error.message } : { output: event.update ?? {} },
+            event,
           ),
         );
         break;
       case 'custom':
         add('custom', () => event.data);
         add('events', () =>
-          this.eventsChunk('on_custom_event', event.node, event.taskId, event.ns, { data: event.data }),
+          this.eventsChunk('on_custom_event', event.node, event.taskId, event.ns, { data: event.data }, { ...event, task: event.taskId }),
         );
         break;
       case 'model_start':
+        this.callTasks.set(event.callId, event.taskId);
         add('events', () =>
           this.eventsChunk(
             'on_chat_model_start',
@@ -110,11 +111,12 @@ export class RunEventFormatter {
             event.callId,
             event.ns,
             { input: { messages: [event.messages] } },
-            event.metadata,
+            { tags: event.metadata.tags, metadata: event.metadata, task: event.taskId },
           ),
         );
         break;
       case 'model_end':
+        this.callTasks.delete(event.callId);
         add('events', () =>
           this.eventsChunk(
             'on_chat_model_end',
@@ -122,14 +124,14 @@ export class RunEventFormatter {
             event.callId,
             event.ns,
             { output: event.message },
-            event.metadata,
+            { tags: event.metadata.tags, metadata: event.metadata, task: event.taskId },
           ),
         );
         break;
       case 'graph_start':
         this.graphRunIds.set(event.ns.join('|'), event.runId);
         add('events', () =>
-          this.eventsChunk('on_chain_start', event.graph, event.runId, event.ns, { input: event.input }),
+          this.eventsChunk('on_chain_start', event.graph, event.runId, event.ns, { input: event.input }, event),
         );
         break;
       case 'graph_end':
@@ -140,6 +142,7 @@ export class RunEventFormatter {
             event.runId,
             event.ns,
             event.error ? { error: event.error.message } : { output: event.output },
+            event,
           ),
         );
         break;
@@ -190,12 +193,29 @@ export class RunEventFormatter {
     };
   }
 
-  private eventsChunk(kind: string, name: string, runId: string, ns: Namespace, data: unknown, metadata: object = {}) {
+  /**
+   * One chunk of the `events` mode. Its `parent_ids` are the runs it is nested in, outermost first: the root graph,
+   * then for each enclosing subgraph call the calling node's task and the subgraph's run, then, for a model call or
+   * custom data, the task it belongs to (`labels.task`).
+   */
+  private eventsChunk(kind: string, name: string, runId: string, ns: Namespace, data: unknown, labels: EventLabels) {
     const parentIds: string[] = [];
-    for (let depth = 0; depth <= ns.length; depth += 1) {
-      const id = this.graphRunIds.get(ns.slice(0, depth).join('|'));
+    const push = (id: string | undefined) => {
       if (id !== undefined && id !== runId) parentIds.push(id);
+    };
+    for (let depth = 0; depth <= ns.length; depth += 1) {
+      push(this.graphRunIds.get(ns.slice(0, depth).join('|')));
+      // a namespace element is `<node>:<task id>`: the task that called the subgraph one level down
+      if (depth < ns.length) push(ns[depth]!.slice(ns[depth]!.lastIndexOf(':') + 1));
     }
-    return { event: kind, name, run_id: runId, tags: [], metadata, data, parent_ids: parentIds };
+    push(labels.task);
+    return { event: kind, name, run_id: runId, tags: labels.tags, metadata: labels.metadata, data, parent_ids: parentIds };
   }
+}
+
+/** The tags and metadata of an `events` chunk, and the task of a model call or of custom data. */
+interface EventLabels {
+  readonly tags: readonly string[];
+  readonly metadata: object;
+  readonly task?: string;
 }
