@@ -1,6 +1,6 @@
 /**
  * A data dir whose agent tables were made when thread and assistant ids were one namespace for the whole platform
- * takes the migrations to ids of each deployment (and to crons that go with their thread): every thread, checkpoint,
+ * takes the migrations to ids of each deployment (and to crons that go with their thread or assistant): every thread, checkpoint,
  * run, assistant and default assistant is kept and found as before, the same ids can then be used by another
  * deployment, and deleting a thread still deletes its checkpoints and runs (and nothing of another deployment's thread
  * of the same id).
@@ -23,6 +23,8 @@ const RUN = '1ef00000-0000-6000-8000-000000000001';
 const NOW = '2026-01-01T00:00:00.000Z';
 const CRON = 'cccccccc-0000-4000-8000-000000000001';
 const ORPHAN_CRON = 'cccccccc-0000-4000-8000-000000000002';
+const ASSISTANT_GONE_CRON = 'cccccccc-0000-4000-8000-000000000003';
+const STATELESS_CRON = 'cccccccc-0000-4000-8000-000000000004';
 
 let dir: string;
 let db: PlatformDatabase;
@@ -54,6 +56,9 @@ beforeAll(() => {
   const cron = db.prepare(`INSERT INTO agent_crons VALUES (?, ?, ?, ?, '* * * * *', '{}', '{}', NULL, NULL, ?, ?)`);
   cron.run(CRON, D1, ASSISTANT, THREAD, NOW, NOW);
   cron.run(ORPHAN_CRON, D1, ASSISTANT, '99999999-2222-4333-8444-555555555555', NOW, NOW);
+  // a stateless cron of the assistant, and one of an assistant deleted before an assistant's deletion took its crons
+  cron.run(STATELESS_CRON, D1, ASSISTANT, null, NOW, NOW);
+  cron.run(ASSISTANT_GONE_CRON, D1, '77777777-7777-4888-8999-aaaaaaaaaaaa', null, NOW, NOW);
   migrate(db, [AGENT_SERVER_MIGRATIONS]);
 });
 
@@ -70,8 +75,8 @@ test('keeps every row, found by deployment and id as before', () => {
   // the default assistant is still the one recorded, version and all
   expect(new AssistantStore(db, systemClock).find(D1, 'chat', ['chat'])).toMatchObject({ assistant_id: ASSISTANT, version: 3 });
   expect(db.pragma('foreign_key_check')).toEqual([]);
-  // the crons of threads that are gone are gone too (they failed at every firing); the thread's own is kept
-  expect(db.prepare('SELECT cron_id FROM agent_crons').pluck().all()).toEqual([CRON]);
+  // the crons of threads and of assistants that are gone are gone too (they failed at every firing); the others are kept
+  expect(db.prepare('SELECT cron_id FROM agent_crons ORDER BY cron_id').pluck().all()).toEqual([CRON, STATELESS_CRON]);
 });
 
 test('lets another deployment use the same ids, and a thread deleted takes only its own checkpoints and runs', () => {

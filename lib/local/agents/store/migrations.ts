@@ -223,5 +223,14 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
           AND NOT EXISTS (SELECT 1 FROM agent_threads t WHERE t.deployment_id = agent_crons.deployment_id AND t.thread_id = agent_crons.thread_id);
       `,
     },
+    {
+      // the crons of assistants deleted before an assistant's deletion took its crons with it (each cron names the
+      // assistant's id, resolved when the cron was made, so a cron whose assistant is gone can only fail)
+      id: '005-orphan-assistant-crons',
+      up: `
+        DELETE FROM agent_crons
+          WHERE NOT EXISTS (SELECT 1 FROM agent_assistants a WHERE a.deployment_id = agent_crons.deployment_id AND a.assistant_id = agent_crons.assistant_id);
+      `,
+    },
   ],
 };
