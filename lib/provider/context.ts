@@ -34,8 +34,11 @@ export class ProviderContext {
     readonly terraformVersion: string,
   ) {}
 
-  /** Transport settings for one API; throws a diagnostic when its URL or the key is not set or not yet known. */
-  transportOptions(api: ApiName): TransportOptions {
+  /**
+   * Transport settings for one API; throws a diagnostic when its URL or the key is not set or not yet known. Requests
+   * go to the provider's workspace, or to `tenantId` (the workspace an object in state is in).
+   */
+  transportOptions(api: ApiName, tenantId?: string | null): TransportOptions {
     const setting = URL_SETTING[api];
     const baseUrl = api === 'control-plane' ? this.config.controlPlaneUrl : this.config.tracingUrl;
     if (this.config.unknown.length) {
@@ -54,21 +57,25 @@ export class ProviderContext {
     if (!this.config.apiKey) {
       throw new DiagnosticError('Missing API key', `Set \`api_key\` in the provider block or the ${PROVIDER_ENV.apiKey} environment variable.`);
     }
+    const workspace = tenantId ?? this.config.tenantId;
     return {
       baseUrl,
-      auth: { kind: 'api-key', apiKey: this.config.apiKey, ...(this.config.tenantId ? { tenantId: this.config.tenantId } : {}) },
+      auth: { kind: 'api-key', apiKey: this.config.apiKey, ...(workspace ? { tenantId: workspace } : {}) },
       timeoutMs: this.config.requestTimeoutMs,
       retry: { maxRetries: this.config.maxRetries },
       userAgent: `terraform-provider-agentplatform/${PROVIDER_VERSION} terraform/${this.terraformVersion || 'unknown'}`,
     };
   }
 
-  /** The control plane client (deployments, revisions, sandbox templates). */
-  controlPlane(): ControlPlaneClient {
-    return this.client('control-plane', () => {
+  /**
+   * The control plane client (deployments, revisions, sandbox templates) of the provider's workspace, or of
+   * `tenantId` (the workspace a deployment in state is in).
+   */
+  controlPlane(tenantId?: string | null): ControlPlaneClient {
+    return this.client(`control-plane/${tenantId ?? ''}`, () => {
       // Loaded on first use: the client pulls in undici and zod, which plain validate/plan runs never need.
       const { ControlPlaneClient: Client } = require('../api/control-plane') as typeof import('../api/control-plane');
-      const client = new Client(this.transportOptions('control-plane'));
+      const client = new Client(this.transportOptions('control-plane', tenantId));
       this.closers.push(() => client.transport.close());
       return client;
     });

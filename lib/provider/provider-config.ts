@@ -49,7 +49,10 @@ export const providerSchema = defineSchema({
     tenant_id: attr.string({
       optional: true,
       validate: tenantIdProblem,
-      description: `Workspace to act in (\`X-Tenant-Id\`): its id, a UUID. Default: \`${PROVIDER_ENV.tenantId}\`, else the key's default workspace.`,
+      description:
+        `Workspace to act in (\`X-Tenant-Id\`): its id, a UUID. Default: \`${PROVIDER_ENV.tenantId}\`, else the key's default workspace. ` +
+        'New objects are created there; an object in state is read, changed and deleted in the workspace it is in (its `tenant_id`), ' +
+        'and replaced in this one when this names another.',
     }),
     control_plane_url: attr.string({
       optional: true,

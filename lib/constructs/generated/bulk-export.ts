@@ -153,6 +153,11 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getStringAttribute('finished_at');
   }
 
+  /** The workspace the bulk export is in (its id, a UUID). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new bulk export in that workspace, the old one destroyed in its own. With no workspace set, it stays where it is. */
+  get tenantId(): string {
+    return this.getStringAttribute('tenant_id');
+  }
+
   protected override synthesizeAttributes(): { [name: string]: unknown } {
     return {
       destination_id: cdktf.stringToTerraform(this.tfConfig.destinationId),

@@ -257,6 +257,11 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('created_at');
   }
 
+  /** The workspace the deployment is in (its id, a UUID). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new deployment in that workspace, the old one destroyed in its own. With no workspace set, it stays where it is. */
+  get tenantId(): string {
+    return this.getStringAttribute('tenant_id');
+  }
+
   protected override synthesizeAttributes(): { [name: string]: unknown } {
     return {
       name: cdktf.stringToTerraform(this.tfConfig.name),

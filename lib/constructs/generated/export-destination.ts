@@ -157,6 +157,11 @@ export class TfExportDestination extends cdktf.TerraformResource {
     return this.getStringAttribute('created_at');
   }
 
+  /** The workspace the export destination is in (its id, a UUID). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new export destination in that workspace, the old one left on the platform (as a destroy leaves it). With no workspace set, it stays where it is. */
+  get tenantId(): string {
+    return this.getStringAttribute('tenant_id');
+  }
+
   protected override synthesizeAttributes(): { [name: string]: unknown } {
     return {
       display_name: cdktf.stringToTerraform(this.tfConfig.displayName),

@@ -1,15 +1,18 @@
 /**
- * The bulk export API as the export resources reach it: one client per configured provider, created (and its
- * zod-using module loaded) on first use, and the few facts about API errors the handlers branch on.
+ * The bulk export API as the export resources reach it: one client per configured provider and workspace, created
+ * (and its zod-using module loaded) on first use, and the few facts about API errors the handlers branch on.
  */
 import type { BulkExportClient } from '../../api/bulk-export';
 import type { ProviderContext } from '../context';
 
-/** The bulk export client of the configured provider (tracing API URL, API key, workspace). */
-export function bulkExportClient(ctx: ProviderContext): BulkExportClient {
-  return ctx.client('bulk-export', (c) => {
+/**
+ * The bulk export client of the configured provider (tracing API URL, API key, workspace), or of `tenantId` (the
+ * workspace an object in state is in).
+ */
+export function bulkExportClient(ctx: ProviderContext, tenantId?: string | null): BulkExportClient {
+  return ctx.client(`bulk-export/${tenantId ?? ''}`, (c) => {
     const { BulkExportClient: Client } = require('../../api/bulk-export') as typeof import('../../api/bulk-export');
-    return new Client(c.transportOptions('tracing'));
+    return new Client(c.transportOptions('tracing', tenantId));
   });
 }
 

@@ -5,6 +5,7 @@
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import type { BulkExportModel } from './bulk-export';
 import { DEFAULT_EXPORT_FORMAT_VERSION, sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
+import { workspaceId } from './workspace';
 
 /** Attributes that only Terraform keeps (the API has no such field). */
 export type LocalSettings = Pick<BulkExportModel, 'wait_for_completion' | 'cancel_spawned_on_destroy' | 'timeouts'>;
@@ -56,5 +57,6 @@ export function toModel(e: BulkExport, local: BulkExportModel): BulkExportModel 
     status: e.status,
     created_at: e.created_at,
     finished_at: e.finished_at,
+    tenant_id: workspaceId(e.tenant_id),
   };
 }

@@ -40,6 +40,7 @@ import {
   sameUuid,
   timestampProblem,
 } from './bulk-export-checks';
+import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
 import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
 import { checkDueIntervals, checkEndNotAhead } from './bulk-export-clock';
 import {
@@ -158,6 +159,7 @@ export const bulkExportSchema = defineSchema({
     status: attr.string({ computed: true, useStateForUnknown: true, description: 'Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`).' }),
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the export was created (RFC 3339).' }),
     finished_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the export reached a final status, if it has.' }),
+    tenant_id: tenantIdAttribute('bulk export'),
   },
 });
 
@@ -262,7 +264,7 @@ async function settle(
 async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): Promise<BulkExportModel | null> {
   let current: BulkExport;
   try {
-    current = await bulkExportClient(ctx).getExport(state.id!, { signal });
+    current = await bulkExportClient(ctx, workspaceOf(state)).getExport(state.id!, { signal });
   } catch (err) {
     if (statusOf(err) === 404) return null;
     throw err;
@@ -276,6 +278,7 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
 // ---- plan ----
 
 async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, signal }: PlanRequest<Schema>): Promise<void> {
+  const moves = planWorkspace({ ctx, prior, planned, diagnostics, requireReplace }, 'bulk export');
   // at plan rather than validate, which terraform runs on destroy too
   if (config.wait_for_completion === true && typeof config.interval_hours === 'number') exportSettingIgnored(diagnostics, 'wait_for_completion');
   if (config.cancel_spawned_on_destroy === true && config.interval_hours === null && config.end_time !== null) exportSettingIgnored(diagnostics, 'cancel_spawned_on_destroy');
@@ -285,7 +288,7 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, 
     requireReplace('status');
   }
   // Terraform shows the warnings of a replacement's first plan only (the one with the prior state)
-  const replacing = prior !== null && (prior.status === 'Cancelled' || REPLACING_ATTRIBUTES.some((key) => !sameArgument(key, prior, planned)));
+  const replacing = prior !== null && (moves || prior.status === 'Cancelled' || REPLACING_ATTRIBUTES.some((key) => !sameArgument(key, prior, planned)));
   if (prior !== null && !replacing) return keepPlatformValues(prior, planned);
   if (typeof planned.end_time === 'string') return checkEndNotAhead({ end: planned.end_time, ctx, destinationId: planned.destination_id, signal, diagnostics });
   const { start_time: start, interval_hours: hours } = planned;
@@ -329,7 +332,7 @@ async function update({ planned, prior }: UpdateRequest<Schema>): Promise<BulkEx
 // ---- delete ----
 
 async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>): Promise<void> {
-  const client = bulkExportClient(ctx);
+  const client = bulkExportClient(ctx, workspaceOf(state));
   const id = state.id!;
   try {
     const current = await client.getExport(id, { signal });

@@ -4,6 +4,7 @@
  */
 import type { Deployment, DeploymentCreate, DeploymentPatch, SourceConfig, SourceRevisionConfigInput } from '../../api/schemas/control-plane';
 import type { DeploymentModel } from './deployment';
+import { workspaceId } from './workspace';
 
 /** Attributes that only Terraform keeps (the API has no such field): carried over from the configuration or state. */
 export type LocalSettings = Pick<DeploymentModel, 'secrets_version' | 'wait_for_deployed' | 'timeouts'>;
@@ -39,6 +40,7 @@ export function toModel(d: Deployment, revisionStatus: string | null, local: Loc
     repo_commit_sha: revision.repo_commit_sha ?? null,
     url: d.url,
     created_at: d.created_at,
+    tenant_id: workspaceId(d.tenant_id),
   };
 }
 

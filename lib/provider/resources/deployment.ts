@@ -41,6 +41,7 @@ import { apiFailure, failedRevisionDeployedAgain, nameTaken, revisionInputDefaul
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
 import { isUuid } from '../../api/ids';
+import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
 
 // ---- model ----
 
@@ -154,6 +155,7 @@ export const deploymentSchema = defineSchema({
     repo_commit_sha: attr.string({ computed: true, useStateForUnknown: true, description: 'Commit the newest revision was built from (`github`).' }),
     url: attr.string({ computed: true, useStateForUnknown: true, description: 'Where the deployment is served: `custom_url`, or the platform\'s URL for it.' }),
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the deployment was created (RFC 3339).' }),
+    tenant_id: tenantIdAttribute('deployment'),
   },
 });
 
@@ -193,8 +195,9 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
 
 // ---- plan ----
 
-function plan({ config, prior, planned, diagnostics }: PlanRequest<Schema>): void {
+function plan({ config, prior, planned, diagnostics, ctx, requireReplace }: PlanRequest<Schema>): void {
   warnOfSecretsVersion(config.secrets, config.secrets_version, diagnostics);
+  planWorkspace({ ctx, prior, planned, diagnostics, requireReplace }, 'deployment');
   if (!isKnown(planned.custom_url)) planned.url = UNKNOWN;
   else if (planned.custom_url !== null) planned.url = planned.custom_url;
   else if (prior && prior.custom_url !== null) planned.url = UNKNOWN;
@@ -292,7 +295,7 @@ async function existingDeploymentId(client: ControlPlaneClient, name: string, er
 // ---- read ----
 
 async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): Promise<DeploymentModel | null> {
-  const client = ctx.controlPlane();
+  const client = ctx.controlPlane(workspaceOf(state));
   let deployment: Deployment;
   try {
     deployment = await client.getDeployment(state.id!, { signal });
@@ -325,7 +328,7 @@ async function update({ config, planned, prior, ctx, signal, diagnostics, privat
   const redeploy = revisionFailed(prior) && !makesRevision ? redeployPatch(planned) : undefined;
   const patch = changes && redeploy ? { ...changes, ...redeploy } : (changes ?? redeploy);
   if (!patch) return { ...prior, ...localSettings(planned) };
-  const client = ctx.controlPlane();
+  const client = ctx.controlPlane(workspaceOf(prior));
   let deployment: Deployment;
   try {
     deployment = await client.updateDeployment(prior.id!, patch, { signal });
@@ -343,7 +346,7 @@ async function update({ config, planned, prior, ctx, signal, diagnostics, privat
 // ---- delete ----
 
 async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>): Promise<void> {
-  const client = ctx.controlPlane();
+  const client = ctx.controlPlane(workspaceOf(state));
   const id = state.id!;
   try {
     await client.deleteDeployment(id, { signal });

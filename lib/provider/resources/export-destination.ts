@@ -25,6 +25,7 @@ import {
   type ValidateRequest,
 } from '../framework';
 import { NULL_REQUIRED } from '../framework/validate';
+import { planWorkspace, tenantIdAttribute, workspaceId, workspaceOf } from './workspace';
 import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
 import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
@@ -135,6 +136,7 @@ export const exportDestinationSchema = defineSchema({
     }),
     timeouts,
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the destination was created (RFC 3339).' }),
+    tenant_id: tenantIdAttribute('export destination', 'the old one left on the platform (as a destroy leaves it)'),
   },
 });
 
@@ -179,7 +181,8 @@ function reportNullKeys(keys: { readonly access_key_id: unknown; readonly secret
   }
 }
 
-function plan({ config, prior, planned, requireReplace, diagnostics }: PlanRequest<Schema>): void {
+function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: PlanRequest<Schema>): void {
+  planWorkspace({ ctx, prior, planned, diagnostics, requireReplace }, 'export destination');
   // at plan, not validate: terraform validates on destroy too, where the warning is of no use
   if (config.credentials !== null && config.credentials_version === null) {
     diagnostics.warning(
@@ -237,7 +240,7 @@ async function create({ config, planned, ctx, signal, diagnostics }: CreateReque
 
 async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<ExportDestinationModel | null> {
   try {
-    return toModel(await bulkExportClient(ctx).getDestination(state.id!, { signal }), state);
+    return toModel(await bulkExportClient(ctx, workspaceOf(state)).getDestination(state.id!, { signal }), state);
   } catch (err) {
     if (statusOf(err) === 404) return null;
     throw err;
@@ -254,7 +257,7 @@ async function update({ config, planned, prior, ctx, signal, diagnostics }: Upda
   let destination: Destination;
   const keys = credentialsBody(config.credentials);
   try {
-    destination = await whileKeysPropagate((left) => bulkExportClient(ctx).rotateDestinationCredentials(prior.id!, keys, { signal, timeoutMs: left }), {
+    destination = await whileKeysPropagate((left) => bulkExportClient(ctx, workspaceOf(prior)).rotateDestinationCredentials(prior.id!, keys, { signal, timeoutMs: left }), {
       timeLimitMs: timeoutMs(planned.timeouts, 'update', timeouts),
       signal,
       log: (line) => ctx.log.info(line),
@@ -380,6 +383,7 @@ function toModel(d: Destination, kept: Pick<ExportDestinationModel, 'credentials
     credentials_keys: [...d.credentials_keys].sort(),
     timeouts: kept.timeouts,
     created_at: d.created_at,
+    tenant_id: workspaceId(d.tenant_id),
   };
 }
 

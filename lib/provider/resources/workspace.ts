@@ -1,0 +1,74 @@
+/**
+ * The workspace of each object in state. Deployments, export destinations and bulk exports each live in one
+ * workspace, and a request about one finds it only there: a provider whose `tenant_id` (or `AGENTPLATFORM_TENANT_ID`)
+ * changed would read it as deleted, create it again in the new workspace, and leave the first one running, known to no
+ * state. So each resource keeps its object's workspace in `tenant_id`, sends every request about the object there,
+ * and, when the provider is set to another workspace, plans a replacement: the new object made in the provider's
+ * workspace, the old one destroyed in its own.
+ */
+import { attr } from '../framework';
+import { UNKNOWN } from '../cty/value';
+import type { Diagnostics } from '../framework/diagnostics';
+import type { ProviderContext } from '../context';
+import type { PathLike } from '../framework/diagnostics';
+
+/**
+ * The `tenant_id` attribute of a resource whose objects are `what` (`deployment`, ...); `old` says what becomes of
+ * the object a move replaces.
+ */
+export function tenantIdAttribute(what: string, old = 'the old one destroyed in its own') {
+  return attr.string({
+    computed: true,
+    useStateForUnknown: true,
+    description:
+      `The workspace the ${what} is in (its id, a UUID). Every request about it goes there, whichever workspace the ` +
+      "provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another " +
+      `workspace, the plan replaces it: a new ${what} in that workspace, ${old}. With no ` +
+      `workspace set, it stays where it is.`,
+  });
+}
+
+/** The workspace requests about an object in state go to: its own, else (state from before `tenant_id`) the provider's. */
+export function workspaceOf(state: { readonly tenant_id: string | null }): string | undefined {
+  return state.tenant_id ?? undefined;
+}
+
+/** A workspace id as state keeps it (the platform's ids are lower case). */
+export const workspaceId = (tenantId: string): string => tenantId.toLowerCase();
+
+/** What {@link planWorkspace} reads and sets. */
+interface WorkspacePlan {
+  readonly ctx: ProviderContext;
+  readonly prior: { readonly tenant_id: string | null } | null;
+  readonly planned: { tenant_id: unknown };
+  readonly diagnostics: Diagnostics;
+  requireReplace(path: PathLike): void;
+}
+
+/**
+ * Plans `tenant_id`: on create, the provider's workspace (unknown when the key's default workspace is meant); on
+ * update, the object's own, or, when the provider names another one, that one, replacing the object. Returns
+ * whether the object moves (is replaced for its workspace).
+ */
+export function planWorkspace({ ctx, prior, planned, diagnostics, requireReplace }: WorkspacePlan, what: string): boolean {
+  // a workspace set from a value known only after apply cannot be compared yet: the object stays where it is
+  if (ctx.config.unknown.includes('tenant_id')) {
+    if (!prior) planned.tenant_id = UNKNOWN;
+    return false;
+  }
+  const configured = ctx.config.tenantId === undefined ? undefined : workspaceId(ctx.config.tenantId);
+  if (!prior) {
+    planned.tenant_id = configured ?? UNKNOWN;
+    return false;
+  }
+  if (configured === undefined || prior.tenant_id === null || prior.tenant_id === configured) return false;
+  planned.tenant_id = configured;
+  requireReplace('tenant_id');
+  diagnostics.warning(
+    `The ${what} moves to another workspace`,
+    `It is in workspace ${prior.tenant_id}, and the provider is set to workspace ${configured}: it is replaced by a new ` +
+      `${what} there. To keep it where it is, set the provider's \`tenant_id\` back to ${prior.tenant_id}.`,
+    'tenant_id',
+  );
+  return true;
+}
