@@ -129,6 +129,36 @@ describe('agentplatform_deployment failures', () => {
     expect((await slow.client.getDeployment(id)).latest_revision_id).toBe(revisionId);
   });
 
+  it('fails an update whose revision a newer one of another source, made outside Terraform, took the place of; the state says what is deployed', async () => {
+    const dir = slow.terraform();
+    const name = slow.uniqueName('overtaken');
+    dir.configure(githubDeployment('agent', { name, repo_ref: 'v1', wait_for_deployed: false }));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const id = dir.instance('agentplatform_deployment.agent').attributes.id as string;
+    dir.configure(githubDeployment('agent', { name, repo_ref: 'v2' }));
+    const applying = dir.apply();
+    // the provider waits for the revision of v2 (BUILDING for ten minutes)...
+    const awaited = async () => {
+      const { latest_revision_id: latest } = await slow.client.getDeployment(id);
+      const revision = await slow.client.getRevision(id, latest!);
+      return revision.source_revision_config.repo_ref === 'v2' && slow.requests.some((line) => line.includes(`/revisions/${latest}`) && line.startsWith('GET'));
+    };
+    expect(await until(awaited, 30_000)).toBe(true);
+    // ...when someone deploys another branch
+    const outside = await slow.client.updateDeployment(id, { source_revision_config: { repo_ref: 'hotfix' } });
+
+    const result = await applying;
+
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toContain(`revision ${outside.latest_revision_id}, made outside Terraform, took the place of this apply's`);
+    expect(oneLine(result.stderr)).toContain('which deploys repo_ref "hotfix" instead of "v2"');
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ repo_ref: 'hotfix', latest_revision_id: outside.latest_revision_id });
+    const plan = await dir.plan();
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toMatch(/repo_ref\s+= "hotfix" -> "v2"/);
+  });
+
   it('ends a wait cleanly on Ctrl-C, keeping the id in state', async () => {
     const dir = slow.terraform();
     const name = slow.uniqueName('interrupted');

@@ -95,12 +95,25 @@ describe('waiting for revisions and deletions', () => {
     await expect(failure).rejects.toMatchObject({ reason: 'failed', lastStatus: 'DEPLOY_FAILED', revisionId: d.latest_revision_id, message: expect.stringContaining(`revision ${d.latest_revision_id}`) });
   });
 
-  it('follows the newer revision when its own was SKIPPED: the deployment serves what that one deploys', async () => {
+  it('follows the newer revision of the same source when its own was SKIPPED (new secrets): it deploys what was asked for', async () => {
     const d = await fast.client.createDeployment(github(fast.uniqueName('skip')));
-    const next = await fast.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'next' } });
+    const next = await fast.client.updateDeployment(d.id, { secrets: [{ name: 'TOKEN', value: 'rotated' }] });
+    expect(next.latest_revision_id).not.toBe(d.latest_revision_id);
     expect((await fast.client.getRevision(d.id, d.latest_revision_id!)).status).toBe('SKIPPED');
     const revision = await waitForRevision({ client: fast.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
     expect(revision).toMatchObject({ id: next.latest_revision_id, status: 'DEPLOYED' });
+  });
+
+  it('ends as superseded when a newer revision of another source took its place: what was asked for is not deployed', async () => {
+    const d = await fast.client.createDeployment(github(fast.uniqueName('other-source')));
+    const next = await fast.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'next' } });
+    const wait = waitForRevision({ client: fast.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+    await expect(wait).rejects.toMatchObject({
+      reason: 'superseded',
+      lastStatus: 'SKIPPED',
+      revisionId: next.latest_revision_id,
+      message: `revision ${d.latest_revision_id} of deployment ${d.id} was SKIPPED for revision ${next.latest_revision_id}, made outside this apply, which deploys repo_ref "next" instead of "main"`,
+    });
   });
 
   it('fails when its revision was SKIPPED and none replaces it (the deployment is being deleted)', async () => {
@@ -114,13 +127,13 @@ describe('waiting for revisions and deletions', () => {
     });
   });
 
-  it('follows the newer revision when its own was INTERRUPTED', async () => {
+  it('follows the newer revision of the same source when its own was INTERRUPTED (a redeploy)', async () => {
     const timings = { ...FAST_TIMINGS, deployingMs: 1_000 };
     const lp = await TestPlatform.start(timings);
     try {
       const d = await lp.client.createDeployment(github(lp.uniqueName('interrupt')));
       expect(await until(async () => (await lp.client.getRevision(d.id, d.latest_revision_id!)).status === 'DEPLOYING')).toBe(true);
-      const next = await lp.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'next' } });
+      const next = await lp.client.updateDeployment(d.id, { source_revision_config: { repo_ref: 'main' } });
       const revision = await waitForRevision({ client: lp.client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
       expect(revision).toMatchObject({ id: next.latest_revision_id, status: 'DEPLOYED' });
     } finally {

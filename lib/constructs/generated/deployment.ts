@@ -124,7 +124,7 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly secrets?: { [key: string]: string };
   /** Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision. */
   readonly secretsVersion?: number;
-  /** Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time, so an apply returns soon after `DEPLOYED` with a poll or two. */
+  /** Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. A newer revision of the same source that takes its place (new secrets, a push built) is waited for instead; one of another source, made outside Terraform meanwhile, fails the apply, and the state records what that one deploys. The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time, so an apply returns soon after `DEPLOYED` with a poll or two. */
   readonly waitForDeployed?: boolean | cdktf.IResolvable;
   /** Time limits of the operations (defaults: create 30m, update 30m, delete 15m). When one runs out, the operation fails and says which status it last saw. */
   readonly timeouts?: TfDeploymentTimeouts | cdktf.IResolvable;
@@ -222,7 +222,7 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getListAttribute('secret_names');
   }
 
-  /** Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time, so an apply returns soon after `DEPLOYED` with a poll or two. */
+  /** Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. A newer revision of the same source that takes its place (new secrets, a push built) is waited for instead; one of another source, made outside Terraform meanwhile, fails the apply, and the state records what that one deploys. The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time, so an apply returns soon after `DEPLOYED` with a poll or two. */
   get waitForDeployed(): cdktf.IResolvable {
     return this.getBooleanAttribute('wait_for_deployed');
   }

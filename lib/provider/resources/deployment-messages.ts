@@ -40,7 +40,14 @@ export function waitEnded(
       : operation === 'update'
         ? `The deployment (id ${deployment.id}) keeps its change; its state records the revision and its last status.`
         : `The deployment (id ${deployment.id}) stays in state until it is gone.`;
-  if (err.reason === 'failed') {
+  if (err.reason === 'superseded') {
+    diagnostics.error(
+      `Deployment "${deployment.name}": revision ${err.revisionId}, made outside Terraform, took the place of this apply's`,
+      `${capitalize(err.message)}. The deployment serves what revision ${err.revisionId} deploys, and its state records that, ` +
+        'so the next plan shows the difference from the configuration: apply again to deploy the configured source, once whoever ' +
+        'changed the deployment agrees.',
+    );
+  } else if (err.reason === 'failed') {
     diagnostics.error(
       `Deployment "${deployment.name}": revision ${err.revisionId} ended in ${err.lastStatus}`,
       `${capitalize(err.message)}. ${kept} Look at revision ${err.revisionId} on the platform (its build or deploy logs), fix the source ` +

@@ -52,11 +52,31 @@ export async function settle(
   } catch (err) {
     if (err instanceof WaitError) {
       waitEnded(req.diagnostics, err, operation, deployment);
+      if (err.reason === 'superseded') return superseded(client, deployment, planned, req.signal, model);
       return { ...model, latest_revision_id: err.revisionId ?? revisionId, revision_status: err.lastStatus ?? null };
     }
     const problem = apiFailure(req.diagnostics, err, `read revision ${revisionId} of deployment "${deployment.name}"`);
     req.diagnostics.error(problem.summary, problem.detail, problem.path);
     return model;
+  }
+}
+
+/**
+ * The state of a deployment whose awaited revision a newer one of another source replaced: as the platform has it now,
+ * so that the next plan shows what differs from the configuration (the model as planned, when it cannot be read).
+ */
+async function superseded(
+  client: ControlPlaneClient,
+  deployment: Deployment,
+  planned: DeploymentModel,
+  signal: AbortSignal,
+  fallback: DeploymentModel,
+): Promise<DeploymentModel> {
+  try {
+    const current = await client.getDeployment(deployment.id, { signal });
+    return toModel(current, await latestRevisionStatus(client, current, signal), planned);
+  } catch {
+    return fallback;
   }
 }
 

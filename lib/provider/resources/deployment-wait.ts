@@ -10,7 +10,7 @@
  * server errors and network failures that outlast the transport's own retries only delay the next poll.
  */
 import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
-import type { Revision } from '../../api/schemas/control-plane';
+import type { Revision, SourceRevisionConfig } from '../../api/schemas/control-plane';
 import { FAILED_REVISION_STATUSES, type RevisionStatusName } from '../../api/schemas/control-plane-constants';
 import { Deadline } from '../../api/deadline';
 import { formatDuration } from '../framework/timeouts';
@@ -80,8 +80,11 @@ export function waitLimit(stop: AbortSignal, timeoutMs: number): { readonly sign
   return { signal: controller.signal, dispose: () => deadline.dispose() };
 }
 
-/** Why a wait ended without success. */
-export type WaitFailure = 'failed' | 'timed-out' | 'stopped';
+/**
+ * Why a wait ended without success: `superseded` when a newer revision took the awaited one's place with another
+ * source (made outside this apply), so what the apply was to deploy will not be.
+ */
+export type WaitFailure = 'failed' | 'superseded' | 'timed-out' | 'stopped';
 
 /** A wait that ended without success; the message names what was awaited and the last status seen. */
 export class WaitError extends Error {
@@ -125,8 +128,9 @@ interface PollStep<T> {
 
 /**
  * Waits until the revision is DEPLOYED and returns it. A failed revision, the time limit and StopProvider end the wait
- * with a {@link WaitError}. A revision that a newer one superseded (SKIPPED before it deployed, INTERRUPTED while it
- * deployed) is followed by the deployment's latest revision: the deployment serves what that one deploys. With no
+ * with a {@link WaitError}. A revision that a newer one of the same source superseded (SKIPPED before it deployed,
+ * INTERRUPTED while it deployed) is followed by the deployment's latest revision: the deployment serves what that one
+ * deploys; a newer one of another source ends the wait (`superseded`): the apply's source is not deployed. With no
  * newer revision, an INTERRUPTED one is waited out like UNKNOWN, and a SKIPPED one ends the wait as failed (the
  * platform skips the revisions of a deployment it is deleting).
  */
@@ -146,6 +150,13 @@ export async function waitForRevision(
       const deployment = await client.getDeployment(deploymentId, call);
       const latest = deployment.latest_revision_id;
       if (latest && latest !== revisionId) {
+        // a newer revision of the same source (secrets changed, a push built) deploys what was asked for; another one does not
+        const newer = await client.getRevision(deploymentId, latest, call);
+        const other = sourceDifference(revision.source_revision_config, newer.source_revision_config);
+        if (other) {
+          const why = `revision ${revisionId} of deployment ${deploymentId} was ${status} for revision ${latest}, made outside this apply, which deploys ${other}`;
+          throw new WaitError('superseded', why, status, latest);
+        }
         options.log.info(`revision ${revisionId} was ${status.toLowerCase()} for revision ${latest}: waiting for that one`);
         revisionId = latest;
         return { status, switched: true };
@@ -157,6 +168,15 @@ export async function waitForRevision(
     }
     return { status };
   });
+}
+
+/** The revision inputs in which `newer` differs from `awaited` (`image_uri "b" instead of "a"`), or undefined. */
+function sourceDifference(awaited: SourceRevisionConfig, newer: SourceRevisionConfig): string | undefined {
+  const inputs = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
+  const differences = inputs
+    .filter((key) => (awaited[key] ?? null) !== (newer[key] ?? null))
+    .map((key) => `${key} ${JSON.stringify(newer[key] ?? null)} instead of ${JSON.stringify(awaited[key] ?? null)}`);
+  return differences.length ? differences.join(', ') : undefined;
 }
 
 /**
