@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ControlPlaneClient } from '../../lib/api/control-plane';
 import { createLogger } from '../../lib/provider/log';
-import { DEFAULT_POLL_SCHEDULE, EXPECTED_STEP_MAX_MS, PollInterval, revisionDurationMs, WaitError, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { DEFAULT_POLL_SCHEDULE, EXPECTED_STEP_MAX_MS, PollInterval, revisionDurationMs, UNREADABLE_POLLS_MAX, WaitError, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment-wait';
 import { startFaultProxy } from '../tracing/support/fault-proxy';
 import { FAST_TIMINGS, TestPlatform, until } from './support/deployment-platform';
 
@@ -174,6 +174,26 @@ describe('waiting for revisions and deletions', () => {
     }
   });
 
+  it('polls through an answer it cannot read among good ones, and reports them when several come in a row', async () => {
+    for (const [count, outcome] of [
+      [UNREADABLE_POLLS_MAX - 1, 'deployed'],
+      [UNREADABLE_POLLS_MAX, 'reported'],
+    ] as const) {
+      const { server, url, failures } = await flakyProxy(fast.platform.url, count, true);
+      const client = new ControlPlaneClient({ baseUrl: url, auth: { kind: 'api-key', apiKey: fast.platform.devApiKey }, retry: { maxRetries: 0 } });
+      try {
+        const d = await fast.client.createDeployment(github(fast.uniqueName('garbled')));
+        const wait = waitForRevision({ client, deploymentId: d.id, revisionId: d.latest_revision_id!, timeoutMs: 10_000, signal: never, log });
+        if (outcome === 'deployed') await expect(wait).resolves.toMatchObject({ status: 'DEPLOYED' });
+        else await expect(wait).rejects.toMatchObject({ name: 'ResponseParseError', message: expect.stringContaining('not valid JSON') });
+        expect(failures()).toBe(count);
+      } finally {
+        await client.close();
+        server.close();
+      }
+    }
+  });
+
   it("gives each poll the provider's request timeout: a poll that gets no answer is given up and polled again", async () => {
     const proxy = await startFaultProxy(fast.platform.url);
     // request_timeout = 500 ms
@@ -212,12 +232,14 @@ describe('waiting for revisions and deletions', () => {
 });
 
 /** A loopback proxy that answers the first `count` revision GETs with 503, then forwards everything. */
-async function flakyProxy(target: string, count: number): Promise<{ server: Server; url: string; failures: () => number }> {
+/** A proxy whose first `count` revision polls get a 503 (or, with `garbled`, a 200 page that is no JSON). */
+async function flakyProxy(target: string, count: number, garbled = false): Promise<{ server: Server; url: string; failures: () => number }> {
   let failed = 0;
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url?.includes('/revisions/') && failed < count) {
       failed++;
-      res.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"try again"}');
+      if (garbled) res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to continue</body></html>');
+      else res.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"try again"}');
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection')) as Record<string, string>;

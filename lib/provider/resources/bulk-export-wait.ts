@@ -1,13 +1,14 @@
 /**
  * Waiting for a one-off bulk export to finish. Polls adapt as the deployment waits do (quick after a status change,
  * then further apart, capped), end on the time limit or StopProvider (Ctrl-C), and report the last status seen.
- * Rate limiting, server errors and network failures that outlast the transport's own retries only delay the next poll.
+ * Rate limiting, server errors and network failures that outlast the transport's own retries only delay the next poll,
+ * as does an answer that cannot be read, unless several come in a row.
  */
 import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport } from '../../api/schemas/bulk-export';
 import type { Logger } from '../log';
 import { FINAL_EXPORT_STATUSES } from './bulk-export-checks';
-import { PollInterval, sleep, waitLimit, type PollSchedule } from './deployment-wait';
+import { PollInterval, isUnreadable, pollsThrough, sleep, waitLimit, type PollSchedule } from './deployment-wait';
 
 /** Exports run for minutes to hours: polls start at 200 ms and back off to 10 s. */
 export const EXPORT_POLL_SCHEDULE: PollSchedule = { initialMs: 200, factor: 1.5, maxMs: 10_000 };
@@ -51,19 +52,22 @@ async function pollExport(
 ): Promise<ExportWaitOutcome> {
   const { client, exportId, log } = options;
   let lastStatus: string | undefined;
+  let unreadable = 0;
   const ended = (): ExportWaitOutcome => ({ kind: options.signal.aborted ? 'stopped' : 'timed-out', lastStatus });
   for (;;) {
     if (limit.aborted) return ended();
     let changed = false;
     try {
       const current = await client.getExport(exportId, { signal: limit });
+      unreadable = 0;
       changed = current.status !== lastStatus;
       if (changed) log.debug(`waiting for bulk export ${exportId} to complete: ${current.status}`);
       lastStatus = current.status;
       if (FINAL_EXPORT_STATUSES.includes(current.status)) return { kind: 'finished', export: current };
     } catch (err) {
       if (limit.aborted) return ended();
-      if (!isTransient(err)) throw err;
+      unreadable = isUnreadable(err) ? unreadable + 1 : 0;
+      if (!pollsThrough(err, unreadable, isTransient)) throw err;
       log.warn(`waiting for bulk export ${exportId}: ${(err as Error).message}; trying again`);
     }
     await sleep(interval.next(changed), limit);

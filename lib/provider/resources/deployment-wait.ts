@@ -7,7 +7,8 @@
  * until about then, in steps of at most {@link EXPECTED_STEP_MAX_MS}, and only then polls quickly: builds of one
  * deployment take about the same time each time, so the wait sees DEPLOYED soon after it happens with a poll or two.
  * Every wait ends on its time limit or on StopProvider (Ctrl-C), and says which status it last saw. Rate limiting,
- * server errors and network failures that outlast the transport's own retries only delay the next poll.
+ * server errors and network failures that outlast the transport's own retries only delay the next poll, as does an
+ * answer that cannot be read, unless several come in a row.
  */
 import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
 import type { Revision, SourceRevisionConfig } from '../../api/schemas/control-plane';
@@ -31,6 +32,28 @@ export const DEFAULT_POLL_SCHEDULE: PollSchedule = { initialMs: 100, factor: 1.5
 
 /** Statuses of a revision that a newer one superseded: the wait goes on with the newer one. */
 const SUPERSEDED_STATUSES: readonly RevisionStatusName[] = ['SKIPPED', 'INTERRUPTED'];
+
+/**
+ * Answers in a row that could not be read (a proxy's page, a body cut short) that a wait polls through: one such
+ * answer among good ones is a passing fault of the way to the platform, and the revision or export goes on all the
+ * same; more in a row are reported.
+ */
+export const UNREADABLE_POLLS_MAX = 3;
+
+/**
+ * Whether a wait polls again after `err`: a transient failure (see `isTransient`), or an answer it could not read while
+ * fewer than {@link UNREADABLE_POLLS_MAX} came in a row (`unreadable` counts them, this one included).
+ */
+export function pollsThrough(err: unknown, unreadable: number, isTransient: (err: unknown) => boolean): boolean {
+  return isTransient(err) || (isUnreadable(err) && unreadable < UNREADABLE_POLLS_MAX);
+}
+
+/** Whether `err` is an answer that could not be read (not JSON, or not of the expected shape). */
+export function isUnreadable(err: unknown): boolean {
+  // loaded with the client already (the caller holds one)
+  const { ResponseParseError } = require('../../api/errors') as typeof import('../../api/errors');
+  return err instanceof ResponseParseError;
+}
 
 /** Before the expected end of a revision, the longest sleep between polls (a build may be quicker than last time). */
 export const EXPECTED_STEP_MAX_MS = 10_000;
@@ -237,6 +260,7 @@ async function pollUntil<T>(
 ): Promise<T> {
   const { awaited, subject, step, isTransient, started } = how;
   let lastStatus: string | undefined;
+  let unreadable = 0;
   const ended = (): WaitError => {
     const last = lastStatus ? `last status ${lastStatus}` : 'no status seen yet';
     return options.signal.aborted
@@ -252,6 +276,7 @@ async function pollUntil<T>(
     try {
       // each poll attempt has the provider's request_timeout; the wait's limit ends it at the wait's deadline
       const seen = await step({ signal: limit });
+      unreadable = 0;
       changed = seen.status !== lastStatus || !!seen.switched;
       if (changed) options.log.debug(`waiting for ${awaited()}: ${seen.status}`);
       lastStatus = seen.status;
@@ -259,7 +284,8 @@ async function pollUntil<T>(
     } catch (err) {
       if (err instanceof WaitError) throw err;
       if (limit.aborted) throw ended();
-      if (!isTransient(err)) throw err;
+      unreadable = isUnreadable(err) ? unreadable + 1 : 0;
+      if (!pollsThrough(err, unreadable, isTransient)) throw err;
       options.log.warn(`waiting for ${awaited()}: ${(err as Error).message}; trying again`);
     }
     delay = interval.next(changed, Date.now() - started);
