@@ -9,6 +9,7 @@ import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
   DEPLOYMENT_TYPES,
+  MAX_SECRET_NAME_LENGTH,
   MAX_SECRETS,
   SECRET_NAME_PATTERN,
   isTagRef,
@@ -301,6 +302,7 @@ function checkSecrets(secrets: Record<string, string>, violations: Violations): 
   const names = Object.keys(secrets);
   for (const name of names) {
     if (!SECRET_NAME_PATTERN.test(name)) violations.add(`secrets.${name}`, messages.secretName(name));
+    else if (name.length > MAX_SECRET_NAME_LENGTH) violations.add(`secrets.${name}`, messages.secretNameTooLong(name, MAX_SECRET_NAME_LENGTH));
     if (!isToken(secrets[name])) violations.add(`secrets.${name}`, messages.plaintextSecret(`secrets.${name}`));
   }
   if (names.length > MAX_SECRETS) violations.add('secrets', messages.tooManySecrets(names.length, MAX_SECRETS));

@@ -101,6 +101,7 @@ export const messages = {
   cpuNotPositive: (value: number) => `must be more than 0 CPUs, e.g. 0.5 or 2; got ${value}.`,
   secretName: (name: string) =>
     `${quote(name)} is not an environment variable name: use letters, digits and "_", not starting with a digit.`,
+  secretNameTooLong: (name: string, max: number) => `secret name ${JSON.stringify(name)} has ${name.length} characters; the platform accepts at most ${max}.`,
   tooManySecrets: (count: number, max: number) => `a deployment has at most ${max} secrets; got ${count}.`,
   secretsWithoutVersion: () =>
     'secrets are write-only: Terraform cannot see when they change. They are sent on create; set secretsVersion ' +

@@ -127,12 +127,14 @@ describe('Deployment', () => {
       expect(violationsOf(() => deploy(props as Partial<DeploymentProps>))).toEqual([{ prop, message: expect.stringContaining(message) }]);
     });
 
-    test('a secret with a literal value or a bad name', () => {
+    test('a secret with a literal value, a bad name or a name too long', () => {
       const stack = providerStack();
       const value = new TerraformVariable(stack, 'v', { type: 'string', sensitive: true }).stringValue;
-      expect(violationsOf(() => deploy({ secrets: { PLAIN: 'hunter2', '1BAD': value } }, stack))).toEqual([
+      const long = 'L'.repeat(129);
+      expect(violationsOf(() => deploy({ secrets: { PLAIN: 'hunter2', '1BAD': value, [long]: value, ['N'.repeat(128)]: value } }, stack))).toEqual([
         { prop: 'secrets.PLAIN', message: expect.stringContaining('literal string') },
         { prop: 'secrets.1BAD', message: expect.stringContaining('is not an environment variable name') },
+        { prop: `secrets.${long}`, message: expect.stringContaining('has 129 characters; the platform accepts at most 128') },
       ]);
     });
 

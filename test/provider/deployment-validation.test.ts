@@ -57,6 +57,7 @@ describe('agentplatform_deployment input checks and secrets', () => {
         githubDeployment('empty_ref', { name: 'j', repo_ref: '', secrets_version: 1.5 }),
         // the longest value the platform takes passes; one character more is refused at plan, naming the secret
         githubDeployment('long_secret', { name: 'm', secrets_version: 1 }, `  secrets = { LARGEST = "${'x'.repeat(65_536)}", TOO_LONG = "${'y'.repeat(65_537)}" }\n`),
+        githubDeployment('long_secret_name', { name: 'n', secrets_version: 1 }, `  secrets = { ${'N'.repeat(128)} = "fits", ${'L'.repeat(129)} = "named too long" }\n`),
         `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  secrets         = { "not-an-env-name" = "x" }\n  secrets_version = 1\n}\n`,
         `data "agentplatform_revisions" "zero" {\n  deployment_id = "6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24"\n  limit = 0\n}\n`,
       ].join('\n'),
@@ -83,6 +84,9 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(stderr).toMatch(/Error: Secret value too long[\s\S]*in resource "agentplatform_deployment" "long_secret"/);
     expect(stderr.replace(/\s+/g, ' ')).toContain('The value of secret "TOO_LONG" has 65537 characters; the platform accepts at most 65536.');
     expect(stderr).not.toContain('"LARGEST" has');
+    expect(stderr).toMatch(/Error: Secret name too long[\s\S]*in resource "agentplatform_deployment" "long_secret_name"/);
+    expect(stderr.replace(/\s+/g, ' ')).toContain(`Secret name "${'L'.repeat(129)}" has 129 characters; the platform accepts at most 128.`);
+    expect(stderr).not.toContain(`"${'N'.repeat(128)}" has`);
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "token_in_url"', 'repo_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid custom_url', 'resource "agentplatform_deployment" "password_in_custom_url"', 'custom_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "spaced_url"', 'repo_url')).toBe(true);

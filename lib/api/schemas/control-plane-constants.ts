@@ -65,6 +65,9 @@ export const DEPLOYMENT_NAME_MAX_LENGTH = 63;
 /** Secret names are environment variable names. */
 export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Longest secret name, in characters. */
+export const MAX_SECRET_NAME_LENGTH = 128;
+
 /** Most secrets a deployment may have. */
 export const MAX_SECRETS = 100;
 

@@ -120,7 +120,7 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly customUrl?: string;
   /** Scaling and size of the replicas; what is left out is the platform's default. */
   readonly resourceSpec?: TfDeploymentResourceSpec | cdktf.IResolvable;
-  /** Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever `secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on the platform); the platform never returns their values. Left out, the deployment's secrets are left as they are; `{}` with a new `secrets_version` removes them all. At most 100 secrets, each value at most 65536 characters. */
+  /** Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever `secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on the platform); the platform never returns their values. Left out, the deployment's secrets are left as they are; `{}` with a new `secrets_version` removes them all. At most 100 secrets, each name at most 128 characters and each value at most 65536. */
   readonly secrets?: { [key: string]: string };
   /** Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision. */
   readonly secretsVersion?: number;

@@ -14,7 +14,7 @@ import {
   type DeploymentCreate,
   type DeploymentPatch,
 } from '../../api/schemas/control-plane';
-import { MAX_SECRET_VALUE_LENGTH, MAX_SECRETS } from '../../api/schemas/control-plane-constants';
+import { MAX_SECRET_NAME_LENGTH, MAX_SECRET_VALUE_LENGTH, MAX_SECRETS } from '../../api/schemas/control-plane-constants';
 import { httpUrlProblem } from '../../api/urls';
 import { RequestValidator } from '../validation';
 import {
@@ -48,7 +48,7 @@ const RevisionConfigBody = z.strictObject({
 const SecretsBody = z
   .array(
     z.strictObject({
-      name: z.string().min(1).max(128).regex(SECRET_NAME_PATTERN),
+      name: z.string().min(1).max(MAX_SECRET_NAME_LENGTH).regex(SECRET_NAME_PATTERN),
       // characters as pydantic counts them (code points), not UTF-16 units
       value: z.string().superRefine((value, ctx) => {
         if (value.length > MAX_SECRET_VALUE_LENGTH && [...value].length > MAX_SECRET_VALUE_LENGTH) {

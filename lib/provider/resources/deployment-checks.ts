@@ -6,6 +6,7 @@ import { httpUrlProblem } from '../../api/urls';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
+  MAX_SECRET_NAME_LENGTH,
   MAX_SECRETS,
   MAX_SECRET_VALUE_LENGTH,
   SECRET_NAME_PATTERN,
@@ -45,6 +46,12 @@ export function validateSecrets(secrets: Record<string, unknown> | null | typeof
   const names = Object.keys(secrets);
   for (const name of names.filter((n) => !SECRET_NAME_PATTERN.test(n))) {
     diagnostics.error('Invalid secret name', `${JSON.stringify(name)} is not an environment variable name: use letters, digits and "_", not starting with a digit.`, [
+      { attribute: 'secrets' },
+      { key: name },
+    ]);
+  }
+  for (const name of names.filter((n) => n.length > MAX_SECRET_NAME_LENGTH)) {
+    diagnostics.error('Secret name too long', `Secret name ${JSON.stringify(name)} has ${name.length} characters; the platform accepts at most ${MAX_SECRET_NAME_LENGTH}.`, [
       { attribute: 'secrets' },
       { key: name },
     ]);

@@ -12,6 +12,7 @@ import {
   DEPLOYMENT_SOURCES,
   DEPLOYMENT_TYPES,
   FAILED_REVISION_STATUSES,
+  MAX_SECRET_NAME_LENGTH,
   MAX_SECRETS,
   MAX_SECRET_VALUE_LENGTH,
   isTagRef,
@@ -116,7 +117,8 @@ export const deploymentSchema = defineSchema({
         'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever ' +
         '`secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on ' +
         'the platform); the platform never returns their values. Left out, the deployment\'s secrets are left as they ' +
-        'are; `{}` with a new `secrets_version` removes them all. At most ' + `${MAX_SECRETS} secrets, each value at most ${MAX_SECRET_VALUE_LENGTH} characters.`,
+        'are; `{}` with a new `secrets_version` removes them all. At most ' +
+        `${MAX_SECRETS} secrets, each name at most ${MAX_SECRET_NAME_LENGTH} characters and each value at most ${MAX_SECRET_VALUE_LENGTH}.`,
     }),
     secrets_version: attr.number({
       optional: true,
