@@ -66,7 +66,9 @@ import {
 }
 \`\`\`
 
-A configuration that matches the deployment then plans no changes. The settings only Terraform keeps are not on the
+A configuration that matches the deployment then plans no changes, unless its latest revision failed (\`revision_status\`
+\`CREATE_FAILED\`, \`BUILD_FAILED\` or \`DEPLOY_FAILED\`): then, as for any deployment in state, the plan deploys its
+source again as a new revision, with a warning. The settings only Terraform keeps are not on the
 platform, so the import sets them as if the configuration left them out: no \`secrets_version\` (the platform never
 returns secret values), no \`timeouts\`, and \`wait_for_deployed = true\`. Setting \`secrets_version\` then plans one
 in-place update that sends \`secrets\` again (a new revision when they differ); setting \`timeouts\`, or
