@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ControlPlaneClient } from '../../lib/api/control-plane';
 import { createLogger } from '../../lib/provider/log';
-import { DEFAULT_POLL_SCHEDULE, EXPECTED_STEP_MAX_MS, PollInterval, revisionDurationMs, UNREADABLE_POLLS_MAX, WaitError, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { DEFAULT_POLL_SCHEDULE, EXPECTED_STEP_MAX_MS, EXPECTED_STEP_MIN_MS, PollInterval, revisionDurationMs, UNREADABLE_POLLS_MAX, WaitError, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment-wait';
 import { startFaultProxy } from '../tracing/support/fault-proxy';
 import { FAST_TIMINGS, TestPlatform, until } from './support/deployment-platform';
 
@@ -28,17 +28,21 @@ describe('PollInterval', () => {
     expect(interval.next(false)).toBe(200);
   });
 
-  it('with an expected duration, sleeps until just past it, in steps of at most 10 s, then polls quickly', () => {
+  it('with an expected duration, sleeps until just past it, in steps of a quarter of it (2 s to 10 s), then polls quickly', () => {
     const schedule = { initialMs: 100, factor: 2, maxMs: 500 };
     const short = new PollInterval(schedule, 1000);
     expect(short.next(false, 0)).toBe(1100);
     expect(short.next(true, 1100)).toBe(100);
     expect(short.next(false, 1200)).toBe(200);
+    // a revision that took 16 s last time: a quicker one is seen within 4 s of DEPLOYED
+    const medium = new PollInterval(schedule, 16_000);
+    expect([0, 4000, 8000, 12_000, 16_000].map((elapsed) => medium.next(false, elapsed))).toEqual([4000, 4000, 4000, 4000, 850]);
     const long = new PollInterval(schedule, 60_000);
     expect(long.next(false, 0)).toBe(EXPECTED_STEP_MAX_MS);
     expect(long.next(true, 10_000)).toBe(EXPECTED_STEP_MAX_MS);
     expect(long.next(false, 60_000)).toBe(3050);
     expect(long.next(false, 63_050)).toBe(100);
+    expect(new PollInterval(schedule, 4000).next(false, 0)).toBe(EXPECTED_STEP_MIN_MS);
   });
 
   it('measures a deployed revision by the platform clock, and nothing else', () => {

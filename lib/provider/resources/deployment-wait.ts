@@ -4,7 +4,8 @@
  * Polls adapt to what they see: quick right after a status change (the next one may follow soon, and the last one,
  * DEPLOYED, is what the user waits for), then further and further apart while nothing changes, up to a cap. When the
  * wait knows how long the deployment's previous revision took (see {@link revisionDurationMs}), it first sleeps
- * until about then, in steps of at most {@link EXPECTED_STEP_MAX_MS}, and only then polls quickly: builds of one
+ * until about then, in steps of a quarter of that time (from {@link EXPECTED_STEP_MIN_MS} to {@link EXPECTED_STEP_MAX_MS}),
+ * and only then polls quickly: builds of one
  * deployment take about the same time each time, so the wait sees DEPLOYED soon after it happens with a poll or two.
  * Every wait ends on its time limit or on StopProvider (Ctrl-C), and says which status it last saw. Rate limiting,
  * server errors and network failures that outlast the transport's own retries only delay the next poll, as does an
@@ -55,8 +56,13 @@ export function isUnreadable(err: unknown): boolean {
   return err instanceof ResponseParseError;
 }
 
-/** Before the expected end of a revision, the longest sleep between polls (a build may be quicker than last time). */
+/** Before the expected end of a revision, the longest sleep between polls (a build may be quicker than last time)... */
 export const EXPECTED_STEP_MAX_MS = 10_000;
+/**
+ * ...and, under that, a quarter of the expected time, but never less than this: a revision expected to take 16 s
+ * is polled about every 4 s on its way (a quicker one is seen within 4 s, not 10), one expected to take 2 s once.
+ */
+export const EXPECTED_STEP_MIN_MS = 2_000;
 
 /** Polls aim this much past the expected end (a build varies a little from one revision to the next)... */
 const EXPECTED_MARGIN = 1.05;
@@ -84,7 +90,8 @@ export class PollInterval {
    */
   next(changed: boolean, elapsedMs = 0): number {
     const aim = this.expectedMs === undefined ? 0 : this.expectedMs * EXPECTED_MARGIN + EXPECTED_SLACK_MS - elapsedMs;
-    if (aim >= this.schedule.initialMs) return Math.min(Math.ceil(aim), EXPECTED_STEP_MAX_MS);
+    const step = Math.min(EXPECTED_STEP_MAX_MS, Math.max(EXPECTED_STEP_MIN_MS, (this.expectedMs ?? 0) / 4));
+    if (aim >= this.schedule.initialMs) return Math.min(Math.ceil(aim), Math.ceil(step));
     if (changed) this.current = this.schedule.initialMs;
     const delay = this.current;
     this.current = Math.min(this.current * this.schedule.factor, this.schedule.maxMs);

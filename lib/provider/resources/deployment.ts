@@ -144,8 +144,8 @@ export const deploymentSchema = defineSchema({
         'A newer revision of the same source that takes its place (new secrets, a push built) is waited for instead; one of another source, ' +
         'made outside Terraform meanwhile, fails the apply, and the state records what that one deploys. ' +
         'The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the ' +
-        'provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time, so an apply ' +
-        'returns soon after `DEPLOYED` with a poll or two.',
+        'provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time (and every quarter ' +
+        'of it on the way, so a quicker build is seen soon too), so an apply returns soon after `DEPLOYED` with a few polls.',
     }),
     timeouts,
     latest_revision_id: attr.string({ computed: true, useStateForUnknown: true, description: 'The newest revision.' }),
