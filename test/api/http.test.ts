@@ -315,7 +315,23 @@ describe('responses', () => {
     replies('/v2/list', [200, 'not json']);
     const err = await failure(transport().request({ method: 'GET', path: '/v2/list', schema: Item }));
     expect(err).toBeInstanceOf(ResponseParseError);
-    expect(err.message).toContain('response is not valid JSON');
+    expect(err.message).toBe(`GET ${ORIGIN}/v2/list: 200: response is not valid JSON: content-type not given, body "not json" (another server, such as a proxy, may have answered)`);
+  });
+
+  it('shows the content type and the start of a 2xx page that is not JSON, redacted before it is cut', async () => {
+    // 10 characters of the key fall within the 100 quoted (30 of markup, 60 x): too few to be recognised once cut
+    const page = `<html>\n  <title>Sign in</title>${' '.repeat(3)}${'x'.repeat(60)}${API_KEY} and more`;
+    replies('/v2/list', [200, page, { 'content-type': 'text/html; charset=utf-8' }]);
+    const err = await failure(transport().request({ method: 'GET', path: '/v2/list', schema: Item }));
+    expect(err.message).toMatch(/^GET http:\/\/api\.test\/v2\/list: 200: response is not valid JSON: content-type "text\/html; charset=utf-8", body "<html> <title>Sign in<\/title> x{60}\[REDACTED\]…" \(another server/);
+    expect(inspect(err, { depth: 10 })).not.toContain(API_KEY.slice(0, 10));
+    const long = `<html>${'y'.repeat(300)}</html>`;
+    replies('/v2/long', [200, long, { 'content-type': 'text/html' }]);
+    const cut = await failure(transport().request({ method: 'GET', path: '/v2/long', schema: Item }));
+    expect(cut.message).toContain(`body "${long.slice(0, 100)}…" (another server`);
+    replies('/v2/cut', [201, '{"id": "c', { 'content-type': 'application/json' }]);
+    const json = await failure(transport().request({ method: 'POST', path: '/v2/cut', schema: Item }));
+    expect(json.message).toBe(`POST ${ORIGIN}/v2/cut: 201: response is not valid JSON: content-type "application/json", body "{\\"id\\": \\"c"`);
   });
 
   it('accepts an empty 204 when no schema is given, and sends JSON bodies', async () => {
