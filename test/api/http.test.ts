@@ -7,7 +7,7 @@ import {
 } from '../../lib/api/errors';
 import { HttpTransport, serializeQuery, type TransportOptions } from '../../lib/api/http';
 import { SecretRedactor } from '../../lib/api/redact';
-import { MAX_RETRY_AFTER_MS, sleep } from '../../lib/api/retry';
+import { MAX_RETRY_AFTER_MS, mayHaveActed, sleep } from '../../lib/api/retry';
 
 const ORIGIN = 'http://api.test';
 const API_KEY = 'sk-live-0123456789abcdef';
@@ -212,6 +212,27 @@ describe('retries', () => {
     await transport().request({ method: 'POST', path: '/v2/idempotent', body: {}, retry: true });
     expect([limited.count, failed.count, idempotent.count]).toEqual([2, 1, 2]);
     expect(delays).toHaveLength(3);
+  });
+});
+
+describe('whether a failed POST may have been carried out', () => {
+  const init = { method: 'POST', url: ORIGIN };
+  it.each([
+    ['a timeout', new TimeoutError({ ...init, timeoutMs: 1 }), true],
+    ['an abort', new AbortError(init), true],
+    ['a connection reset once sent', new NetworkError('reset', { ...init, code: 'ECONNRESET' }), true],
+    ['a socket closed once sent', new NetworkError('closed', { ...init, code: 'UND_ERR_SOCKET' }), true],
+    ['a 500', new ServerError('x', { ...init, status: 500 }), true],
+    ['a 502 of a gateway', new ServerError('x', { ...init, status: 502 }), true],
+    ['a 2xx whose body could not be read', new ResponseParseError('x', { ...init, status: 201, issuePath: '' }), true],
+    ['a refused connection', new NetworkError('refused', { ...init, code: 'ECONNREFUSED' }), false],
+    ['a connect timeout', new NetworkError('connect', { ...init, code: 'UND_ERR_CONNECT_TIMEOUT' }), false],
+    ['a 503', new ServerError('x', { ...init, status: 503 }), false],
+    ['a 429', new RateLimitedError('x', { ...init, status: 429 }), false],
+    ['a 409', new ConflictError('x', { ...init, status: 409 }), false],
+    ['a plain error', new Error('plain'), false],
+  ])('%s: %p', (_, err, acted) => {
+    expect(mayHaveActed(err)).toBe(acted);
   });
 });
 
