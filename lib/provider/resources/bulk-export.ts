@@ -54,7 +54,8 @@ import {
   exportWaitEnded,
 } from './bulk-export-messages';
 import { createBody, localSettings, toModel } from './bulk-export-model';
-import { exportCreatedUnanswered, unanswered } from './bulk-export-orphans';
+import { exportCreatedUnanswered } from './bulk-export-orphans';
+import { createOutcome, unansweredSummary } from './unanswered-create';
 import { waitForExport } from './bulk-export-wait';
 
 // ---- model ----
@@ -215,11 +216,12 @@ async function create({ planned, ctx, signal, diagnostics }: CreateRequest<Schem
   try {
     created = await client.createExport(body, { signal });
   } catch (err) {
-    if (!unanswered(err)) throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);
-    const found = await exportCreatedUnanswered(client, body, sentAtMs, err as Error);
+    const outcome = createOutcome(err);
+    if (!outcome) throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);
+    const found = await exportCreatedUnanswered(client, body, { sentAtMs, err: err as Error, outcome, stop: signal });
     if (found instanceof DiagnosticError) throw found;
     diagnostics.warning(
-      'The platform did not answer the create of the bulk export',
+      unansweredSummary(outcome, 'the bulk export'),
       `${(err as Error).message}. It had created export ${found.id} with exactly these settings: it is kept in state.`,
     );
     created = found;

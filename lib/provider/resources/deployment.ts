@@ -42,6 +42,7 @@ import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-
 import { WaitError, waitForDeletion } from './deployment-wait';
 import { isUuid } from '../../api/ids';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
+import { createOrAdopt } from './deployment-unanswered';
 
 // ---- model ----
 
@@ -244,7 +245,7 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
   let waitedMs = 0;
   try {
     try {
-      deployment = await client.createDeployment(body, { signal });
+      deployment = await createOrAdopt(client, body, signal, diagnostics);
     } catch (err) {
       if ((err as { status?: number }).status !== 409) throw err;
       const existingId = await existingDeploymentId(client, planned.name, err, signal);
@@ -258,7 +259,7 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
         await waitForDeletion({ client, deploymentId: existingId!, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts), signal, log: ctx.log });
         waitedMs = Date.now() - waitStarted;
       }
-      deployment = await client.createDeployment(body, { signal });
+      deployment = await createOrAdopt(client, body, signal, diagnostics);
     }
   } catch (err) {
     if (err instanceof DiagnosticError) throw err;
