@@ -57,12 +57,18 @@ export const providerSchema = defineSchema({
     control_plane_url: attr.string({
       optional: true,
       validate: urlProblem,
-      description: `Base URL of the control plane API (deployments). Default: \`${PROVIDER_ENV.controlPlaneUrl}\`.`,
+      description:
+        `Base URL of the control plane API (deployments). Default: \`${PROVIDER_ENV.controlPlaneUrl}\`. ` +
+        'A deployment that answers 404 counts as deleted only when the same URL lists deployments; otherwise (a URL that does not serve the API) ' +
+        'refresh and destroy stop with an error naming this setting, and the state is kept.',
     }),
     tracing_url: attr.string({
       optional: true,
       validate: urlProblem,
-      description: `Base URL of the tracing API (bulk exports). Default: \`${PROVIDER_ENV.tracingUrl}\`.`,
+      description:
+        `Base URL of the tracing API (bulk exports). Default: \`${PROVIDER_ENV.tracingUrl}\`. ` +
+        'An export destination or bulk export that answers 404 counts as deleted only when the same URL lists them; otherwise refresh and ' +
+        'destroy stop with an error naming this setting, and the state is kept.',
     }),
     request_timeout: attr.string({
       optional: true,

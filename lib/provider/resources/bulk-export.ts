@@ -56,6 +56,7 @@ import {
 import { createBody, localSettings, toModel } from './bulk-export-model';
 import { exportCreatedUnanswered } from './bulk-export-orphans';
 import { createOutcome, unansweredSummary } from './unanswered-create';
+import { confirmGone } from '../api-errors';
 import { waitForExport } from './bulk-export-wait';
 
 // ---- model ----
@@ -264,12 +265,14 @@ async function settle(
 // ---- read ----
 
 async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): Promise<BulkExportModel | null> {
+  const client = bulkExportClient(ctx, workspaceOf(state));
   let current: BulkExport;
   try {
-    current = await bulkExportClient(ctx, workspaceOf(state)).getExport(state.id!, { signal });
+    current = await client.getExport(state.id!, { signal });
   } catch (err) {
-    if (statusOf(err) === 404) return null;
-    throw err;
+    if (statusOf(err) !== 404) throw err;
+    await confirmGone(err, 'tracing', () => client.listExports({ signal }));
+    return null;
   }
   // Destroy removes what it cancels from state, so a cancelled export in state was cancelled by someone else. It
   // stays in state, and the plan replaces it (see plan): its destroy still cancels what a schedule spawned.
@@ -345,8 +348,8 @@ async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>
       ctx.log.info(`cancelled bulk export ${id}`);
     }
   } catch (err) {
-    if (statusOf(err) === 404) return;
-    throw apiFailure(diagnostics, err, `cancel bulk export ${id}`, EXPORT_BODY_FIELDS);
+    if (statusOf(err) !== 404) throw apiFailure(diagnostics, err, `cancel bulk export ${id}`, EXPORT_BODY_FIELDS);
+    return confirmGone(err, 'tracing', () => client.listExports({ signal }));
   }
   if (state.interval_hours === null || !state.cancel_spawned_on_destroy) return;
   try {

@@ -43,6 +43,7 @@ import { WaitError, waitForDeletion } from './deployment-wait';
 import { isUuid } from '../../api/ids';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
 import { createOrAdopt } from './deployment-unanswered';
+import { confirmGone } from '../api-errors';
 
 // ---- model ----
 
@@ -301,8 +302,9 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
   try {
     deployment = await client.getDeployment(state.id!, { signal });
   } catch (err) {
-    if ((err as { status?: number }).status === 404) return null;
-    throw err;
+    if ((err as { status?: number }).status !== 404) throw err;
+    await confirmGone(err, 'control-plane', () => client.listDeployments({ limit: 1 }, { signal }));
+    return null;
   }
   if (deployment.status === 'AWAITING_DELETE') {
     // going: the platform refuses every change to it, so it is planned as gone (create waits until it is)
@@ -352,8 +354,8 @@ async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>
   try {
     await client.deleteDeployment(id, { signal });
   } catch (err) {
-    if ((err as { status?: number }).status === 404) return;
-    throw apiFailure(diagnostics, err, `delete deployment "${state.name}"`);
+    if ((err as { status?: number }).status !== 404) throw apiFailure(diagnostics, err, `delete deployment "${state.name}"`);
+    return confirmGone(err, 'control-plane', () => client.listDeployments({ limit: 1 }, { signal }));
   }
   try {
     await waitForDeletion({ client, deploymentId: id, timeoutMs: timeoutMs(state.timeouts, 'delete', timeouts), signal, log: ctx.log });

@@ -31,6 +31,7 @@ import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
 import { httpUrlProblem } from '../../api/urls';
+import { confirmGone } from '../api-errors';
 import { mayHaveBeenCreated } from './export-destination-orphans';
 import { createOutcome } from './unanswered-create';
 
@@ -243,11 +244,13 @@ async function create({ config, planned, ctx, signal, diagnostics }: CreateReque
 // ---- read ----
 
 async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<ExportDestinationModel | null> {
+  const client = bulkExportClient(ctx, workspaceOf(state));
   try {
-    return toModel(await bulkExportClient(ctx, workspaceOf(state)).getDestination(state.id!, { signal }), state);
+    return toModel(await client.getDestination(state.id!, { signal }), state);
   } catch (err) {
-    if (statusOf(err) === 404) return null;
-    throw err;
+    if (statusOf(err) !== 404) throw err;
+    await confirmGone(err, 'tracing', () => client.listDestinations({ signal }));
+    return null;
   }
 }
 
