@@ -27,6 +27,8 @@ export interface BulkExportCallOptions {
   readonly signal?: AbortSignal;
   /** Time allowed for each attempt, in milliseconds. @default the transport's timeout */
   readonly timeoutMs?: number;
+  /** `false`: one attempt only, so that `timeoutMs` bounds the whole call. @default the transport's retry policy */
+  readonly retry?: false;
 }
 
 /** Settings of the client's own transport, the API key's header defaulting to `X-API-Key` as the API documents. */

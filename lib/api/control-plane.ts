@@ -26,6 +26,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Time allowed for each attempt, in milliseconds. @default the transport's timeout */
   readonly timeoutMs?: number;
+  /** `false`: one attempt only, so that `timeoutMs` bounds the whole call. @default the transport's retry policy */
+  readonly retry?: false;
 }
 
 /** A paging window of a list. */

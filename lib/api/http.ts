@@ -41,6 +41,8 @@ export type { ApiAuth, IncomingHttpHeaders, QueryValue, RequestOptions, StreamOp
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 const DEFAULT_USER_AGENT = 'agentplatform-client';
+/** Characters of a 2xx body that is not JSON quoted in its error. */
+const NON_JSON_QUOTED_CHARS = 100;
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
 
 /** The method and full URL of a request, the identity every error carries. */
@@ -251,7 +253,7 @@ export class HttpTransport {
     try {
       json = text === '' ? undefined : JSON.parse(text);
     } catch (cause) {
-      throw new ResponseParseError(`${response.statusCode}: response is not valid JSON`, {
+      throw new ResponseParseError(`${response.statusCode}: response is not valid JSON: ${this.describeNonJson(response, text)}`, {
         ...init(),
         body: text,
         cause,
@@ -266,6 +268,19 @@ export class HttpTransport {
       `${response.statusCode}: response does not match the expected schema at ${issuePath || '(root)'}: ${issue?.message}`,
       { ...init(), body: json, cause: result.error, issuePath },
     );
+  }
+
+  /**
+   * The content type and first characters of a body that should have been JSON: a proxy's login or error page, say,
+   * shows itself. Redacted before it is cut, so that no piece of a secret too short to be recognised is left.
+   */
+  private describeNonJson(response: ResponseHead, text: string): string {
+    const type = response.headers['content-type'];
+    const quoted = this.redactor.redact(text.trim()).replace(/\s+/g, ' ');
+    const start = quoted.length > NON_JSON_QUOTED_CHARS ? `${quoted.slice(0, NON_JSON_QUOTED_CHARS)}…` : quoted;
+    // JSON cut short is the API's own answer, broken on the way; anything else came from something else
+    const answered = String(type).includes('json') ? '' : ' (another server, such as a proxy, may have answered)';
+    return `content-type ${type ? JSON.stringify(String(type)) : 'not given'}, body ${JSON.stringify(start)}${answered}`;
   }
 
   private errorFromResponse(target: Target, response: ResponseHead, text: string): ApiError {

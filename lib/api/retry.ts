@@ -8,7 +8,7 @@
  *   a timeout or a 500 after a POST may hide a success, so it is reported, never repeated.
  * A request may override this with `retry: true` (the caller knows it is idempotent: full policy) or `retry: false`.
  */
-import { ApiError, NetworkError, isTransient } from './errors';
+import { AbortError, ApiError, NetworkError, ResponseParseError, TimeoutError, isTransient } from './errors';
 
 /** Bounds of the retry loop. */
 export interface RetryPolicy {
@@ -46,8 +46,24 @@ const CONNECT_PHASE_CODES: ReadonlySet<string> = new Set([
 export function isRetryable(err: unknown, method: HttpMethod, override: boolean | undefined): boolean {
   if (override === false || !isTransient(err)) return false;
   if (override === true || IDEMPOTENT_METHODS.has(method)) return true;
-  if (err instanceof NetworkError) return err.code !== undefined && CONNECT_PHASE_CODES.has(err.code);
+  if (err instanceof NetworkError) return failedBeforeSending(err);
   return err instanceof ApiError && (err.status === 429 || err.status === 503);
+}
+
+/**
+ * Whether the server may have carried out a POST or PATCH that failed with `err`, so that the caller must find out
+ * before it sends another: no answer came (a timeout, the caller's abort, a connection that broke once the request
+ * was sent), a 5xx other than 503 (a 503 or a 429 says the request was refused unprocessed, and the transport
+ * retries it), or a 2xx whose body could not be read ({@link ResponseParseError}: it certainly acted).
+ */
+export function mayHaveActed(err: unknown): boolean {
+  if (err instanceof TimeoutError || err instanceof AbortError || err instanceof ResponseParseError) return true;
+  if (err instanceof NetworkError) return !failedBeforeSending(err);
+  return err instanceof ApiError && err.status !== undefined && err.status >= 500 && err.status !== 503;
+}
+
+function failedBeforeSending(err: NetworkError): boolean {
+  return err.code !== undefined && CONNECT_PHASE_CODES.has(err.code);
 }
 
 /**

@@ -1,8 +1,11 @@
 /**
  * What an API error that a handler did not explain means for the provider's settings: a refused key, a workspace the
- * key may not use, or a platform that cannot be reached, each with the setting (and its environment variable) to
- * check. Errors are told apart by their name and status, so that nothing of the API clients (zod) is loaded here.
+ * key may not use, a platform that cannot be reached, or a base URL that does not serve the API, each with the setting
+ * (and its environment variable) to check; a request that was sent and got no answer is told apart, since its URL
+ * reached something. Errors are told apart by their name and status, so that nothing of the API clients (zod) is
+ * loaded here before a request has failed.
  */
+import { URL_SETTING, type ApiName } from './context';
 import { DiagnosticError } from './framework/diagnostics';
 
 /** The types that reach the tracing API; every other one reaches the control plane. */
@@ -18,15 +21,45 @@ export function explainApiError(err: unknown, typeName: string | undefined): unk
   if (status === 403) {
     return new DiagnosticError('Workspace not allowed', `${err.message}\n\nCheck \`tenant_id\` (or AGENTPLATFORM_TENANT_ID): the API key may not act in that workspace.`);
   }
-  if (err.name === 'NetworkError' || err.name === 'TimeoutError') {
-    const [setting, variable] = typeName && TRACING_TYPES.has(typeName)
-      ? ['tracing_url', 'AGENTPLATFORM_TRACING_URL']
-      : ['control_plane_url', 'AGENTPLATFORM_CONTROL_PLANE_URL'];
+  if (err.name !== 'NetworkError' && err.name !== 'TimeoutError') return err;
+  const { mayHaveActed } = require('../api/retry') as typeof import('../api/retry');
+  // a request that was sent reached something that listens there: the URL is not what to check
+  if (mayHaveActed(err)) {
     return new DiagnosticError(
-      'Platform not reachable',
-      `${err.message}\n\nCheck \`${setting}\` in the provider block or the ${variable} environment variable, and that the platform runs there` +
-        (err.name === 'TimeoutError' ? '; a slow platform may need a longer `request_timeout`.' : '.'),
+      'No answer from the platform',
+      `${err.message}\n\nThe request was sent, and ` +
+        (err.name === 'TimeoutError'
+          ? 'no answer came within `request_timeout`: a slow platform may need a longer one.'
+          : 'the connection closed before an answer came: the platform, or a proxy in front of it, dropped it. Try again; the next plan reads what the platform holds.'),
     );
   }
-  return err;
+  const setting = URL_SETTING[typeName && TRACING_TYPES.has(typeName) ? 'tracing' : 'control-plane'];
+  return new DiagnosticError(
+    'Platform not reachable',
+    `${err.message}\n\nCheck \`${setting.attribute}\` in the provider block or the ${setting.env} environment variable, and that the platform runs there.`,
+  );
+}
+
+/**
+ * Returns when a 404 for an object by id means that the object is gone: when `list`, a list of such objects on the
+ * same client, succeeds. A base URL that does not serve the API (a path too many, another server) answers 404 to
+ * every request, and reading that as "deleted" would plan a second object and leave the running one unknown to the
+ * state; so when the list fails too, this throws an error that names the URL setting, and the object stays in state.
+ */
+export async function confirmGone(notFound: unknown, api: ApiName, list: () => Promise<unknown>): Promise<void> {
+  try {
+    await list();
+  } catch (listErr) {
+    const setting = URL_SETTING[api];
+    throw new DiagnosticError(
+      `Not found, and \`${setting.attribute}\` may not point at the ${setting.what}`,
+      `${messageOf(notFound)}\n\nA list at the same base URL failed as well (${messageOf(listErr)}), so the 404 may come from a URL ` +
+        `that does not serve the ${setting.what}, not from a deleted object: the object is kept in the state. Check ` +
+        `\`${setting.attribute}\` in the provider block or the ${setting.env} environment variable: the base URL that the API's own paths follow.`,
+    );
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

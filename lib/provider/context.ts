@@ -13,7 +13,8 @@ import { PROVIDER_ENV, type ProviderConfig } from './provider-config';
 /** The platform APIs, each with its own base URL. */
 export type ApiName = 'control-plane' | 'tracing';
 
-const URL_SETTING: Record<ApiName, { attribute: string; env: string; what: string }> = {
+/** The setting of each API's base URL, its environment variable, and what the messages call the API. */
+export const URL_SETTING: Readonly<Record<ApiName, { readonly attribute: string; readonly env: string; readonly what: string }>> = {
   'control-plane': { attribute: 'control_plane_url', env: PROVIDER_ENV.controlPlaneUrl, what: 'control plane' },
   tracing: { attribute: 'tracing_url', env: PROVIDER_ENV.tracingUrl, what: 'tracing API' },
 };

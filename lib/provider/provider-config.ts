@@ -57,12 +57,18 @@ export const providerSchema = defineSchema({
     control_plane_url: attr.string({
       optional: true,
       validate: urlProblem,
-      description: `Base URL of the control plane API (deployments). Default: \`${PROVIDER_ENV.controlPlaneUrl}\`.`,
+      description:
+        `Base URL of the control plane API (deployments). Default: \`${PROVIDER_ENV.controlPlaneUrl}\`. ` +
+        'A deployment that answers 404 counts as deleted only when the same URL lists deployments; otherwise (a URL that does not serve the API) ' +
+        'refresh and destroy stop with an error naming this setting, and the state is kept.',
     }),
     tracing_url: attr.string({
       optional: true,
       validate: urlProblem,
-      description: `Base URL of the tracing API (bulk exports). Default: \`${PROVIDER_ENV.tracingUrl}\`.`,
+      description:
+        `Base URL of the tracing API (bulk exports). Default: \`${PROVIDER_ENV.tracingUrl}\`. ` +
+        'An export destination or bulk export that answers 404 counts as deleted only when the same URL lists them; otherwise refresh and ' +
+        'destroy stop with an error naming this setting, and the state is kept.',
     }),
     request_timeout: attr.string({
       optional: true,
@@ -79,8 +85,9 @@ export const providerSchema = defineSchema({
         'most 60 s). GET, PUT and DELETE are retried on connection errors, timeouts (`request_timeout`), 408, 429 and 5xx. ' +
         'POST and PATCH (creates, updates, cancels) are not idempotent, so they are retried only when the server cannot have ' +
         'acted on them: 429, 503, and connection errors raised before the request was sent (connection refused, DNS failure, ' +
-        'connect timeout); a timeout, a dropped connection or another 5xx after one was sent may hide a success, so it is ' +
-        `reported, never repeated. Default: \`${DEFAULT_MAX_RETRIES}\`.`,
+        'connect timeout); a timeout, a dropped connection or another 5xx after one was sent may hide a success, and so may a ' +
+        'success whose body cannot be read: it is never repeated, and a create then looks for what it may have made (see each ' +
+        `resource) with one request of at most 30 s (5 s once terraform is stopping), not retried. Default: \`${DEFAULT_MAX_RETRIES}\`.`,
     }),
   },
 });

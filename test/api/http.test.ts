@@ -7,7 +7,7 @@ import {
 } from '../../lib/api/errors';
 import { HttpTransport, serializeQuery, type TransportOptions } from '../../lib/api/http';
 import { SecretRedactor } from '../../lib/api/redact';
-import { MAX_RETRY_AFTER_MS, sleep } from '../../lib/api/retry';
+import { MAX_RETRY_AFTER_MS, mayHaveActed, sleep } from '../../lib/api/retry';
 
 const ORIGIN = 'http://api.test';
 const API_KEY = 'sk-live-0123456789abcdef';
@@ -215,6 +215,27 @@ describe('retries', () => {
   });
 });
 
+describe('whether a failed POST may have been carried out', () => {
+  const init = { method: 'POST', url: ORIGIN };
+  it.each([
+    ['a timeout', new TimeoutError({ ...init, timeoutMs: 1 }), true],
+    ['an abort', new AbortError(init), true],
+    ['a connection reset once sent', new NetworkError('reset', { ...init, code: 'ECONNRESET' }), true],
+    ['a socket closed once sent', new NetworkError('closed', { ...init, code: 'UND_ERR_SOCKET' }), true],
+    ['a 500', new ServerError('x', { ...init, status: 500 }), true],
+    ['a 502 of a gateway', new ServerError('x', { ...init, status: 502 }), true],
+    ['a 2xx whose body could not be read', new ResponseParseError('x', { ...init, status: 201, issuePath: '' }), true],
+    ['a refused connection', new NetworkError('refused', { ...init, code: 'ECONNREFUSED' }), false],
+    ['a connect timeout', new NetworkError('connect', { ...init, code: 'UND_ERR_CONNECT_TIMEOUT' }), false],
+    ['a 503', new ServerError('x', { ...init, status: 503 }), false],
+    ['a 429', new RateLimitedError('x', { ...init, status: 429 }), false],
+    ['a 409', new ConflictError('x', { ...init, status: 409 }), false],
+    ['a plain error', new Error('plain'), false],
+  ])('%s: %p', (_, err, acted) => {
+    expect(mayHaveActed(err)).toBe(acted);
+  });
+});
+
 describe('timeouts and cancellation', () => {
   it('turns a slow response into a TimeoutError, retried for a GET', async () => {
     agent.get(ORIGIN).intercept({ path: '/v2/slow' }).reply(200, { id: 'late' }).delay(2000).persist();
@@ -315,7 +336,23 @@ describe('responses', () => {
     replies('/v2/list', [200, 'not json']);
     const err = await failure(transport().request({ method: 'GET', path: '/v2/list', schema: Item }));
     expect(err).toBeInstanceOf(ResponseParseError);
-    expect(err.message).toContain('response is not valid JSON');
+    expect(err.message).toBe(`GET ${ORIGIN}/v2/list: 200: response is not valid JSON: content-type not given, body "not json" (another server, such as a proxy, may have answered)`);
+  });
+
+  it('shows the content type and the start of a 2xx page that is not JSON, redacted before it is cut', async () => {
+    // 10 characters of the key fall within the 100 quoted (30 of markup, 60 x): too few to be recognised once cut
+    const page = `<html>\n  <title>Sign in</title>${' '.repeat(3)}${'x'.repeat(60)}${API_KEY} and more`;
+    replies('/v2/list', [200, page, { 'content-type': 'text/html; charset=utf-8' }]);
+    const err = await failure(transport().request({ method: 'GET', path: '/v2/list', schema: Item }));
+    expect(err.message).toMatch(/^GET http:\/\/api\.test\/v2\/list: 200: response is not valid JSON: content-type "text\/html; charset=utf-8", body "<html> <title>Sign in<\/title> x{60}\[REDACTED\]…" \(another server/);
+    expect(inspect(err, { depth: 10 })).not.toContain(API_KEY.slice(0, 10));
+    const long = `<html>${'y'.repeat(300)}</html>`;
+    replies('/v2/long', [200, long, { 'content-type': 'text/html' }]);
+    const cut = await failure(transport().request({ method: 'GET', path: '/v2/long', schema: Item }));
+    expect(cut.message).toContain(`body "${long.slice(0, 100)}…" (another server`);
+    replies('/v2/cut', [201, '{"id": "c', { 'content-type': 'application/json' }]);
+    const json = await failure(transport().request({ method: 'POST', path: '/v2/cut', schema: Item }));
+    expect(json.message).toBe(`POST ${ORIGIN}/v2/cut: 201: response is not valid JSON: content-type "application/json", body "{\\"id\\": \\"c"`);
   });
 
   it('accepts an empty 204 when no schema is given, and sends JSON bodies', async () => {

@@ -1,13 +1,16 @@
 /**
- * A create of `agentplatform_bulk_export` that gets no answer in `request_timeout`, through the real terraform: the
- * export the platform made all the same is found and taken into state, so no running schedule is left outside the
- * state and another apply makes none; when the platform has made none yet, the error says so and what to do.
+ * Creates whose outcome the platform does not tell, through the real terraform: an `agentplatform_bulk_export` create
+ * that gets no answer in `request_timeout`, whose connection drops once it was sent, that a gateway answers 502, or
+ * whose 201 comes cut short: the export the platform made all the same is found and taken into state, so no running
+ * schedule is left outside the state and another apply makes none; when the platform has made none yet, the error
+ * says so and what to do, and Ctrl-C ends that search within seconds. An `agentplatform_export_destination` create
+ * whose answer is lost names the destination it made apart from older ones of the same settings.
  */
 import type { BulkExport } from '../../lib/api/schemas/bulk-export';
-import { startFaultProxy, type FaultProxy } from '../tracing/support/fault-proxy';
+import { startFaultProxy, type FaultProxy, type ProxyMode } from '../tracing/support/fault-proxy';
 import { destinationOn, startTestS3, type TestS3 } from '../tracing/support/s3';
 import { ExportTestPlatform, diagnostic, flat } from './support/export-platform';
-import { providerConfig } from './support/terraform';
+import { collect, providerConfig } from './support/terraform';
 
 let lp: ExportTestPlatform;
 let s3: TestS3;
@@ -85,6 +88,102 @@ test('a create the platform has not acted on yet is an error that says it may st
     expect(await schedulesFrom(startTime)).toEqual([]);
   } finally {
     proxy.dropHeld();
+    proxy.setMode('pass');
+  }
+});
+
+test.each<[ProxyMode, string, string]>([
+  ['drop-responses', '2032-01-01T00:00:00Z', 'The platform did not answer the create of the bulk export'],
+  ['bad-gateway-responses', '2033-01-01T00:00:00Z', 'The platform did not answer the create of the bulk export'],
+  ['cut-responses', '2034-01-01T00:00:00Z', "The platform's answer to the create of the bulk export could not be read"],
+])('the export of a create whose answer is lost (%s) is taken into state, and no second one is made', async (mode, startTime, summary) => {
+  const dir = lp.terraform({ AGENTPLATFORM_TRACING_URL: proxy.endpoint });
+  dir.tf.write('main.tf', scheduled(startTime));
+  expect((await dir.init()).code).toBe(0);
+  // the platform creates the export; its answer is lost, or spoilt, on the way back
+  proxy.setMode(mode, '/api/v1/bulk-exports', 'POST');
+  try {
+    const applied = await dir.apply();
+    expect([applied.code, applied.stderr]).toEqual([0, expect.any(String)]);
+    const [made, ...more] = await schedulesFrom(startTime);
+    expect(more).toEqual([]);
+    expect(flat(diagnostic(applied.stdout + applied.stderr, summary))).toContain(`It had created export ${made!.id} with exactly these settings: it is kept in state.`);
+    expect(dir.instance('agentplatform_bulk_export.daily').attributes).toMatchObject({ id: made!.id });
+  } finally {
+    proxy.setMode('pass');
+  }
+  expect((await dir.plan()).code).toBe(0);
+  expect(await schedulesFrom(startTime)).toHaveLength(1);
+});
+
+test('Ctrl-C during a create that gets no answer ends the search for its export within seconds', async () => {
+  const dir = lp.terraform({ AGENTPLATFORM_TRACING_URL: proxy.endpoint });
+  dir.tf.write('main.tf', scheduled('2035-01-01T00:00:00Z').replace('request_timeout = "2s"', 'request_timeout = "30s"'));
+  expect((await dir.init()).code).toBe(0);
+  expect((await dir.tf.run(['plan', '-input=false', '-no-color', '-out=tfplan'])).code).toBe(0);
+  // the create and the list of exports that looks for it both wait in the proxy, unanswered
+  proxy.setMode('hold-requests', '/api/v1/bulk-exports');
+  try {
+    const child = dir.tf.start(['apply', '-input=false', '-no-color', 'tfplan']);
+    const done = collect(child);
+    for (let i = 0; i < 400 && proxy.held === 0; i++) await new Promise((wait) => setTimeout(wait, 50));
+    expect(proxy.held).toBe(1);
+    const interruptedAt = Date.now();
+    // Ctrl-C in a terminal signals the whole process group
+    process.kill(-child.pid!, 'SIGINT');
+    const result = await done;
+    expect(Date.now() - interruptedAt).toBeLessThan(15_000);
+    expect(result.code).toBe(1);
+    expect(flat(diagnostic(result.stderr, 'The platform did not answer the create of the bulk export'))).toContain(
+      'request aborted by the caller. It may have created the export all the same; the exports could not be listed.',
+    );
+  } finally {
+    proxy.dropHeld();
+    proxy.setMode('pass');
+  }
+}, 60_000);
+
+test('a destination create whose answer is lost names the destination made since the request, apart from older ones', async () => {
+  const settings = { display_name: 'lost-answer', config: { bucket_name: 'exports', prefix: 'lost', endpoint_url: s3.server.endpoint }, credentials: s3.credentials };
+  const older = await lp.client.createDestination(settings);
+  // made well before the request (the platform's time is known to the second)
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const dir = lp.terraform({ AGENTPLATFORM_TRACING_URL: proxy.endpoint, TF_VAR_secret: s3.credentials.secret_access_key });
+  dir.tf.write(
+    'main.tf',
+    `${providerConfig()}
+variable "secret" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "agentplatform_export_destination" "lost" {
+  display_name = "${settings.display_name}"
+  bucket_name  = "exports"
+  prefix       = "lost"
+  endpoint_url = "${s3.server.endpoint}"
+  credentials = {
+    access_key_id     = "${s3.credentials.access_key_id}"
+    secret_access_key = var.secret
+  }
+  credentials_version = 1
+}
+`,
+  );
+  expect((await dir.init()).code).toBe(0);
+  proxy.setMode('drop-responses', '/api/v1/bulk-exports/destinations', 'POST');
+  try {
+    const applied = await dir.apply();
+    expect(applied.code).toBe(1);
+    const [made, ...more] = (await lp.client.listDestinations()).filter((d) => d.display_name === settings.display_name && d.id !== older.id);
+    expect(more).toEqual([]);
+    const error = flat(diagnostic(applied.stderr, 'The platform did not answer the create of export destination "lost-answer"'));
+    expect(error).toContain('It may have created the destination all the same');
+    expect(error).toContain(`Created since the request went out, with this name, bucket and prefix: ${made!.id} (created ${made!.created_at}). Import it`);
+    expect(error).toContain(`Made before the request, with the same name, bucket and prefix: ${older.id} (created ${older.created_at}); not by this create`);
+    expect(error).not.toContain(s3.credentials.secret_access_key);
+  } finally {
     proxy.setMode('pass');
   }
 });

@@ -10,13 +10,13 @@ export interface TfProviderConfig {
   readonly apiKey?: string;
   /** Workspace to act in (`X-Tenant-Id`): its id, a UUID. Default: `AGENTPLATFORM_TENANT_ID`, else the key's default workspace. New objects are created there; an object in state is read, changed and deleted in the workspace it is in (its `tenant_id`), and replaced in this one when this names another. */
   readonly tenantId?: string;
-  /** Base URL of the control plane API (deployments). Default: `AGENTPLATFORM_CONTROL_PLANE_URL`. */
+  /** Base URL of the control plane API (deployments). Default: `AGENTPLATFORM_CONTROL_PLANE_URL`. A deployment that answers 404 counts as deleted only when the same URL lists deployments; otherwise (a URL that does not serve the API) refresh and destroy stop with an error naming this setting, and the state is kept. */
   readonly controlPlaneUrl?: string;
-  /** Base URL of the tracing API (bulk exports). Default: `AGENTPLATFORM_TRACING_URL`. */
+  /** Base URL of the tracing API (bulk exports). Default: `AGENTPLATFORM_TRACING_URL`. An export destination or bulk export that answers 404 counts as deleted only when the same URL lists them; otherwise refresh and destroy stop with an error naming this setting, and the state is kept. */
   readonly tracingUrl?: string;
   /** Time allowed for each HTTP request attempt, e.g. `"30s"` or `"2m"`. Default: `"30s"`. */
   readonly requestTimeout?: string;
-  /** Retries of a failed request, with exponential backoff and jitter, or after the `Retry-After` the server sends (at most 60 s). GET, PUT and DELETE are retried on connection errors, timeouts (`request_timeout`), 408, 429 and 5xx. POST and PATCH (creates, updates, cancels) are not idempotent, so they are retried only when the server cannot have acted on them: 429, 503, and connection errors raised before the request was sent (connection refused, DNS failure, connect timeout); a timeout, a dropped connection or another 5xx after one was sent may hide a success, so it is reported, never repeated. Default: `3`. */
+  /** Retries of a failed request, with exponential backoff and jitter, or after the `Retry-After` the server sends (at most 60 s). GET, PUT and DELETE are retried on connection errors, timeouts (`request_timeout`), 408, 429 and 5xx. POST and PATCH (creates, updates, cancels) are not idempotent, so they are retried only when the server cannot have acted on them: 429, 503, and connection errors raised before the request was sent (connection refused, DNS failure, connect timeout); a timeout, a dropped connection or another 5xx after one was sent may hide a success, and so may a success whose body cannot be read: it is never repeated, and a create then looks for what it may have made (see each resource) with one request of at most 30 s (5 s once terraform is stopping), not retried. Default: `3`. */
   readonly maxRetries?: number;
   /** Alias of this provider configuration, for stacks with several. */
   readonly alias?: string;

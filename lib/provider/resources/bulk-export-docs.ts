@@ -53,9 +53,10 @@ The platform never returns credentials, so the imported state has no \`credentia
 one plans one in-place update that sends \`credentials\` again (validated by the platform like a rotation).
 
 The platform has no API to delete a destination: \`terraform destroy\` removes it from the state and says so in a
-warning; it stays in the workspace. So a create that gets no answer (\`timeouts.create\` ran out, or terraform was
-interrupted) is an error that names the destinations with the same name, bucket and prefix, to import, rather than
-leaving another apply to create one more.
+warning; it stays in the workspace. So a create that gets no clear answer (\`timeouts.create\` ran out, terraform was
+interrupted, the connection broke or a 5xx other than 503 came once the request was sent, or a success came whose body
+could not be read) is an error that names the destinations with the same name, bucket and prefix created since the
+request went out, to import, apart from older ones, rather than leaving another apply to create one more.
 `;
 
 const EXPORT_EXAMPLES = [
@@ -115,10 +116,12 @@ before a replacement, or, when this machine's clock finds a problem, a read of t
 by this machine's. A one-off export that ended \`Failed\` or \`TimedOut\`
 while Terraform waited for it stays in the state, tainted, so the next apply replaces it.
 
-A create that gets no answer (\`request_timeout\` ran out, or terraform was interrupted) may have created the export
-all the same. The provider lists the exports: the one created since the request went out with exactly the configured
-settings is kept in the state, with a warning. Several, or none yet, are an error that names them and says how to
-import or cancel them, so that another apply does not leave a second export (a schedule that spawns) outside the state.
+A create that gets no clear answer (\`request_timeout\` ran out, terraform was interrupted, the connection broke or a
+5xx other than 503 came once the request was sent, or a success came whose body could not be read) may have created
+the export all the same. The provider lists the exports, with one request of at most 30 seconds (5 once terraform is
+stopping): the one created since the request went out with exactly the configured settings is kept in the state, with
+a warning. Several, or none yet, are an error that names them and says how to import or cancel them, so that another
+apply does not leave a second export (a schedule that spawns) outside the state.
 `;
 
 const RUNS_EXAMPLE = `

@@ -54,7 +54,9 @@ import {
   exportWaitEnded,
 } from './bulk-export-messages';
 import { createBody, localSettings, toModel } from './bulk-export-model';
-import { exportCreatedUnanswered, unanswered } from './bulk-export-orphans';
+import { exportCreatedUnanswered } from './bulk-export-orphans';
+import { createOutcome, unansweredSummary } from './unanswered-create';
+import { confirmGone } from '../api-errors';
 import { waitForExport } from './bulk-export-wait';
 
 // ---- model ----
@@ -215,11 +217,12 @@ async function create({ planned, ctx, signal, diagnostics }: CreateRequest<Schem
   try {
     created = await client.createExport(body, { signal });
   } catch (err) {
-    if (!unanswered(err)) throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);
-    const found = await exportCreatedUnanswered(client, body, sentAtMs, err as Error);
+    const outcome = createOutcome(err);
+    if (!outcome) throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);
+    const found = await exportCreatedUnanswered(client, body, { sentAtMs, err: err as Error, outcome, stop: signal });
     if (found instanceof DiagnosticError) throw found;
     diagnostics.warning(
-      'The platform did not answer the create of the bulk export',
+      unansweredSummary(outcome, 'the bulk export'),
       `${(err as Error).message}. It had created export ${found.id} with exactly these settings: it is kept in state.`,
     );
     created = found;
@@ -262,12 +265,14 @@ async function settle(
 // ---- read ----
 
 async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): Promise<BulkExportModel | null> {
+  const client = bulkExportClient(ctx, workspaceOf(state));
   let current: BulkExport;
   try {
-    current = await bulkExportClient(ctx, workspaceOf(state)).getExport(state.id!, { signal });
+    current = await client.getExport(state.id!, { signal });
   } catch (err) {
-    if (statusOf(err) === 404) return null;
-    throw err;
+    if (statusOf(err) !== 404) throw err;
+    await confirmGone(err, 'tracing', () => client.listExports({ signal }));
+    return null;
   }
   // Destroy removes what it cancels from state, so a cancelled export in state was cancelled by someone else. It
   // stays in state, and the plan replaces it (see plan): its destroy still cancels what a schedule spawned.
@@ -343,8 +348,8 @@ async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>
       ctx.log.info(`cancelled bulk export ${id}`);
     }
   } catch (err) {
-    if (statusOf(err) === 404) return;
-    throw apiFailure(diagnostics, err, `cancel bulk export ${id}`, EXPORT_BODY_FIELDS);
+    if (statusOf(err) !== 404) throw apiFailure(diagnostics, err, `cancel bulk export ${id}`, EXPORT_BODY_FIELDS);
+    return confirmGone(err, 'tracing', () => client.listExports({ signal }));
   }
   if (state.interval_hours === null || !state.cancel_spawned_on_destroy) return;
   try {

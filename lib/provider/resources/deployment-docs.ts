@@ -78,6 +78,13 @@ that sends them, with or without \`secrets_version\`.
 A create that finds the name taken fails with the command to import the existing deployment (\`<name>\` standing
 for the resource's name in the configuration). A replacement under \`create_before_destroy\` cannot take the name of the
 deployment it replaces, which holds it until it is destroyed: give the replacement another name.
+
+A create that gets no clear answer (terraform was interrupted, the request timed out, the connection broke or a 5xx
+other than 503 came once the request was sent, or a success came whose body could not be read) may have created the
+deployment all the same. The provider looks the name up: a deployment of that name created since the request went
+out, from the configured source, is kept in the state with a warning, and the create goes on (it waits for
+\`DEPLOYED\`). Otherwise the error says that it may have been created, and gives the command to import the deployment
+of that name when there is one.
 `;
 
 const REVISIONS_EXAMPLE = `

@@ -88,6 +88,8 @@ export async function latestRevisionStatus(client: ControlPlaneClient, deploymen
   try {
     return (await client.getRevision(deployment.id, latest, { signal })).status;
   } catch (err) {
+    // the deployment was just read (or created) through the same client, so its base URL serves the API: the
+    // revision is gone
     if ((err as { status?: number }).status === 404) return null;
     throw err;
   }

@@ -43,6 +43,8 @@ import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-
 import { WaitError, waitForDeletion } from './deployment-wait';
 import { isUuid } from '../../api/ids';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
+import { createOrAdopt } from './deployment-unanswered';
+import { confirmGone } from '../api-errors';
 
 // ---- model ----
 
@@ -248,7 +250,7 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
   let waitedMs = 0;
   try {
     try {
-      deployment = await client.createDeployment(body, { signal });
+      deployment = await createOrAdopt(client, body, signal, diagnostics);
     } catch (err) {
       if ((err as { status?: number }).status !== 409) throw err;
       const existingId = await existingDeploymentId(client, planned.name, err, signal);
@@ -262,7 +264,7 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
         await waitForDeletion({ client, deploymentId: existingId!, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts), signal, log: ctx.log });
         waitedMs = Date.now() - waitStarted;
       }
-      deployment = await client.createDeployment(body, { signal });
+      deployment = await createOrAdopt(client, body, signal, diagnostics);
     }
   } catch (err) {
     if (err instanceof DiagnosticError) throw err;
@@ -304,8 +306,9 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
   try {
     deployment = await client.getDeployment(state.id!, { signal });
   } catch (err) {
-    if ((err as { status?: number }).status === 404) return null;
-    throw err;
+    if ((err as { status?: number }).status !== 404) throw err;
+    await confirmGone(err, 'control-plane', () => client.listDeployments({ limit: 1 }, { signal }));
+    return null;
   }
   if (deployment.status === 'AWAITING_DELETE') {
     // going: the platform refuses every change to it, so it is planned as gone (create waits until it is)
@@ -355,8 +358,8 @@ async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>
   try {
     await client.deleteDeployment(id, { signal });
   } catch (err) {
-    if ((err as { status?: number }).status === 404) return;
-    throw apiFailure(diagnostics, err, `delete deployment "${state.name}"`);
+    if ((err as { status?: number }).status !== 404) throw apiFailure(diagnostics, err, `delete deployment "${state.name}"`);
+    return confirmGone(err, 'control-plane', () => client.listDeployments({ limit: 1 }, { signal }));
   }
   try {
     await waitForDeletion({ client, deploymentId: id, timeoutMs: timeoutMs(state.timeouts, 'delete', timeouts), signal, log: ctx.log });

@@ -31,6 +31,9 @@ import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
 import { httpUrlProblem } from '../../api/urls';
+import { confirmGone } from '../api-errors';
+import { mayHaveBeenCreated } from './export-destination-orphans';
+import { createOutcome } from './unanswered-create';
 
 // ---- model ----
 
@@ -219,17 +222,19 @@ function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: Plan
 async function create({ config, planned, ctx, signal, diagnostics }: CreateRequest<Schema>): Promise<ExportDestinationModel> {
   const client = bulkExportClient(ctx);
   let destination: Destination;
+  const body = createBody(planned, config.credentials);
+  // when the last attempt went out (those before it were refused)
+  let sentAtMs = Date.now();
+  const send = (left: number): Promise<Destination> => {
+    sentAtMs = Date.now();
+    return client.createDestination(body, { signal, timeoutMs: left });
+  };
   try {
-    const body = createBody(planned, config.credentials);
     const timeLimitMs = timeoutMs(planned.timeouts, 'create', timeouts);
-    destination =
-      config.credentials === null
-        ? await client.createDestination(body, { signal, timeoutMs: timeLimitMs })
-        : await whileKeysPropagate((left) => client.createDestination(body, { signal, timeoutMs: left }), { timeLimitMs, signal, log: (line) => ctx.log.info(line) });
+    destination = config.credentials === null ? await send(timeLimitMs) : await whileKeysPropagate(send, { timeLimitMs, signal, log: (line) => ctx.log.info(line) });
   } catch (err) {
-    const { AbortError, TimeoutError } = require('../../api/errors') as typeof import('../../api/errors');
-    // no answer (out of time, or terraform interrupted): the platform may have created it all the same
-    if (err instanceof TimeoutError || err instanceof AbortError) throw await mayHaveBeenCreated(client, planned, err);
+    const outcome = createOutcome(err);
+    if (outcome) throw await mayHaveBeenCreated(client, planned, { sentAtMs, err: err as Error, outcome, stop: signal });
     throw refusal(diagnostics, err, planned, config.credentials, 'create');
   }
   ctx.log.info(`created export destination ${destination.id} (${destination.display_name})`);
@@ -239,11 +244,13 @@ async function create({ config, planned, ctx, signal, diagnostics }: CreateReque
 // ---- read ----
 
 async function read({ state, ctx, signal }: ReadRequest<Schema>): Promise<ExportDestinationModel | null> {
+  const client = bulkExportClient(ctx, workspaceOf(state));
   try {
-    return toModel(await bulkExportClient(ctx, workspaceOf(state)).getDestination(state.id!, { signal }), state);
+    return toModel(await client.getDestination(state.id!, { signal }), state);
   } catch (err) {
-    if (statusOf(err) === 404) return null;
-    throw err;
+    if (statusOf(err) !== 404) throw err;
+    await confirmGone(err, 'tracing', () => client.listDestinations({ signal }));
+    return null;
   }
 }
 
@@ -291,35 +298,6 @@ async function importDestination({ id, ctx, signal }: ImportRequest): Promise<Pa
 // ---- API mapping ----
 
 /** A failed create or rotation as the diagnostic to throw: the platform's validation failures explained. */
-/**
- * A create that got no answer in time may have been carried out all the same, and the platform cannot delete
- * destinations: rather than another apply, which would create one more, the error names the destinations that look
- * like it, to import.
- */
-async function mayHaveBeenCreated(
-  client: ReturnType<typeof bulkExportClient>,
-  planned: ExportDestinationModel,
-  err: Error,
-): Promise<DiagnosticError> {
-  let candidates: string[] = [];
-  try {
-    // not under the create's signal, which an interrupt has aborted
-    const listed = await client.listDestinations({ timeoutMs: 30_000 });
-    candidates = listed
-      .filter((d) => d.display_name === planned.display_name && d.config.bucket_name === planned.bucket_name && (d.config.prefix ?? '') === (planned.prefix ?? ''))
-      .map((d) => d.id);
-  } catch {
-    // the list is a help, not a requirement
-  }
-  const found = candidates.length
-    ? `Destinations with this name, bucket and prefix: ${candidates.join(', ')}. Import the new one (\`terraform import <this resource's address> <id>\`) instead of applying again, which would create another.`
-    : 'None with this name, bucket and prefix is listed yet: list the destinations (`GET /api/v1/bulk-exports/destinations`) before applying again, and import the one that appears (`terraform import <this resource\'s address> <id>`).';
-  return new DiagnosticError(
-    `The platform did not answer the create of export destination "${planned.display_name}" in time`,
-    `${err.message}. It may have created the destination all the same (it validates the bucket before it answers). ${found}`,
-  );
-}
-
 function refusal(
   diagnostics: Diagnostics,
   err: unknown,

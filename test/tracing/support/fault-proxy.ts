@@ -1,7 +1,9 @@
 /**
- * An HTTP reverse proxy in front of a real S3 server that can misbehave on demand, to put an export run in a known
- * state: hold requests (the run waits in the middle of a file), hold responses (the object is written but the
- * platform has not heard so), or answer with S3 errors. Every request is forwarded unchanged otherwise.
+ * An HTTP reverse proxy in front of a real server (an S3 server, or the platform) that can misbehave on demand, to put
+ * a request in a known state: hold requests (an export run waits in the middle of a file), hold responses (the object
+ * is written but the platform has not heard so), lose or spoil the answer to a request the server has carried out
+ * (the connection dropped, a gateway's 502 page, a body cut short), or answer with S3 errors. Every request is
+ * forwarded unchanged otherwise.
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +16,12 @@ export type ProxyMode =
   | 'hold-requests'
   /** Forward requests but keep their responses until `release()` (the store has done the work). */
   | 'hold-responses'
+  /** Forward requests, then close the connection without an answer. */
+  | 'drop-responses'
+  /** Forward requests, then answer 502 with an HTML page, as a gateway whose upstream's answer was lost does. */
+  | 'bad-gateway-responses'
+  /** Forward requests, then answer with the response's status and the first half of its body. */
+  | 'cut-responses'
   /** Answer 500 InternalError, as S3 does when it has a passing problem. */
   | 'fail'
   /** Answer 404 without a body, as S3 answers a HEAD of an object it does not show. */
@@ -40,6 +48,8 @@ export interface FaultProxy {
 const INTERNAL_ERROR = `<?xml version="1.0" encoding="UTF-8"?>
 <Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message><RequestId>proxy</RequestId></Error>`;
 
+const BAD_GATEWAY = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>';
+
 export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const target = new URL(upstream);
   let mode: ProxyMode = 'pass';
@@ -48,19 +58,28 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const seen: string[] = [];
   let heldActions: { go: () => void; drop: () => void }[] = [];
 
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, holdResponse: boolean) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, answer: ProxyMode) => {
     const upstreamRequest = request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
       (upstreamResponse) => {
         const chunks: Buffer[] = [];
         upstreamResponse.on('data', (chunk: Buffer) => chunks.push(chunk));
         upstreamResponse.on('end', () => {
+          const whole = Buffer.concat(chunks);
           const send = () => {
             res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
-            res.end(Buffer.concat(chunks));
+            res.end(whole);
           };
-          if (holdResponse) heldActions.push({ go: send, drop: () => res.destroy() });
-          else send();
+          if (answer === 'hold-responses') heldActions.push({ go: send, drop: () => res.destroy() });
+          else if (answer === 'drop-responses') res.destroy();
+          else if (answer === 'bad-gateway-responses') {
+            res.writeHead(502, { 'content-type': 'text/html' });
+            res.end(BAD_GATEWAY);
+          } else if (answer === 'cut-responses') {
+            const { 'content-length': _length, ...headers } = upstreamResponse.headers;
+            res.writeHead(upstreamResponse.statusCode ?? 502, headers);
+            res.end(whole.subarray(0, Math.floor(whole.length / 2)));
+          } else send();
         });
       },
     );
@@ -89,9 +108,9 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         res.writeHead(404, { 'x-amz-request-id': 'proxy-not-found' });
         res.end();
       } else if (current === 'hold-requests') {
-        heldActions.push({ go: () => forward(req, res, body, false), drop: () => res.destroy() });
+        heldActions.push({ go: () => forward(req, res, body, 'pass'), drop: () => res.destroy() });
       } else {
-        forward(req, res, body, current === 'hold-responses');
+        forward(req, res, body, current);
       }
     });
   });

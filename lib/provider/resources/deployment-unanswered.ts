@@ -1,0 +1,77 @@
+/**
+ * A create of a deployment that got no clear answer (see `unanswered-create.ts`) may have created it all the same,
+ * and names are unique in a workspace: another apply would fail on the name, with a deployment running that no state
+ * holds. So the provider looks the name up: the deployment of that name created since the request went out, from
+ * the requested source, is taken into state with a warning and the create goes on (the wait for DEPLOYED); anything
+ * else is an error that says whether a deployment of that name exists, and how to import it.
+ */
+import type { ControlPlaneClient } from '../../api/control-plane';
+import type { Deployment, DeploymentCreate } from '../../api/schemas/control-plane';
+import { DiagnosticError, type Diagnostics } from '../framework';
+import { importHint } from './deployment-messages';
+import { createOutcome, createdSince, lookupOptions, outcomeMeans, unansweredSummary } from './unanswered-create';
+
+/**
+ * Sends the create of `body`. When the platform may have carried it out without saying so, returns the deployment it
+ * made (with a warning), or throws a DiagnosticError that says what to do; any other failure is thrown as it is.
+ */
+export async function createOrAdopt(
+  client: ControlPlaneClient,
+  body: DeploymentCreate,
+  signal: AbortSignal,
+  diagnostics: Diagnostics,
+): Promise<Deployment> {
+  const sentAtMs = Date.now();
+  try {
+    return await client.createDeployment(body, { signal });
+  } catch (err) {
+    const outcome = createOutcome(err);
+    if (!outcome) throw err;
+    const message = (err as Error).message;
+    const summary = unansweredSummary(outcome, `deployment "${body.name}"`);
+    const found = await deploymentNamed(client, body.name, signal);
+    if (found && createdSince(found.created_at, sentAtMs, client.transport) && isRequested(found, body)) {
+      diagnostics.warning(summary, `${message}. It had created deployment ${found.id} as requested: it is kept in state, and the create goes on.`);
+      return found;
+    }
+    if (found) {
+      throw new DiagnosticError(
+        summary,
+        `${message}. A deployment named "${body.name}" exists (id ${found.id}, created ${found.created_at}), but it is not the one ` +
+          'this request would have made: it was created before the request went out, or from another source. If it is the one ' +
+          `this configuration means, import it.\n\n${importHint(found.id)}`,
+      );
+    }
+    throw new DiagnosticError(
+      summary,
+      `${message}. ${outcomeMeans(outcome, 'deployment')}; ${found === null ? `none named "${body.name}" is listed yet` : 'the deployments could not be listed'}. ` +
+        `Before applying again, look for it (\`GET /v2/deployments?name_contains=${encodeURIComponent(body.name)}\`), and if it shows up, import it ` +
+        `(\`terraform import agentplatform_deployment.<name> <id>\`, <name> being this resource's name in the configuration): ` +
+        'applying again would fail on its name.',
+    );
+  }
+}
+
+/** The deployment named `name` (unique in the workspace); null when there is none, undefined when the list failed. */
+async function deploymentNamed(client: ControlPlaneClient, name: string, stop: AbortSignal): Promise<Deployment | null | undefined> {
+  try {
+    const page = await client.listDeployments({ nameContains: name, limit: 100 }, lookupOptions(stop));
+    return page.resources.find((d) => d.name === name) ?? null;
+  } catch {
+    // the lookup is a help: without it, the error says what to look for
+    return undefined;
+  }
+}
+
+/** Whether `d` is what `body` asks for: its source, repository or image, and secret names. */
+function isRequested(d: Deployment, body: DeploymentCreate): boolean {
+  const names = (secrets: readonly { readonly name: string }[] | undefined): string =>
+    JSON.stringify((secrets ?? []).map((secret) => secret.name).sort());
+  return (
+    d.status !== 'AWAITING_DELETE' &&
+    d.source === body.source &&
+    (d.source_config.repo_url ?? null) === (body.source_config?.repo_url ?? null) &&
+    (d.source_revision_config.image_uri ?? null) === (body.source_revision_config?.image_uri ?? null) &&
+    names(d.secrets) === names(body.secrets)
+  );
+}

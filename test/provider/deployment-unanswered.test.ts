@@ -1,0 +1,105 @@
+/**
+ * A create of `agentplatform_deployment` whose outcome the platform does not tell, through the real terraform: the
+ * connection drops once the request was sent, a gateway answers 502, or the 201 comes cut short. The deployment the
+ * platform made all the same is taken into state with a warning and waited for, as a create that was answered; one of
+ * that name made before the request is not taken, and the error gives the command to import it; when none is listed,
+ * the error says it may still appear and how to import it. None of these says to check `control_plane_url`.
+ */
+import type { Deployment } from '../../lib/api/schemas/control-plane';
+import { startFaultProxy, type FaultProxy, type ProxyMode } from '../tracing/support/fault-proxy';
+import { diagnostic, flat } from './support/export-platform';
+import { TestPlatform, githubDeployment, type DeploymentDir } from './support/deployment-platform';
+import { collect } from './support/terraform';
+
+let lp: TestPlatform;
+let proxy: FaultProxy;
+
+beforeAll(async () => {
+  lp = await TestPlatform.start();
+  proxy = await startFaultProxy(lp.platform.url);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await lp?.close();
+});
+
+/** A directory whose provider reaches the platform through the proxy, configured with one github deployment. */
+async function throughProxy(name: string): Promise<DeploymentDir> {
+  const dir = lp.terraform({ AGENTPLATFORM_CONTROL_PLANE_URL: proxy.endpoint });
+  dir.configure(githubDeployment('agent', { name }));
+  expect((await dir.init()).code).toBe(0);
+  return dir;
+}
+
+const named = async (name: string): Promise<Deployment[]> =>
+  (await lp.client.listDeployments({ nameContains: name, limit: 100 })).resources.filter((d) => d.name === name);
+
+test.each<[ProxyMode, string]>([
+  ['drop-responses', 'The platform did not answer the create of deployment'],
+  ['bad-gateway-responses', 'The platform did not answer the create of deployment'],
+  ['cut-responses', "The platform's answer to the create of deployment"],
+])('the deployment of a create whose answer is lost (%s) is taken into state and waited for', async (mode, summary) => {
+  const name = lp.uniqueName('lost');
+  const dir = await throughProxy(name);
+  proxy.setMode(mode, '/v2/deployments', 'POST');
+  let applied;
+  try {
+    applied = await dir.apply();
+  } finally {
+    proxy.setMode('pass');
+  }
+  expect([applied.code, applied.stderr]).toEqual([0, expect.any(String)]);
+  const [made, ...more] = await named(name);
+  expect(more).toEqual([]);
+  const warning = flat(diagnostic(applied.stdout + applied.stderr, `${summary} "${name}"`));
+  expect(warning).toContain(`It had created deployment ${made!.id} as requested: it is kept in state, and the create goes on.`);
+  expect(warning).not.toContain('control_plane_url');
+  expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: made!.id, revision_status: 'DEPLOYED' });
+  expect((await dir.plan()).code).toBe(0);
+});
+
+test('a deployment of that name made before the request is not taken: the error gives the command to import it', async () => {
+  const name = lp.uniqueName('taken');
+  const existing = await lp.client.createDeployment({ name, source: 'github', source_config: { repo_url: 'https://github.com/acme/agent' } });
+  // made well before the request (the platform's time is known to the second)
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const dir = await throughProxy(name);
+  // the platform refuses the name (409), and that answer is lost
+  proxy.setMode('drop-responses', '/v2/deployments', 'POST');
+  let applied;
+  try {
+    applied = await dir.apply();
+  } finally {
+    proxy.setMode('pass');
+  }
+  expect(applied.code).toBe(1);
+  const error = flat(diagnostic(applied.stderr, `The platform did not answer the create of deployment "${name}"`));
+  expect(error).toContain(`A deployment named "${name}" exists (id ${existing.id}, created ${existing.created_at}), but it is not the one this request would have made`);
+  expect(error).toContain(`terraform import agentplatform_deployment.<name> ${existing.id}`);
+  expect(error).not.toContain('control_plane_url');
+  expect(dir.stateText()).not.toContain('agentplatform_deployment');
+});
+
+test('a create the platform has not acted on is an error that says the deployment may still appear, and how to import it', async () => {
+  const name = lp.uniqueName('unseen');
+  const dir = await throughProxy(name);
+  proxy.setMode('hold-requests', '/v2/deployments', 'POST');
+  try {
+    const done = collect(dir.tf.start(['apply', '-auto-approve', '-input=false', '-no-color']));
+    for (let i = 0; i < 400 && proxy.held === 0; i++) await new Promise((wait) => setTimeout(wait, 50));
+    expect(proxy.held).toBe(1);
+    // the request was sent, and its connection closes with no answer
+    proxy.dropHeld();
+    const applied = await done;
+    expect(applied.code).toBe(1);
+    const error = flat(diagnostic(applied.stderr, `The platform did not answer the create of deployment "${name}"`));
+    expect(error).toContain(`It may have created the deployment all the same; none named "${name}" is listed yet.`);
+    expect(error).toContain('terraform import agentplatform_deployment.<name> <id>');
+    expect(error).not.toContain('control_plane_url');
+    expect(await named(name)).toEqual([]);
+  } finally {
+    proxy.dropHeld();
+    proxy.setMode('pass');
+  }
+});
