@@ -159,6 +159,30 @@ describe('agentplatform_deployment failures', () => {
     expect(plan.stdout).toMatch(/repo_ref\s+= "hotfix" -> "v2"/);
   });
 
+  it('says so when the deployment is deleted while the apply waits for it, and plans it again', async () => {
+    const gone = await TestPlatform.start({ ...STUCK_IN_BUILDING, deleteDelayMs: 0 });
+    try {
+      const dir = gone.terraform();
+      const name = gone.uniqueName('deleted-meanwhile');
+      dir.configure(githubDeployment('agent', { name }));
+      expect((await dir.init()).code).toBe(0);
+      const applying = dir.apply();
+      const id = await deploymentWaitedOn(gone, name);
+      await gone.client.deleteDeployment(id);
+
+      const result = await applying;
+
+      expect(result.code).toBe(1);
+      expect(oneLine(result.stderr)).toContain(`Deployment "${name}" was deleted during the create`);
+      expect(oneLine(result.stderr)).toContain(`Deployment ${id} was deleted (outside Terraform) while this apply waited for its revision`);
+      const plan = await dir.plan();
+      expect(plan.code).toBe(2);
+      expect(plan.stdout).toContain('agentplatform_deployment.agent will be created');
+    } finally {
+      await gone.close();
+    }
+  });
+
   it('ends a wait cleanly on Ctrl-C, keeping the id in state', async () => {
     const dir = slow.terraform();
     const name = slow.uniqueName('interrupted');

@@ -55,6 +55,15 @@ export async function settle(
       if (err.reason === 'superseded') return superseded(client, deployment, planned, req.signal, model);
       return { ...model, latest_revision_id: err.revisionId ?? revisionId, revision_status: err.lastStatus ?? null };
     }
+    if ((err as { status?: number }).status === 404) {
+      // the deployment was just created or changed through this client, so its URL serves the API: the deployment is gone
+      req.diagnostics.error(
+        `Deployment "${deployment.name}" was deleted during the ${operation}`,
+        `Deployment ${deployment.id} was deleted (outside Terraform) while this apply waited for its revision ${revisionId}. ` +
+          'The next plan finds it gone and creates it again.',
+      );
+      return model;
+    }
     const problem = apiFailure(req.diagnostics, err, `read revision ${revisionId} of deployment "${deployment.name}"`);
     req.diagnostics.error(problem.summary, problem.detail, problem.path);
     return model;
