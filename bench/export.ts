@@ -147,10 +147,11 @@ function generate(dataDir: string, size: number, days: number, payloadBytes: num
 /** Child process mode: two exports of the data dir, one after the other, with one engine; prints both as JSON. */
 async function measure(job: MeasureJob): Promise<void> {
   const db = openDatabase(job.dataDir);
-  migrate(db, [AUTH_MIGRATIONS, TRACING_MIGRATIONS]);
+  const migrations = [AUTH_MIGRATIONS, TRACING_MIGRATIONS];
+  migrate(db, migrations);
   // the data dir's default workspace, which generate-runs wrote the runs into
   const tenant = new AuthStore(db, systemClock).defaultOrganization().tenantId;
-  const stores = createTracingStores(db, systemClock, SecretBox.forDataDir(job.dataDir));
+  const stores = createTracingStores(db, systemClock, SecretBox.forDataDir(db, job.dataDir, migrations));
   const settings = { ...DEFAULT_EXPORT_ENGINE_SETTINGS, writer: { ...DEFAULT_EXPORT_ENGINE_SETTINGS.writer, rowGroupRows: job.rowGroupRows } };
   const engine = new ExportEngine(stores.exports, stores.runs, stores.destinations, systemClock, settings, (line) => console.error(line));
   const destination = stores.destinations.create(tenant, {

@@ -4,6 +4,8 @@
  * hashes of the keys only.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { MiddlewareHandler } from 'hono';
 import type { Clock } from './clock';
 import { prepared, type MigrationSet, type PlatformDatabase } from './db';
@@ -59,9 +61,15 @@ export const AUTH_MIGRATIONS: MigrationSet = {
     },
     {
       // keys from the platform's configuration (--api-key, AGENTPLATFORM_LOCAL_API_KEYS, the dev key) are revoked when
-      // they leave it; the keys a data dir had before are taken as configured
+      // they leave it. Of the keys a data dir had before, only its dev key is known to be one; the others may have been
+      // added with addApiKey, and stay as added keys do (a start that is given them again takes them as configured)
       id: '002-configured-api-keys',
-      up: `ALTER TABLE api_keys ADD COLUMN configured INTEGER NOT NULL DEFAULT 1;`,
+      up: (db) => {
+        db.exec('ALTER TABLE api_keys ADD COLUMN configured INTEGER NOT NULL DEFAULT 0');
+        // the database file lies in its data dir, beside the dev key file
+        const devKey = db.memory ? undefined : keptDevApiKey(path.dirname(db.name));
+        if (devKey) db.prepare('UPDATE api_keys SET configured = 1 WHERE key_hash = ?').run(hashKey(devKey));
+      },
     },
   ],
 };
@@ -71,6 +79,16 @@ const DEFAULT_ORGANIZATION_SETTING = 'default_organization_id';
 
 /** The shortest API key the platform takes. */
 export const MIN_API_KEY_LENGTH = 8;
+
+/** The file (in the data dir) that keeps the generated dev API key across restarts. */
+export const DEV_API_KEY_FILE = 'dev-api-key';
+
+/** The dev key kept in a data dir; undefined when there is none (no file, or one emptied by a crash while written). */
+export function keptDevApiKey(dataDir: string): string | undefined {
+  const file = path.join(dataDir, DEV_API_KEY_FILE);
+  const kept = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
+  return kept.length >= MIN_API_KEY_LENGTH ? kept : undefined;
+}
 
 /** A new random API key (`lp_` + 32 random bytes, base64url). */
 export const generateApiKey = (): string => `lp_${randomBytes(32).toString('base64url')}`;

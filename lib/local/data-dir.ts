@@ -8,17 +8,26 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
+import { DEV_API_KEY_FILE } from './auth';
 import { DATABASE_FILE } from './db';
 
 /** The lock file of the data dir (a small SQLite database), locked by the platform that runs on it. */
 export const LOCK_FILE = 'platform.lock';
 
-/** The files the platform makes in a data dir (see db.ts, secret-box.ts, platform.ts), and nothing else. */
-const OWN_FILE = new RegExp(
-  `^(${[DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, `${DATABASE_FILE}-journal`, 'secret.key', 'dev-api-key', LOCK_FILE, `${LOCK_FILE}-journal`]
-    .map((name) => name.replace(/[.-]/g, '\\$&'))
-    .join('|')})(\\.\\d+\\.partial)?$`,
-);
+/** The files the platform makes in a data dir (see db.ts, secret-box.ts, auth.ts), besides their partial files. */
+const OWN_FILES = [
+  DATABASE_FILE,
+  `${DATABASE_FILE}-wal`,
+  `${DATABASE_FILE}-shm`,
+  `${DATABASE_FILE}-journal`,
+  'secret.key',
+  DEV_API_KEY_FILE,
+  LOCK_FILE,
+  `${LOCK_FILE}-journal`,
+];
+
+/** The platform's own files, partial ones included, and nothing else. */
+const OWN_FILE = new RegExp(`^(${OWN_FILES.map((name) => name.replace(/[.-]/g, '\\$&')).join('|')})(\\.\\d+\\.partial)?$`);
 
 /**
  * The lock files this process holds, by device and inode: a second platform of the same process is refused too,
@@ -151,6 +160,30 @@ export function lockDataDir(dataDir: string): () => void {
     if (!lockedHere.delete(identity)) return;
     lock.close();
   };
+}
+
+/**
+ * Makes a data dir and the platform's files in it their owner's alone (0700, 0600), as a new data dir is: one made by
+ * an earlier version kept the modes of the umask (0755, 0644), which let other users of the machine read the trace
+ * inputs and outputs of the database. Only what this process's user owns is changed, and a change the system refuses
+ * (a file system without modes, a read-only mount) is left out: the platform runs as before. Returns the paths of
+ * what it changed.
+ */
+export function restrictToOwner(dataDir: string): string[] {
+  const changed: string[] = [];
+  const restrict = (file: string, mode: number): void => {
+    try {
+      const stat = fs.statSync(file);
+      if ((stat.mode & 0o777) === mode || stat.uid !== process.getuid?.()) return;
+      fs.chmodSync(file, mode);
+      changed.push(file);
+    } catch {
+      // missing, or not ours to change: as it was
+    }
+  };
+  restrict(dataDir, 0o700);
+  for (const name of OWN_FILES) restrict(path.join(dataDir, name), 0o600);
+  return changed;
 }
 
 /**

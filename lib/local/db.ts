@@ -17,12 +17,24 @@ export interface Migration {
   readonly up: string | ((db: PlatformDatabase) => void);
 }
 
+/** A column of a module's table that holds values sealed with the data dir's secret key (see secret-box.ts). */
+export interface SealedColumn {
+  readonly table: string;
+  readonly column: string;
+}
+
 /** A module's migrations under its name; applied ids are recorded as `<module>/<id>`. */
 export interface MigrationSet {
   /** The module name, the namespace of its migration ids. */
   readonly module: string;
   /** Applied in this order. */
   readonly migrations: readonly Migration[];
+  /**
+   * The columns of the module's tables that hold sealed values: a data dir without a record of its key is checked
+   * against one of them.
+   * @default none
+   */
+  readonly sealedColumns?: readonly SealedColumn[];
 }
 
 /** The file name of the database inside the data dir. */

@@ -5,11 +5,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SandboxTemplate } from '../api/schemas/control-plane';
-import { AUTH_MIGRATIONS, AuthStore, MIN_API_KEY_LENGTH, generateApiKey, type CreatedOrganization } from './auth';
+import { AUTH_MIGRATIONS, AuthStore, DEV_API_KEY_FILE, generateApiKey, keptDevApiKey, type CreatedOrganization } from './auth';
 import { systemClock, type Clock } from './clock';
 import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from './control-plane/pipeline';
 import { controlPlaneModule } from './control-plane/routes';
-import { lockDataDir, resetDataDir } from './data-dir';
+import { lockDataDir, resetDataDir, restrictToOwner } from './data-dir';
 import { migrate, openDatabase, type PlatformDatabase } from './db';
 import type { ModuleContext, MountedModule, PlatformModule } from './module';
 import { SandboxTemplateInput, SandboxTemplateStore } from './sandbox-templates';
@@ -26,9 +26,6 @@ import { createTracingModule, type TracingSettings } from './tracing/module';
 export function platformModules(options: Pick<LocalPlatformOptions, 'tracing' | 'agents'> = {}): PlatformModule[] {
   return [controlPlaneModule, createTracingModule(options.tracing), createAgentServerModule(options.agents)];
 }
-
-/** The file (in the data dir) that keeps the generated dev API key across restarts. */
-export const DEV_API_KEY_FILE = 'dev-api-key';
 
 /** Options of `startLocalPlatform`. */
 export interface LocalPlatformOptions {
@@ -104,9 +101,9 @@ function resolveTimings(overrides: Partial<PipelineTimings> | undefined): Pipeli
  * holds no usable key (emptied by a crash or a full disk while it was written) gets a new one.
  */
 function devApiKeyOf(dataDir: string): string {
+  const kept = keptDevApiKey(dataDir);
+  if (kept) return kept;
   const file = path.join(dataDir, DEV_API_KEY_FILE);
-  const kept = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
-  if (kept.length >= MIN_API_KEY_LENGTH) return kept;
   const key = generateApiKey();
   const partial = `${file}.${process.pid}.partial`;
   fs.writeFileSync(partial, `${key}\n`, { mode: 0o600 });
@@ -126,6 +123,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
   let db: PlatformDatabase;
   try {
     if (options.reset) resetDataDir(dataDir);
+    const restricted = restrictToOwner(dataDir);
+    if (restricted.length > 0) log(`made ${restricted.join(', ')} readable by their owner only`);
     db = openDatabase(dataDir);
   } catch (err) {
     unlock();
@@ -135,9 +134,9 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
   let mounted: MountedModule[] = [];
   let server: Awaited<ReturnType<typeof listen>> | undefined;
   try {
-    migrate(db, [AUTH_MIGRATIONS, ...modules.map((m) => m.migrations)]);
-    const secrets = SecretBox.forDataDir(dataDir);
-    secrets.verifyFor(db, dataDir);
+    const migrations = [AUTH_MIGRATIONS, ...modules.map((m) => m.migrations)];
+    migrate(db, migrations);
+    const secrets = SecretBox.forDataDir(db, dataDir, migrations);
     const auth = new AuthStore(db, clock);
     const { organizationId, tenantId } = auth.defaultOrganization();
     const keys = options.apiKeys?.length ? [...options.apiKeys] : [devApiKeyOf(dataDir)];

@@ -8,7 +8,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { PlatformDatabase } from './db';
+import type { MigrationSet, PlatformDatabase } from './db';
 
 /** The environment variable that provides the key instead of the data dir's key file. */
 export const SECRET_KEY_ENV = 'AGENTPLATFORM_LOCAL_SECRET_KEY';
@@ -21,53 +21,28 @@ const KEY_CHECK_TEXT = 'agentplatform-local secret key check';
 
 /** Encrypts and decrypts short strings. */
 export class SecretBox {
-  private constructor(
-    private readonly key: Buffer,
-    /** Where the key comes from, for messages. */
-    readonly source: string,
-  ) {}
-
-  /** The box of a data dir: the env key when set, else the data dir's key file (created on first use). */
-  static forDataDir(dataDir: string, env: NodeJS.ProcessEnv = process.env): SecretBox {
-    const fromEnv = env[SECRET_KEY_ENV];
-    if (fromEnv) {
-      const key = Buffer.from(fromEnv, 'base64');
-      if (key.length !== KEY_BYTES) throw new Error(`${SECRET_KEY_ENV} must be ${KEY_BYTES} bytes, base64-encoded`);
-      return new SecretBox(key, SECRET_KEY_ENV);
-    }
-    const file = path.join(dataDir, KEY_FILE);
-    if (!fs.existsSync(file)) createKeyFile(dataDir, file);
-    const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-    if (key.length !== KEY_BYTES) {
-      throw new Error(
-        `${file} does not hold a ${KEY_BYTES}-byte key (base64): restore it from a backup, or set ${SECRET_KEY_ENV} to the key ` +
-          'the data dir was sealed with',
-      );
-    }
-    return new SecretBox(key, file);
-  }
+  private constructor(private readonly key: Buffer) {}
 
   /**
-   * Checks that this box's key is the one the data dir's secrets were sealed with (recording it on first use), and
-   * throws an error that says what to do when it is not.
+   * The box of a data dir, once its key is known to be the one the data dir's secrets were sealed with: the env key
+   * when set, else the data dir's key file, else a new key. Throws an error that says what to do when the key does
+   * not open the data dir's record of its key or, in a data dir without that record (one of an earlier version), a
+   * value sealed in a column of `sets`. Nothing is written before that decision: a new key file and the record are
+   * written once the key is taken, so a refused start leaves the data dir as it was.
    */
-  verifyFor(db: PlatformDatabase, dataDir: string): void {
-    const row = db.prepare('SELECT value FROM platform_settings WHERE name = ?').get(KEY_CHECK_SETTING) as { value: string } | undefined;
-    if (!row) {
-      db.prepare('INSERT INTO platform_settings (name, value) VALUES (?, ?)').run(KEY_CHECK_SETTING, this.encrypt(KEY_CHECK_TEXT));
-      return;
+  static forDataDir(db: PlatformDatabase, dataDir: string, sets: readonly MigrationSet[], env: NodeJS.ProcessEnv = process.env): SecretBox {
+    const file = path.join(dataDir, KEY_FILE);
+    const given = keyGiven(file, env);
+    const box = new SecretBox(given?.key ?? randomBytes(KEY_BYTES));
+    const check = db.prepare('SELECT value FROM platform_settings WHERE name = ?').pluck().get(KEY_CHECK_SETTING) as string | undefined;
+    const sealed = check ?? oneSealedValue(db, sets);
+    if (sealed !== undefined && !box.opens(sealed, check !== undefined)) throw keyRefused(dataDir, given?.source);
+    // a key file another process made meanwhile is kept, and its key checked instead
+    if (!given && !createKeyFile(dataDir, file, box.key)) return SecretBox.forDataDir(db, dataDir, sets, env);
+    if (check === undefined) {
+      db.prepare('INSERT INTO platform_settings (name, value) VALUES (?, ?)').run(KEY_CHECK_SETTING, box.encrypt(KEY_CHECK_TEXT));
     }
-    let opened: string | undefined;
-    try {
-      opened = this.decrypt(row.value);
-    } catch {
-      opened = undefined;
-    }
-    if (opened === KEY_CHECK_TEXT) return;
-    throw new Error(
-      `the secrets in ${dataDir} were sealed with another key than the one in ${this.source}: restore the data dir's ` +
-        `${KEY_FILE}, or set ${SECRET_KEY_ENV} to the key they were sealed with (--reset starts over without them)`,
-    );
+    return box;
   }
 
   /** `v1:<iv>:<tag>:<ciphertext>`, base64 parts. */
@@ -88,19 +63,79 @@ export class SecretBox {
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
   }
+
+  /** Whether `sealed` was sealed with this key (and, for the data dir's record of its key, holds the record's text). */
+  private opens(sealed: string, isKeyCheck: boolean): boolean {
+    try {
+      const opened = this.decrypt(sealed);
+      return !isKeyCheck || opened === KEY_CHECK_TEXT;
+    } catch {
+      return false;
+    }
+  }
 }
 
-/** Writes a new random key, whole or not at all: a crash while writing leaves no half-written key file behind. */
-function createKeyFile(dataDir: string, file: string): void {
+/** The key of the environment or of the data dir's key file, with where it comes from; undefined when neither is. */
+function keyGiven(file: string, env: NodeJS.ProcessEnv): { key: Buffer; source: string } | undefined {
+  const fromEnv = env[SECRET_KEY_ENV];
+  if (fromEnv) {
+    const key = Buffer.from(fromEnv, 'base64');
+    if (key.length !== KEY_BYTES) throw new Error(`${SECRET_KEY_ENV} must be ${KEY_BYTES} bytes, base64-encoded`);
+    return { key, source: SECRET_KEY_ENV };
+  }
+  if (!fs.existsSync(file)) return undefined;
+  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== KEY_BYTES) {
+    throw new Error(
+      `${file} does not hold a ${KEY_BYTES}-byte key (base64): restore it from a backup, or set ${SECRET_KEY_ENV} to the key ` +
+        'the data dir was sealed with',
+    );
+  }
+  return { key, source: file };
+}
+
+/** One value sealed in a column of `sets`; undefined when nothing is sealed yet. */
+function oneSealedValue(db: PlatformDatabase, sets: readonly MigrationSet[]): string | undefined {
+  for (const { table, column } of sets.flatMap((set) => set.sealedColumns ?? [])) {
+    const value = db.prepare(`SELECT "${column}" FROM "${table}" WHERE "${column}" IS NOT NULL LIMIT 1`).pluck().get() as string | undefined;
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** The refusal of a key that does not open the data dir's secrets; `source` is undefined when no key was given. */
+function keyRefused(dataDir: string, source: string | undefined): Error {
+  const retry = '(--reset starts over without them)';
+  if (source === undefined) {
+    return new Error(
+      `the secrets in ${dataDir} were sealed with a key it does not hold (it has no ${KEY_FILE}, and ${SECRET_KEY_ENV} is ` +
+        `not set): set ${SECRET_KEY_ENV} to the key they were sealed with (a data dir of an earlier version took its key ` +
+        `from that variable), or restore the data dir's ${KEY_FILE} ${retry}`,
+    );
+  }
+  return new Error(
+    `the secrets in ${dataDir} were sealed with another key than the one in ${source}: restore the data dir's ` +
+      `${KEY_FILE}, or set ${SECRET_KEY_ENV} to the key they were sealed with ${retry}`,
+  );
+}
+
+/**
+ * Writes `key` into a new key file, whole or not at all: a crash while writing leaves no half-written key file behind.
+ * False when another process made the key file meanwhile, which is kept.
+ */
+function createKeyFile(dataDir: string, file: string, key: Buffer): boolean {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const partial = `${file}.${process.pid}.partial`;
-  fs.writeFileSync(partial, randomBytes(KEY_BYTES).toString('base64'), { mode: 0o600 });
+  fs.writeFileSync(partial, key.toString('base64'), { mode: 0o600 });
   try {
-    // a link, not a rename: a key file another process made meanwhile is kept
+    // a link, not a rename: a rename would replace a key file made meanwhile
     fs.linkSync(partial, file);
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return false;
   } finally {
     fs.rmSync(partial, { force: true });
   }
 }
+

@@ -132,6 +132,10 @@ function mountControlPlane(ctx: ModuleContext) {
 
 /** The control plane: deployments, revisions and their pipeline, sandbox templates. */
 export const controlPlaneModule: PlatformModule = {
-  migrations: { module: 'control-plane', migrations: [...DEPLOYMENT_MIGRATIONS, ...SANDBOX_TEMPLATE_MIGRATIONS] },
+  migrations: {
+    module: 'control-plane',
+    migrations: [...DEPLOYMENT_MIGRATIONS, ...SANDBOX_TEMPLATE_MIGRATIONS],
+    sealedColumns: [{ table: 'cp_secrets', column: 'sealed_value' }],
+  },
   mount: mountControlPlane,
 };

@@ -55,12 +55,13 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
   const clock = options.clock ?? systemClock;
   const db = openDatabase(dataDir);
   const module = createTracingModule(options.settings);
-  migrate(db, [AUTH_MIGRATIONS, module.migrations]);
+  const migrations = [AUTH_MIGRATIONS, module.migrations];
+  migrate(db, migrations);
   const auth = new AuthStore(db, clock);
   const { organizationId, tenantId } = auth.defaultOrganization();
   const apiKey = 'test-key-tracing-0001';
   auth.addApiKey(organizationId, apiKey);
-  const secrets = SecretBox.forDataDir(dataDir);
+  const secrets = SecretBox.forDataDir(db, dataDir, migrations);
   const app = createPlatformApp();
   let baseUrl = '';
   const logs: string[] = [];

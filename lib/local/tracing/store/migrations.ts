@@ -165,4 +165,5 @@ export const TRACING_MIGRATIONS: MigrationSet = {
         CREATE INDEX trace_runs_export_order ON trace_runs (session_id, start_time, id);`,
     },
   ],
+  sealedColumns: [{ table: 'bulk_export_destinations', column: 'credentials_ciphertext' }],
 };
