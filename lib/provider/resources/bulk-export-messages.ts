@@ -4,6 +4,7 @@
  * client redacts whatever the server might echo.
  */
 import type { BulkExport, BulkExportRun } from '../../api/schemas/bulk-export';
+import { EXPORT_DAYS_MAX } from './bulk-export-checks';
 import { DiagnosticError, formatDuration, type Diagnostics, type PathLike } from '../framework';
 import { statusOf } from './bulk-export-client';
 import { explainApiError } from '../api-errors';
@@ -257,6 +258,15 @@ export function exportBackfill(diagnostics: Diagnostics, start: string, hours: n
         : '.') +
       ' To export only from now on, set a later `start_time`.',
     'start_time',
+  );
+}
+
+/** A new one-off export over more UTC days than the platform takes. */
+export function exportRangeTooLong(diagnostics: Diagnostics, start: string, end: string): void {
+  diagnostics.error(
+    'Invalid end_time',
+    `An export covers at most ${EXPORT_DAYS_MAX} UTC days; ${start} to ${end} is more. Split the range into several exports.`,
+    'end_time',
   );
 }
 

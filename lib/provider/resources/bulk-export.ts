@@ -49,6 +49,7 @@ import {
   exportCancelledOutside,
   exportCancelledWhileWaiting,
   exportFailed,
+  exportRangeTooLong,
   exportSettingIgnored,
   exportTimedOut,
   exportWaitEnded,
@@ -189,12 +190,6 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
     const stop = instantMicros(end);
     if (!Number.isNaN(start) && !Number.isNaN(stop) && stop <= start) {
       diagnostics.error('Invalid end_time', `\`end_time\` (${end}) must be after \`start_time\` (${config.start_time}).`, 'end_time');
-    } else if (exportDays(start, stop) > EXPORT_DAYS_MAX) {
-      diagnostics.error(
-        'Invalid end_time',
-        `An export covers at most ${EXPORT_DAYS_MAX} UTC days; ${config.start_time} to ${end} is more. Split the range into several exports.`,
-        'end_time',
-      );
     }
   }
   const fields = config.export_fields;
@@ -295,8 +290,14 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, 
   // Terraform shows the warnings of a replacement's first plan only (the one with the prior state)
   const replacing = prior !== null && (moves || prior.status === 'Cancelled' || REPLACING_ATTRIBUTES.some((key) => !sameArgument(key, prior, planned)));
   if (prior !== null && !replacing) return keepPlatformValues(prior, planned);
-  if (typeof planned.end_time === 'string') return checkEndNotAhead({ end: planned.end_time, ctx, destinationId: planned.destination_id, signal, diagnostics });
-  const { start_time: start, interval_hours: hours } = planned;
+  const { start_time: start, end_time: end, interval_hours: hours } = planned;
+  if (typeof end === 'string') {
+    // for a new export only: one made before the limit existed keeps planning (and destroying) as it is
+    if (typeof start === 'string' && exportDays(instantMicros(start), instantMicros(end)) > EXPORT_DAYS_MAX) {
+      return exportRangeTooLong(diagnostics, start, end);
+    }
+    return checkEndNotAhead({ end, ctx, destinationId: planned.destination_id, signal, diagnostics });
+  }
   if (typeof start !== 'string' || typeof hours !== 'number') return;
   await checkDueIntervals({ start, hours, replacing, ctx, destinationId: planned.destination_id, signal, diagnostics });
 }

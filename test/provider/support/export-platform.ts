@@ -24,7 +24,8 @@ export class ExportTestPlatform {
   private constructor(
     readonly platform: LocalPlatform,
     readonly client: BulkExportClient,
-    private readonly dataDir: string,
+    /** The platform's data dir, for a test that writes what an earlier version left in its database. */
+    readonly dataDir: string,
     /** Every request line the platform logged (method, path, status). */
     readonly requests: string[],
   ) {}
