@@ -56,12 +56,14 @@ export class BulkExport extends Construct {
     const endTime = timeAttribute('end', props.end, violations);
     const [from, to] = [instantOf(props.start), instantOf(props.end)];
     if (from !== undefined && to !== undefined && to <= from) violations.add('end', messages.endNotAfterStart(startTime, endTime));
-    else if (from !== undefined && to !== undefined && exportDays(from, to) > MAX_EXPORT_DAYS) {
-      violations.add('end', messages.rangeTooLong(exportDays(from, to), MAX_EXPORT_DAYS));
-    }
     violations.check('waitForCompletion', props.waitForCompletion, booleanProblem);
     violations.check('timeout', props.timeout, positiveDurationProblem);
     violations.throwIfAny('BulkExport', this);
+    // a warning, not an error: an export made before the platform had the limit keeps its range, and the plan refuses
+    // a new one
+    if (from !== undefined && to !== undefined && exportDays(from, to) > MAX_EXPORT_DAYS) {
+      Annotations.of(this).addWarning(messages.rangeTooLong(exportDays(from, to), MAX_EXPORT_DAYS));
+    }
     // a wait given as a token may be on
     if (props.timeout !== undefined && props.waitForCompletion !== true && !isToken(props.waitForCompletion)) {
       Annotations.of(this).addWarning(messages.timeoutWithoutWait());

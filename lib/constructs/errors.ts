@@ -172,5 +172,6 @@ export const messages = {
     `must be a whole number of hours from ${min} to ${max} (Duration.hours(n)); got ${value}.`,
   endNotAfterStart: (start: string, end: string) => `(${end}) must be after start (${start}).`,
   rangeTooLong: (days: number, max: number) =>
-    `the range covers ${days} UTC days; an export covers at most ${max} (the provider and the local platform refuse more): split it into several BulkExports.`,
+    `the range from start to end covers ${days} UTC days; a new export covers at most ${max}, and the plan refuses more: ` +
+    'split it into several BulkExports. An export made before the platform had this limit is kept as it is.',
 };
