@@ -1,6 +1,7 @@
 /**
  * Plans that must say exactly what will happen, through the real terraform against the local platform (the in-process
- * S3 server as the bucket): an argument taken out of a deployment goes back to its default; keys of a destination
+ * S3 server as the bucket): an argument taken out of a deployment goes back to its default; a state without
+ * `secret_names` (written before it existed) sends no secrets until `secrets_version` changes; keys of a destination
  * changed outside Terraform are sent again; a null key inside `credentials` is refused at plan, on its field; a change
  * of Terraform's own settings of a bulk export shows no platform value as unknown; a workspace id that is no UUID is
  * refused before anything is sent (the schema's check of the block's `tenant_id` is the same function).
@@ -38,6 +39,27 @@ describe('agentplatform_deployment arguments taken out', () => {
     const revision = await lp.client.getRevision(id, deployment.latest_revision_id!);
     expect(revision.source_revision_config).toMatchObject({ repo_ref: 'main', graph_config_path: 'langgraph.json' });
     expect((await dir.plan()).code).toBe(0);
+  });
+
+  it('a state written before secret_names existed plans no change without a refresh, and sends no secrets', async () => {
+    const dir = lp.terraform();
+    const name = lp.uniqueName('names');
+    dir.configure(githubDeployment('agent', { name, secrets_version: 1 }, '  secrets = { OPENAI_API_KEY = "sk-first" }\n'));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const state = JSON.parse(dir.stateText()) as { resources: { instances: { attributes: Record<string, unknown> }[] }[] };
+    delete state.resources[0]!.instances[0]!.attributes.secret_names;
+    dir.tf.write('terraform.tfstate', JSON.stringify(state));
+
+    const unrefreshed = await dir.plan('-refresh=false');
+    expect([unrefreshed.code, unrefreshed.stderr]).toEqual([0, '']);
+    const sent = lp.requests.filter((line) => line.startsWith('PATCH ')).length;
+    expect((await dir.apply('-refresh=false')).code).toBe(0);
+    expect(lp.requests.filter((line) => line.startsWith('PATCH ')).length).toBe(sent);
+    // a refresh reads the names
+    expect((await dir.plan()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    expect(dir.instance('agentplatform_deployment.agent').attributes.secret_names).toEqual(['OPENAI_API_KEY']);
   });
 
   it('refuses a workspace id that is no UUID at plan, before anything is sent', async () => {

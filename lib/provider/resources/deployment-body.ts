@@ -62,9 +62,11 @@ export function sortedNames(names: readonly string[]): string[] {
 /**
  * Whether an update sends the configured `secrets`: when `secrets_version` changes, or when their names differ from
  * the names the deployment has (`secret_names`, which read takes from the platform), since the values are never shown.
+ * A state written before `secret_names` existed has none (until a refresh reads them): `secrets_version` alone decides.
  */
 export function sendsSecrets(prior: DeploymentModel, secretsVersion: number | null, secrets: Record<string, unknown>): boolean {
-  return secretsVersion !== prior.secrets_version || JSON.stringify(sortedNames(Object.keys(secrets))) !== JSON.stringify(prior.secret_names);
+  if (secretsVersion !== prior.secrets_version) return true;
+  return prior.secret_names !== null && JSON.stringify(sortedNames(Object.keys(secrets))) !== JSON.stringify(prior.secret_names);
 }
 
 /** The create request: the planned values the configuration sets, and the secrets. */

@@ -230,6 +230,8 @@ function plan({ config, prior, planned, diagnostics, ctx, requireReplace }: Plan
   const changes = (key: (typeof REVISION_INPUTS)[number]): boolean => !isKnown(planned[key]) || planned[key] !== prior[key];
   const secretsSent =
     config.secrets !== null && (!isKnown(config.secrets) || !isKnown(planned.secrets_version) || sendsSecrets(prior, planned.secrets_version, config.secrets));
+  // names not read yet (a state written before `secret_names` existed) stay unread while nothing is sent
+  if (!secretsSent && prior.secret_names === null) planned.secret_names = null;
   // without `secrets` in the configuration, a new secrets_version sends nothing (see patchOf); a latest revision that
   // failed is deployed again (see update), so the plan shows its status going
   const inputsChange = REVISION_INPUTS.some(changes) || secretsSent;
