@@ -164,7 +164,9 @@ export const messages = {
     'a filter, use a token (`${variable.stringValue}`), not "${var.…}" text.',
   filterNotNfc: () =>
     'filter is not in Unicode NFC, to which Terraform would change it: its non-ASCII characters are written as \\u ' +
-    'escapes, so the platform gets them as written. An export made from it before was made from the NFC form, and is replaced.',
+    'escapes, so the platform gets them as written. An export made from it before was made from the NFC form: it is ' +
+    'kept as it is (the provider takes both forms as the same filter); to export with the filter as written, replace it ' +
+    '(terraform apply -replace=<its address>).',
   badFilter: (parserMessage: string) => `is not a valid filter expression (build it with Filter.* to avoid this):\n${parserMessage}`,
   invalidDate: () => 'is an invalid Date.',
   notTimestamp: (value: string) => `must be an ISO 8601 timestamp such as "2025-01-31T00:00:00Z"; got ${quote(value)}.`,

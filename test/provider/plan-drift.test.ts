@@ -2,7 +2,8 @@
  * Plans that must say exactly what will happen, through the real terraform against the local platform (the in-process
  * S3 server as the bucket): an argument taken out of a deployment goes back to its default; a state without
  * `secret_names` (written before it existed) sends no secrets until `secrets_version` changes; keys of a destination
- * changed outside Terraform are sent again; a null key inside `credentials` is refused at plan, on its field; a change
+ * changed outside Terraform are sent again; a filter written with `\u` escapes is the same argument as the text an
+ * earlier version of the constructs wrote; a null key inside `credentials` is refused at plan, on its field; a change
  * of Terraform's own settings of a bulk export shows no platform value as unknown; a workspace id that is no UUID is
  * refused before anything is sent (the schema's check of the block's `tenant_id` is the same function).
  */
@@ -138,6 +139,38 @@ ${extra}`;
     const rotation = await dir.plan();
     expect(rotation.code).toBe(1);
     expect(flat(diagnostic(rotation.stderr, 'Missing credentials.access_key_id'))).toContain('is required, and its value is null');
+  });
+
+  it('takes a filter written as the constructs write it now (\\u escapes) as the one an earlier version wrote: changed in place', async () => {
+    const projectId = await lp.seedRuns('plan-drift-filter', ['2025-01-01T00:00:00Z']);
+    const dir = lp.terraform();
+    const start = new Date(Date.now() - 3_600_000).toISOString();
+    const schedule = (filter: string): string => `
+resource "agentplatform_bulk_export" "daily" {
+  destination_id = agentplatform_export_destination.d.id
+  session_id     = "${projectId}"
+  start_time     = "${start}"
+  interval_hours = 24
+  filter         = ${JSON.stringify(filter).replace(/\$\{/g, () => '$${')}
+}
+`;
+    // as an earlier version of the constructs wrote it: "${" as text, and a decomposed character (Terraform makes it NFC)
+    dir.configure(destination('"S3RVER"', schedule('eq(name, "${x} Cafe\u0301")')));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const id = dir.instance('agentplatform_bulk_export.daily').attributes.id as string;
+    expect((await lp.client.getExport(id)).filter).toBe('eq(name, "${x} Caf\u00e9")');
+
+    const escaped = String.raw`eq(name, "\u0024{x} Cafe\u0301")`;
+    dir.configure(destination('"S3RVER"', schedule(escaped)));
+    const plan = await dir.plan();
+    expect(plan.stdout).toContain('# agentplatform_bulk_export.daily will be updated in-place');
+    expect(plan.stdout).not.toContain('must be replaced');
+    expect((await dir.apply()).code).toBe(0);
+    expect(dir.instance('agentplatform_bulk_export.daily').attributes).toMatchObject({ id, filter: escaped });
+    expect((await dir.plan()).code).toBe(0);
+    expect((await lp.client.listExports()).filter((e) => e.session_id === projectId).map((e) => e.id)).toEqual([id]);
+    expect((await dir.destroy()).code).toBe(0);
   });
 
   it("changes a schedule's Terraform settings in place without showing the platform's values as unknown", async () => {

@@ -56,7 +56,7 @@ export interface TfBulkExportConfig extends cdktf.TerraformMetaArguments {
   readonly timeouts?: TfBulkExportTimeouts | cdktf.IResolvable;
 }
 
-/** The `agentplatform_bulk_export` resource. An export of the runs of one tracing project to an export destination, as Parquet files (one export run per UTC day of the range). With `end_time` it is one-off; with `interval_hours` it is scheduled: the platform spawns an export of each interval, 10 minutes after the interval ends. Exports cannot change, so every argument replaces the export, except a change that only writes the same value otherwise (the same instant, an id in another case, a filter that the platform's parser reads the same), which is made in place. Destroy cancels an export still in progress and only forgets a finished one. */
+/** The `agentplatform_bulk_export` resource. An export of the runs of one tracing project to an export destination, as Parquet files (one export run per UTC day of the range). With `end_time` it is one-off; with `interval_hours` it is scheduled: the platform spawns an export of each interval, 10 minutes after the interval ends. Exports cannot change, so every argument replaces the export, except a change that only writes the same value otherwise (the same instant, an id in another case, a filter that the platform's parser reads the same, its strings compared in Unicode NFC), which is made in place. Destroy cancels an export still in progress and only forgets a finished one. */
 export class TfBulkExport extends cdktf.TerraformResource {
   /** The Terraform type name. */
   static readonly tfResourceType = 'agentplatform_bulk_export';

@@ -72,14 +72,18 @@ export function sameUuid(a: string, b: string): boolean {
 }
 
 /**
- * Whether two filters are the same expression written otherwise (spacing, quotes, number notation): both parse, and
- * the platform's parser reads them the same. A change between them is no change of what is exported.
+ * Whether two filters are the same argument written otherwise (spacing, quotes, number notation, a character as a
+ * `\u` escape): both parse, and the platform's parser reads them the same, their string literals compared in Unicode
+ * NFC. Terraform makes every string NFC, so a filter of another form reaches it only as escapes (as the constructs
+ * write it), and the export made from it before, as Terraform wrote it, is the same argument.
  */
 export function sameFilter(a: string, b: string): boolean {
   if (a === b) return true;
   const { renderFilter, validateFilter } = require('../../api/filter') as typeof import('../../api/filter');
   const [left, right] = [validateFilter(a), validateFilter(b)];
-  return left.ok && right.ok && renderFilter(left.expr) === renderFilter(right.expr);
+  // the canonical text is ASCII outside its string literals, and a literal starts after a quote, which composes with
+  // nothing: its NFC form is that of each literal
+  return left.ok && right.ok && renderFilter(left.expr).normalize('NFC') === renderFilter(right.expr).normalize('NFC');
 }
 
 /** Whether two timestamps denote the same instant (the platform may write back a normalized form). */

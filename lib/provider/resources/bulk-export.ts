@@ -80,7 +80,7 @@ export const bulkExportSchema = defineSchema({
     'day of the range). With `end_time` it is one-off; with `interval_hours` it is scheduled: the platform spawns an ' +
     'export of each interval, 10 minutes after the interval ends. Exports cannot change, so every argument replaces ' +
     'the export, except a change that only writes the same value otherwise (the same instant, an id in another ' +
-    'case, a filter that the platform\'s parser reads the same), which is made in place. Destroy cancels an export still in progress and only forgets a finished one.',
+    'case, a filter that the platform\'s parser reads the same, its strings compared in Unicode NFC), which is made in place. Destroy cancels an export still in progress and only forgets a finished one.',
   attributes: {
     id: attr.string({ computed: true, useStateForUnknown: true, description: 'The export id (a UUID); `terraform import` takes it.' }),
     destination_id: attr.string({
