@@ -58,12 +58,20 @@ export function isRetryable(err: unknown, method: HttpMethod, override: boolean 
  */
 export function mayHaveActed(err: unknown): boolean {
   if (err instanceof TimeoutError || err instanceof AbortError || err instanceof ResponseParseError) return true;
-  if (err instanceof NetworkError) return !failedBeforeSending(err);
+  if (err instanceof NetworkError) return !failedBeforeSending(err) && !failedHandshake(err);
   return err instanceof ApiError && err.status !== undefined && err.status >= 500 && err.status !== 503;
 }
 
 function failedBeforeSending(err: NetworkError): boolean {
   return err.code !== undefined && CONNECT_PHASE_CODES.has(err.code);
+}
+
+/**
+ * A TLS handshake or certificate failure (`https://` to a plain HTTP port, an untrusted certificate): nothing of the
+ * request was sent. Not retried as a connect error is: trying again meets the same certificate.
+ */
+function failedHandshake(err: NetworkError): boolean {
+  return err.code !== undefined && /^ERR_(SSL|TLS)_|CERT|^EPROTO$/.test(err.code);
 }
 
 /**

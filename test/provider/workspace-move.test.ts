@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ControlPlaneClient } from '../../lib/api/control-plane';
 import { startInProcessS3, type InProcessS3 } from '../../lib/local/s3';
 import { TestPlatform, githubDeployment } from './support/deployment-platform';
+import { providerConfig } from './support/terraform';
 import { diagnostic, flat } from './support/export-platform';
 
 const BUCKET = 'traces';
@@ -101,4 +102,21 @@ test('a state written before tenant_id was kept is read in the provider workspac
   expect((await dir.plan()).code).toBe(0);
   expect((await dir.apply()).code).toBe(0);
   expect(dir.instance('agentplatform_deployment.agent').attributes.tenant_id).toBe(lp.platform.defaultTenantId);
+});
+
+test('a provider tenant_id known only after apply: the plan of an object in state stops rather than guess whether it moves', async () => {
+  const name = lp.uniqueName('unknown-ws');
+  const dir = lp.terraform();
+  dir.configure(githubDeployment('agent', { name }));
+  expect((await dir.init()).code).toBe(0);
+  expect((await dir.apply()).code).toBe(0);
+  const workspaceFromResource = `resource "terraform_data" "ws" {\n  input = "${lp.platform.defaultTenantId}"\n}\n`;
+  dir.tf.write('main.tf', `${providerConfig('  tenant_id = terraform_data.ws.output')}\n${workspaceFromResource}\n${githubDeployment('agent', { name })}`);
+
+  const plan = await dir.plan('-refresh=false');
+
+  expect(plan.code).toBe(1);
+  expect(flat(diagnostic(plan.stderr, 'Provider tenant_id not known yet'))).toContain(
+    `cannot tell whether this deployment stays in its workspace (${lp.platform.defaultTenantId}) or moves to another one`,
+  );
 });

@@ -51,9 +51,19 @@ interface WorkspacePlan {
  * whether the object moves (is replaced for its workspace).
  */
 export function planWorkspace({ ctx, prior, planned, diagnostics, requireReplace }: WorkspacePlan, what: string): boolean {
-  // a workspace set from a value known only after apply cannot be compared yet: the object stays where it is
   if (ctx.config.unknown.includes('tenant_id')) {
-    if (!prior) planned.tenant_id = UNKNOWN;
+    if (!prior) {
+      planned.tenant_id = UNKNOWN;
+      return false;
+    }
+    // whether the object moves is known only once the workspace is: a plan that guessed would be contradicted at apply
+    diagnostics.error(
+      'Provider tenant_id not known yet',
+      `The provider's \`tenant_id\` is known only after apply, so the plan cannot tell whether this ${what} stays in its ` +
+        `workspace (${prior.tenant_id ?? "the provider's"}) or moves to another one. Apply what the workspace comes from first ` +
+        '(terraform apply -target=...), or set `tenant_id` from a variable.',
+      'tenant_id',
+    );
     return false;
   }
   const configured = ctx.config.tenantId === undefined ? undefined : workspaceId(ctx.config.tenantId);
