@@ -302,7 +302,7 @@ function checkSecrets(secrets: Record<string, string>, violations: Violations): 
   const names = Object.keys(secrets);
   for (const name of names) {
     if (!SECRET_NAME_PATTERN.test(name)) violations.add(`secrets.${name}`, messages.secretName(name));
-    else if (name.length > MAX_SECRET_NAME_LENGTH) violations.add(`secrets.${name}`, messages.secretNameTooLong(name, MAX_SECRET_NAME_LENGTH));
+    if (name.length > MAX_SECRET_NAME_LENGTH) violations.add(`secrets.${name}`, messages.secretNameTooLong(name, MAX_SECRET_NAME_LENGTH));
     if (!isToken(secrets[name])) violations.add(`secrets.${name}`, messages.plaintextSecret(`secrets.${name}`));
   }
   if (names.length > MAX_SECRETS) violations.add('secrets', messages.tooManySecrets(names.length, MAX_SECRETS));

@@ -170,6 +170,18 @@ describe('DeleteObjects', () => {
     expect(await keysIn(client, bucket, 'climb/')).toEqual([]);
   });
 
+  test('checks the key id as every other request does: another one gets InvalidAccessKeyId, and nothing is deleted', async () => {
+    await put(bucket, 'guarded/a');
+    const stranger = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: 'WRONGKEY', secretAccessKey: 'x' } });
+    try {
+      const attempt = stranger.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: [{ Key: 'guarded/a' }] } }));
+      await expect(attempt).rejects.toMatchObject({ name: 'InvalidAccessKeyId', $metadata: { httpStatusCode: 403 } });
+    } finally {
+      stranger.destroy();
+    }
+    expect(await keysIn(client, bucket, 'guarded/')).toEqual(['guarded/a']);
+  });
+
   test('a missing bucket gives NoSuchBucket; a body that is not a Delete document gives MalformedXML', async () => {
     await expect(remove(['a'], undefined, 'no-such-bucket')).rejects.toMatchObject({ name: 'NoSuchBucket', $metadata: { httpStatusCode: 404 } });
     for (const body of ['<Delete><Object><Key>a</Key></Object>', '<Delete></Delete>', '<Delete><Object><Key></Key></Object></Delete>']) {

@@ -7,13 +7,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
+import type S3rver from 's3rver';
 
-/** What the handler needs of s3rver's filesystem store. */
-export interface ObjectStore {
-  getBucket(bucket: string): Promise<unknown>;
-  existsObject(bucket: string, key: string): Promise<boolean>;
-  deleteObject(bucket: string, key: string): Promise<void>;
-}
 
 /** S3's limit of keys per request. */
 const MAX_KEYS = 1000;
@@ -63,7 +58,7 @@ function parseDelete(text: string): { keys: string[]; quiet: boolean } | { code:
  * it can): such a key is reported, not deleted.
  */
 export async function deleteObjects(
-  store: ObjectStore,
+  store: S3rver.Store,
   bucket: string,
   request: IncomingMessage,
   keyProblem: (key: string) => string | undefined,

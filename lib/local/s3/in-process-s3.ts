@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { AddressInfo, Server } from 'node:net';
 import S3rver from 's3rver';
 import { deleteObjects, s3ErrorXml } from './delete-objects';
@@ -81,6 +82,9 @@ function bodyKeyProblem(key: string): string | undefined {
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 const PART_NUMBER = /^\d{1,5}$/;
 
+/** s3rver's authentication (its key id check), which its router runs before each route. */
+const authenticate = (createRequire(require.resolve('s3rver'))('./middleware/authentication') as () => S3rver.Middleware)();
+
 /**
  * s3rver stores an object at its key joined to the bucket's directory, and a part of a multipart upload at its
  * upload id and part number joined to the uploads' directory: a key with `..` segments (`../../etc/x`), a copy source
@@ -99,12 +103,15 @@ const keepInsideDirectory: S3rver.Middleware = async (ctx, next) => {
   // the key: what follows `/<bucket>/`
   const key = ctx.path.replace(/^\/+[^/]*\/?/, '');
   if (ctx.method === 'POST' && segments.length === 1 && ctx.query.delete !== undefined && !leavesDirectory(ctx.path)) {
-    const answer = await deleteObjects(ctx.app.store, segments[0], ctx.req, bodyKeyProblem);
-    ctx.status = answer.status;
-    ctx.type = 'application/xml';
-    ctx.set('x-amz-request-id', randomUUID());
-    ctx.body = answer.body;
-    return;
+    // answered here, before s3rver's router, whose routes authenticate: the same check of the key id runs first
+    ctx.params = { bucket: segments[0] };
+    return authenticate(ctx, async () => {
+      const answer = await deleteObjects(ctx.app.store, segments[0], ctx.req, bodyKeyProblem);
+      ctx.status = answer.status;
+      ctx.type = 'application/xml';
+      ctx.set('x-amz-request-id', randomUUID());
+      ctx.body = answer.body;
+    });
   }
   const escapes =
     leavesDirectory(ctx.path) ||

@@ -25,6 +25,8 @@ declare module 's3rver' {
     interface Context {
       /** The request, whose body a middleware may read when it answers itself. */
       readonly req: IncomingMessage;
+      /** Route parameters: s3rver's router sets them; a middleware that answers before it sets `bucket` itself. */
+      params?: { bucket?: string; key?: string };
       /** The application: its `store` is s3rver's filesystem store. */
       readonly app: { readonly store: Store };
       /** The request's path, as sent (not decoded), or as rewritten from the Host by s3rver. */

@@ -43,9 +43,11 @@ export function waitEnded(
   if (err.reason === 'superseded') {
     diagnostics.error(
       `Deployment "${deployment.name}": revision ${err.revisionId}, made outside Terraform, took the place of this apply's`,
-      `${capitalize(err.message)}. The deployment serves what revision ${err.revisionId} deploys, and its state records that, ` +
-        'so the next plan shows the difference from the configuration: apply again to deploy the configured source, once whoever ' +
-        'changed the deployment agrees.',
+      `${capitalize(err.message)}. The deployment serves what revision ${err.revisionId} deploys, and its state records that` +
+        (operation === 'create'
+          ? `. ${kept}`
+          : ', so the next plan shows the difference from the configuration: apply again to deploy the configured source, once ' +
+            'whoever changed the deployment agrees.'),
     );
   } else if (err.reason === 'failed') {
     diagnostics.error(

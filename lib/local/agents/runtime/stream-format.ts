@@ -99,7 +99,7 @@ export class RunEventFormatter {
       case 'custom':
         add('custom', () => event.data);
         add('events', () =>
-          this.eventsChunk('on_custom_event', event.node, event.taskId, event.ns, { data: event.data }, { ...event, task: event.taskId }),
+          this.eventsChunk('on_custom_event', event.node, event.taskId, event.ns, { data: event.data }, event),
         );
         break;
       case 'model_start':
@@ -195,8 +195,8 @@ export class RunEventFormatter {
 
   /**
    * One chunk of the `events` mode. Its `parent_ids` are the runs it is nested in, outermost first: the root graph,
-   * then for each enclosing subgraph call the calling node's task and the subgraph's run, then, for a model call or
-   * custom data, the task it belongs to (`labels.task`).
+   * then for each enclosing subgraph call the calling node's task and the subgraph's run, then, for a model call, the
+   * task it belongs to (`labels.task`).
    */
   private eventsChunk(kind: string, name: string, runId: string, ns: Namespace, data: unknown, labels: EventLabels) {
     const parentIds: string[] = [];
@@ -213,7 +213,7 @@ export class RunEventFormatter {
   }
 }
 
-/** The tags and metadata of an `events` chunk, and the task of a model call or of custom data. */
+/** The tags and metadata of an `events` chunk, and the task of a model call. */
 interface EventLabels {
   readonly tags: readonly string[];
   readonly metadata: object;
