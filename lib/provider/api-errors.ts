@@ -19,7 +19,13 @@ export function explainApiError(err: unknown, typeName: string | undefined): unk
     return new DiagnosticError('API key refused', `${err.message}\n\nCheck \`api_key\` in the provider block or the AGENTPLATFORM_API_KEY environment variable.`);
   }
   if (status === 403) {
-    return new DiagnosticError('Workspace not allowed', `${err.message}\n\nCheck \`tenant_id\` (or AGENTPLATFORM_TENANT_ID): the API key may not act in that workspace.`);
+    return new DiagnosticError(
+      'Workspace not allowed',
+      `${err.message}\n\nThe API key may not act in the workspace the request went to: the provider's \`tenant_id\` (or ` +
+        "AGENTPLATFORM_TENANT_ID) for a new object, the object's own `tenant_id` (in the state) for one that exists. Check " +
+        'that setting, or give the key access to the workspace; an object in a workspace the key may no longer reach can be ' +
+        'removed from the state with `terraform state rm <address>` (it stays on the platform).',
+    );
   }
   if (err.name !== 'NetworkError' && err.name !== 'TimeoutError') return err;
   const { mayHaveActed } = require('../api/retry') as typeof import('../api/retry');
@@ -44,18 +50,29 @@ export function explainApiError(err: unknown, typeName: string | undefined): unk
  * Returns when a 404 for an object by id means that the object is gone: when `list`, a list of such objects on the
  * same client, succeeds. A base URL that does not serve the API (a path too many, another server) answers 404 to
  * every request, and reading that as "deleted" would plan a second object and leave the running one unknown to the
- * state; so when the list fails too, this throws an error that names the URL setting, and the object stays in state.
+ * state; so when the list is answered 404 too, or with something that is not the API's answer, this throws an error
+ * that names the URL setting. When the list fails otherwise (a key that may not list, a passing failure), it throws
+ * that the object could not be confirmed gone. Either way the object stays in state.
  */
 export async function confirmGone(notFound: unknown, api: ApiName, list: () => Promise<unknown>): Promise<void> {
   try {
     await list();
   } catch (listErr) {
     const setting = URL_SETTING[api];
+    const status = (listErr as { status?: unknown }).status;
+    if (status === 404 || (listErr as Error).name === 'ResponseParseError') {
+      throw new DiagnosticError(
+        `Not found, and \`${setting.attribute}\` may not point at the ${setting.what}`,
+        `${messageOf(notFound)}\n\nA list at the same base URL failed as well (${messageOf(listErr)}), so the 404 may come from a URL ` +
+          `that does not serve the ${setting.what}, not from a deleted object: the object is kept in the state. Check ` +
+          `\`${setting.attribute}\` in the provider block or the ${setting.env} environment variable: the base URL that the API's own paths follow.`,
+      );
+    }
     throw new DiagnosticError(
-      `Not found, and \`${setting.attribute}\` may not point at the ${setting.what}`,
-      `${messageOf(notFound)}\n\nA list at the same base URL failed as well (${messageOf(listErr)}), so the 404 may come from a URL ` +
-        `that does not serve the ${setting.what}, not from a deleted object: the object is kept in the state. Check ` +
-        `\`${setting.attribute}\` in the provider block or the ${setting.env} environment variable: the base URL that the API's own paths follow.`,
+      'Not found, and not confirmed gone',
+      `${messageOf(notFound)}\n\nA list at the same base URL, which would confirm that the object is gone, failed: ` +
+        `${messageOf(listErr)}. The object is kept in the state: try again. If the API key may read objects but not list them, ` +
+        'and the object is gone, remove it from the state with `terraform state rm <address>`.',
     );
   }
 }

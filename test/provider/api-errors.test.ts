@@ -3,9 +3,9 @@
  * connection, a name that does not resolve), never for one that was sent and got no answer, which reached whatever
  * listens at that URL.
  */
-import { NetworkError, TimeoutError } from '../../lib/api/errors';
+import { ForbiddenError, NetworkError, NotFoundError, ServerError, TimeoutError } from '../../lib/api/errors';
 import { DiagnosticError } from '../../lib/provider/framework';
-import { explainApiError } from '../../lib/provider/api-errors';
+import { confirmGone, explainApiError } from '../../lib/provider/api-errors';
 
 const request = { method: 'PATCH', url: 'http://127.0.0.1:8123/v2/deployments/d' };
 
@@ -31,4 +31,35 @@ test.each([
   expect(diagnostic.summary).toBe('No answer from the platform');
   expect(diagnostic.detail).toContain(says);
   expect(diagnostic.detail).not.toMatch(/control_plane_url|CONTROL_PLANE_URL/);
+});
+
+describe('a 404 for an object by id, checked with a list at the same URL', () => {
+  const notFound = new NotFoundError('GET …/v2/deployments/d: 404 Not Found', { ...request, method: 'GET', status: 404 });
+  const list = { method: 'GET', url: 'http://127.0.0.1:8123/v2/deployments' };
+
+  test('the list answers: the object is gone', async () => {
+    await expect(confirmGone(notFound, 'control-plane', async () => [])).resolves.toBeUndefined();
+  });
+
+  test('the list is answered 404 too: the URL setting is named', async () => {
+    const listed = confirmGone(notFound, 'control-plane', () => Promise.reject(new NotFoundError('404', { ...list, status: 404 })));
+    await expect(listed).rejects.toMatchObject({ summary: 'Not found, and `control_plane_url` may not point at the control plane' });
+  });
+
+  test.each([
+    ['a key that may not list', new ForbiddenError('403 Forbidden', { ...list, status: 403 })],
+    ['a passing server error', new ServerError('502 Bad Gateway', { ...list, status: 502 })],
+    ['no answer', new TimeoutError({ ...list, timeoutMs: 30_000 })],
+  ])('the list fails otherwise (%s): not confirmed gone, kept, and no URL blamed', async (_, listErr) => {
+    const listed = confirmGone(notFound, 'control-plane', () => Promise.reject(listErr));
+    await expect(listed).rejects.toMatchObject({ summary: 'Not found, and not confirmed gone', detail: expect.stringContaining('terraform state rm') });
+    await expect(listed).rejects.toMatchObject({ detail: expect.not.stringMatching(/control_plane_url/) });
+  });
+});
+
+test("a 403 names both workspaces a request may have gone to: the provider's for a new object, the object's own in state", () => {
+  const diagnostic = explained(new ForbiddenError('GET …: 403 Forbidden', { ...request, method: 'GET', status: 403 }));
+  expect(diagnostic.summary).toBe('Workspace not allowed');
+  expect(diagnostic.detail).toContain("the provider's `tenant_id` (or AGENTPLATFORM_TENANT_ID) for a new object, the object's own `tenant_id` (in the state)");
+  expect(diagnostic.detail).toContain('terraform state rm <address>');
 });
