@@ -10,6 +10,7 @@ import { startFaultProxy, type FaultProxy, type ProxyMode } from '../tracing/sup
 import { diagnostic, flat } from './support/export-platform';
 import { TestPlatform, githubDeployment, type DeploymentDir } from './support/deployment-platform';
 import { collect } from './support/terraform';
+import { isRequested } from '../../lib/provider/resources/deployment-unanswered';
 
 let lp: TestPlatform;
 let proxy: FaultProxy;
@@ -101,5 +102,28 @@ test('a create the platform has not acted on is an error that says the deploymen
   } finally {
     proxy.dropHeld();
     proxy.setMode('pass');
+  }
+});
+
+test('a deployment is taken for the one requested only when every setting the request sent is what it has', async () => {
+  const name = lp.uniqueName('alike');
+  const body = {
+    name,
+    source: 'github' as const,
+    source_config: { repo_url: 'https://github.com/acme/agent', deployment_type: 'dev' as const, resource_spec: { min_scale: 2 } },
+    source_revision_config: { repo_ref: 'release', graph_config_path: 'graphs/a.json' },
+    secrets: [{ name: 'TOKEN', value: 'v' }],
+  };
+  const made = await lp.client.createDeployment(body);
+  expect(isRequested(made, body)).toBe(true);
+  // what the request left out is the platform's to fill in
+  expect(isRequested(made, { ...body, source_config: { repo_url: body.source_config.repo_url } })).toBe(true);
+  for (const other of [
+    { ...body, source_revision_config: { ...body.source_revision_config, repo_ref: 'main' } },
+    { ...body, source_config: { ...body.source_config, deployment_type: 'prod' as const } },
+    { ...body, source_config: { ...body.source_config, resource_spec: { min_scale: 3 } } },
+    { ...body, secrets: [] },
+  ]) {
+    expect(isRequested(made, other)).toBe(false);
   }
 });

@@ -52,26 +52,50 @@ export async function createOrAdopt(
   }
 }
 
-/** The deployment named `name` (unique in the workspace); null when there is none, undefined when the list failed. */
-async function deploymentNamed(client: ControlPlaneClient, name: string, stop: AbortSignal): Promise<Deployment | null | undefined> {
+/** Pages of the name lookup at most (100 deployments each). */
+const LOOKUP_PAGES = 10;
+
+/**
+ * The deployment named `name` (unique in the workspace); null when there is none, undefined when the list failed.
+ * The list filters by a part of the name: other names that contain it may fill the first pages.
+ */
+export async function deploymentNamed(client: ControlPlaneClient, name: string, stop: AbortSignal): Promise<Deployment | null | undefined> {
   try {
-    const page = await client.listDeployments({ nameContains: name, limit: 100 }, lookupOptions(stop));
-    return page.resources.find((d) => d.name === name) ?? null;
+    for (let page = 0, offset = 0; page < LOOKUP_PAGES; page += 1) {
+      const listed = await client.listDeployments({ nameContains: name, limit: 100, offset }, lookupOptions(stop));
+      const named = listed.resources.find((d) => d.name === name);
+      if (named) return named;
+      if (listed.resources.length < 100) return null;
+      offset += listed.resources.length;
+    }
+    return undefined;
   } catch {
     // the lookup is a help: without it, the error says what to look for
     return undefined;
   }
 }
 
-/** Whether `d` is what `body` asks for: its source, repository or image, and secret names. */
-function isRequested(d: Deployment, body: DeploymentCreate): boolean {
+/**
+ * Whether `d` is what `body` asks for: the same source, every setting the request sent (the platform fills in the
+ * ones it left out), and the same secret names. A deployment someone else made under the name meanwhile differs in
+ * one of them, or was made before the request went out (see `createdSince`).
+ */
+export function isRequested(d: Deployment, body: DeploymentCreate): boolean {
   const names = (secrets: readonly { readonly name: string }[] | undefined): string =>
     JSON.stringify((secrets ?? []).map((secret) => secret.name).sort());
   return (
     d.status !== 'AWAITING_DELETE' &&
     d.source === body.source &&
-    (d.source_config.repo_url ?? null) === (body.source_config?.repo_url ?? null) &&
-    (d.source_revision_config.image_uri ?? null) === (body.source_revision_config?.image_uri ?? null) &&
+    holds(body.source_config, d.source_config) &&
+    holds(body.source_revision_config, d.source_revision_config) &&
     names(d.secrets) === names(body.secrets)
   );
+}
+
+/** Whether `got` has every value `asked` has (objects field by field; what `asked` leaves out is not compared). */
+function holds(asked: unknown, got: unknown): boolean {
+  if (asked === undefined) return true;
+  if (asked === null || typeof asked !== 'object') return asked === got;
+  if (got === null || typeof got !== 'object') return false;
+  return Object.entries(asked).every(([key, value]) => holds(value, (got as Record<string, unknown>)[key]));
 }

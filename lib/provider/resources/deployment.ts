@@ -43,7 +43,7 @@ import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-
 import { WaitError, waitForDeletion } from './deployment-wait';
 import { isUuid } from '../../api/ids';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
-import { createOrAdopt } from './deployment-unanswered';
+import { createOrAdopt, deploymentNamed } from './deployment-unanswered';
 import { confirmGone } from '../api-errors';
 
 // ---- model ----
@@ -292,12 +292,7 @@ async function existingDeploymentId(client: ControlPlaneClient, name: string, er
   const detail = (err as { body?: { detail?: unknown } }).body?.detail;
   const quoted = typeof detail === 'string' ? /\(id ([0-9a-f-]{36})\)/i.exec(detail)?.[1] : undefined;
   if (quoted) return quoted;
-  try {
-    const page = await client.listDeployments({ nameContains: name, limit: 100 }, { signal });
-    return page.resources.find((d) => d.name === name)?.id;
-  } catch {
-    return undefined;
-  }
+  return (await deploymentNamed(client, name, signal))?.id;
 }
 
 // ---- read ----

@@ -61,9 +61,12 @@ export function lookupOptions(stop: AbortSignal): { readonly timeoutMs: number; 
 
 /**
  * Whether an object created at `createdAt` (the platform's time) may be the one of a request sent at `sentAtMs`
- * (this machine's time), converted with the `Date` of the transport's last answer: one made before it is not.
+ * (this machine's time), converted with the `Date` of the transport's last answer (the lookup's): one made before it
+ * is not, nor one whose time cannot be compared (no answer carried the platform's time).
  */
 export function createdSince(createdAt: string, sentAtMs: number, transport: Pick<HttpTransport, 'serverNow'>): boolean {
-  const sentAtPlatformMs = sentAtMs + ((transport.serverNow() ?? Date.now()) - Date.now());
+  const platformNow = transport.serverNow();
+  if (platformNow === undefined) return false;
+  const sentAtPlatformMs = sentAtMs + (platformNow - Date.now());
   return Date.parse(createdAt) >= sentAtPlatformMs - DATE_RESOLUTION_MS;
 }
