@@ -119,7 +119,8 @@ async function takeBucketBytes(client: S3Client, prefix: string): Promise<{ file
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   for (let i = 0; i < keys.length; i += 1000) {
-    await client.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+    const { Errors } = await client.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+    if (Errors?.length) throw new Error(`the S3 server kept ${Errors.length} exported files: ${Errors[0]!.Code} ${Errors[0]!.Message}`);
   }
   return { files, bytes };
 }

@@ -73,7 +73,7 @@ export class ProviderContext {
    * `tenantId` (the workspace a deployment in state is in).
    */
   controlPlane(tenantId?: string | null): ControlPlaneClient {
-    return this.client(`control-plane/${tenantId ?? ''}`, () => {
+    return this.client(`control-plane/${this.workspaceKey(tenantId)}`, () => {
       // Loaded on first use: the client pulls in undici and zod, which plain validate/plan runs never need.
       const { ControlPlaneClient: Client } = require('../api/control-plane') as typeof import('../api/control-plane');
       const client = new Client(this.transportOptions('control-plane', tenantId));
@@ -83,8 +83,16 @@ export class ProviderContext {
   }
 
   /**
-   * Any other client, created once per configured provider: `ctx.client('bulk-export', (ctx) => new
-   * BulkExportClient(ctx.transportOptions('tracing')))`. A client with a `close()` method is closed on shutdown.
+   * The workspace a client of `tenantId` (or of the provider's workspace) sends to, as a key of the clients: one
+   * client, and one record of the platform's clock, per workspace whichever way it was named.
+   */
+  workspaceKey(tenantId?: string | null): string {
+    return (tenantId ?? this.config.tenantId ?? '').toLowerCase();
+  }
+
+  /**
+   * Any other client, created once per configured provider and key: `ctx.client('bulk-export/<workspace>', (ctx) =>
+   * new BulkExportClient(ctx.transportOptions('tracing', workspace)))`. A client with a `close()` method is closed on shutdown.
    */
   client<T>(key: string, create: (ctx: ProviderContext) => T): T {
     if (!this.clients.has(key)) {

@@ -116,7 +116,7 @@ test.each<[ProxyMode, string, string]>([
   expect(await schedulesFrom(startTime)).toHaveLength(1);
 });
 
-test('Ctrl-C during a create that gets no answer ends the search for its export within seconds', async () => {
+test('Ctrl-C during a create that gets no answer ends the search for its export after one short attempt', async () => {
   const dir = lp.terraform({ AGENTPLATFORM_TRACING_URL: proxy.endpoint });
   dir.tf.write('main.tf', scheduled('2035-01-01T00:00:00Z').replace('request_timeout = "2s"', 'request_timeout = "30s"'));
   expect((await dir.init()).code).toBe(0);
@@ -128,11 +128,11 @@ test('Ctrl-C during a create that gets no answer ends the search for its export 
     const done = collect(child);
     for (let i = 0; i < 400 && proxy.held === 0; i++) await new Promise((wait) => setTimeout(wait, 50));
     expect(proxy.held).toBe(1);
-    const interruptedAt = Date.now();
     // Ctrl-C in a terminal signals the whole process group
     process.kill(-child.pid!, 'SIGINT');
     const result = await done;
-    expect(Date.now() - interruptedAt).toBeLessThan(15_000);
+    // the create and one list, given up after its few seconds: no retries, each as long as request_timeout
+    expect(proxy.held).toBe(2);
     expect(result.code).toBe(1);
     expect(flat(diagnostic(result.stderr, 'The platform did not answer the create of the bulk export'))).toContain(
       'request aborted by the caller. It may have created the export all the same; the exports could not be listed.',

@@ -10,7 +10,7 @@ import type { ProviderContext } from '../context';
  * workspace an object in state is in).
  */
 export function bulkExportClient(ctx: ProviderContext, tenantId?: string | null): BulkExportClient {
-  return ctx.client(`bulk-export/${tenantId ?? ''}`, (c) => {
+  return ctx.client(`bulk-export/${ctx.workspaceKey(tenantId)}`, (c) => {
     const { BulkExportClient: Client } = require('../../api/bulk-export') as typeof import('../../api/bulk-export');
     return new Client(c.transportOptions('tracing', tenantId));
   });

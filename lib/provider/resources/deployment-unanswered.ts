@@ -60,9 +60,10 @@ const LOOKUP_PAGES = 10;
  * The list filters by a part of the name: other names that contain it may fill the first pages.
  */
 export async function deploymentNamed(client: ControlPlaneClient, name: string, stop: AbortSignal): Promise<Deployment | null | undefined> {
+  const options = lookupOptions(stop);
   try {
     for (let page = 0, offset = 0; page < LOOKUP_PAGES; page += 1) {
-      const listed = await client.listDeployments({ nameContains: name, limit: 100, offset }, lookupOptions(stop));
+      const listed = await client.listDeployments({ nameContains: name, limit: 100, offset }, options);
       const named = listed.resources.find((d) => d.name === name);
       if (named) return named;
       if (listed.resources.length < 100) return null;

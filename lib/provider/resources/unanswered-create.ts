@@ -53,10 +53,16 @@ export function outcomeMeans(outcome: CreateOutcome, object: string): string {
 
 /**
  * Options of a lookup's request: one attempt (the transport's retries would multiply the time), under its own time
- * limit rather than the create's signal, which terraform's stop has aborted; a few seconds once terraform is stopping.
+ * limit rather than the create's signal, which terraform's stop has aborted; a few seconds once terraform is stopping,
+ * whether it stopped before the lookup or during it.
  */
-export function lookupOptions(stop: AbortSignal): { readonly timeoutMs: number; readonly retry: false } {
-  return { timeoutMs: stop.aborted ? LOOKUP_WHILE_STOPPING_MS : LOOKUP_MS, retry: false };
+export function lookupOptions(stop: AbortSignal): { readonly timeoutMs: number; readonly retry: false; readonly signal: AbortSignal } {
+  if (stop.aborted) return { timeoutMs: LOOKUP_WHILE_STOPPING_MS, retry: false, signal: new AbortController().signal };
+  // terraform may stop while the lookup runs: it then gets the few seconds it would have had from the start
+  const cut = new AbortController();
+  const shorten = (): void => void setTimeout(() => cut.abort(stop.reason), LOOKUP_WHILE_STOPPING_MS).unref();
+  stop.addEventListener('abort', shorten, { once: true });
+  return { timeoutMs: LOOKUP_MS, retry: false, signal: cut.signal };
 }
 
 /**
