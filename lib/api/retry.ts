@@ -44,7 +44,7 @@ const CONNECT_PHASE_CODES: ReadonlySet<string> = new Set([
  * Whether `err` may be retried for a request with this method. `override` is the request's `retry` option.
  */
 export function isRetryable(err: unknown, method: HttpMethod, override: boolean | undefined): boolean {
-  if (override === false || !isTransient(err)) return false;
+  if (override === false || !isTransient(err) || failedHandshake(err)) return false;
   if (override === true || IDEMPOTENT_METHODS.has(method)) return true;
   if (err instanceof NetworkError) return failedBeforeSending(err);
   return err instanceof ApiError && (err.status === 429 || err.status === 503);
@@ -67,11 +67,18 @@ function failedBeforeSending(err: NetworkError): boolean {
 }
 
 /**
- * A TLS handshake or certificate failure (`https://` to a plain HTTP port, an untrusted certificate): nothing of the
- * request was sent. Not retried as a connect error is: trying again meets the same certificate.
+ * Codes of a failed TLS handshake: OpenSSL's (`ERR_SSL_*`), Node's (`ERR_TLS_*`), and those of a certificate that
+ * does not verify (an unknown or self-signed CA, an expired certificate, another host's name).
  */
-function failedHandshake(err: NetworkError): boolean {
-  return err.code !== undefined && /^ERR_(SSL|TLS)_|CERT|^EPROTO$/.test(err.code);
+const HANDSHAKE_CODES =
+  /^ERR_(SSL|TLS)_|^EPROTO$|CERT|CRL|^UNABLE_TO_|^INVALID_(CA|PURPOSE)$|^HOSTNAME_MISMATCH$|^PATH_LENGTH_EXCEEDED$/;
+
+/**
+ * A TLS handshake or certificate failure (`https://` to a plain HTTP port, an untrusted certificate): nothing of the
+ * request was sent, and it is not retried, whatever the method: trying again meets the same certificate.
+ */
+export function failedHandshake(err: unknown): boolean {
+  return err instanceof NetworkError && err.code !== undefined && HANDSHAKE_CODES.test(err.code);
 }
 
 /**

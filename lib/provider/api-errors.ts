@@ -40,6 +40,14 @@ export function explainApiError(err: unknown, typeName: string | undefined): unk
     );
   }
   const setting = URL_SETTING[typeName && TRACING_TYPES.has(typeName) ? 'tracing' : 'control-plane'];
+  if ((require('../api/retry') as typeof import('../api/retry')).failedHandshake(err)) {
+    return new DiagnosticError(
+      'TLS handshake with the platform failed',
+      `${err.message}\n\nCheck that \`${setting.attribute}\` (or ${setting.env}) names the platform's https address (an https:// URL ` +
+        'to a plain HTTP port fails this way), and that this machine trusts its certificate: a certificate of a CA of your own ' +
+        'is given to the provider with the NODE_EXTRA_CA_CERTS environment variable (a file of PEM certificates).',
+    );
+  }
   return new DiagnosticError(
     'Platform not reachable',
     `${err.message}\n\nCheck \`${setting.attribute}\` in the provider block or the ${setting.env} environment variable, and that the platform runs there.`,

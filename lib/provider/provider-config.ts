@@ -52,7 +52,8 @@ export const providerSchema = defineSchema({
       description:
         `Workspace to act in (\`X-Tenant-Id\`): its id, a UUID. Default: \`${PROVIDER_ENV.tenantId}\`, else the key's default workspace. ` +
         'New objects are created there; an object in state is read, changed and deleted in the workspace it is in (its `tenant_id`), ' +
-        'and replaced in this one when this names another.',
+        'and replaced in this one when this names another. A value known only after apply stops the plan of objects in state ' +
+        '(whether they move cannot be known yet): apply what it comes from first.',
     }),
     control_plane_url: attr.string({
       optional: true,

@@ -7,7 +7,7 @@ import {
 } from '../../lib/api/errors';
 import { HttpTransport, serializeQuery, type TransportOptions } from '../../lib/api/http';
 import { SecretRedactor } from '../../lib/api/redact';
-import { MAX_RETRY_AFTER_MS, mayHaveActed, sleep } from '../../lib/api/retry';
+import { MAX_RETRY_AFTER_MS, isRetryable, mayHaveActed, sleep } from '../../lib/api/retry';
 
 const ORIGIN = 'http://api.test';
 const API_KEY = 'sk-live-0123456789abcdef';
@@ -230,6 +230,7 @@ describe('whether a failed POST may have been carried out', () => {
     ['https to a plain HTTP port', new NetworkError('tls', { ...init, code: 'ERR_SSL_WRONG_VERSION_NUMBER' }), false],
     ['an untrusted certificate', new NetworkError('tls', { ...init, code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }), false],
     ['a certificate for another host', new NetworkError('tls', { ...init, code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), false],
+    ['a certificate of an unknown CA sent alone', new NetworkError('tls', { ...init, code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }), false],
     ['a 503', new ServerError('x', { ...init, status: 503 }), false],
     ['a 429', new RateLimitedError('x', { ...init, status: 429 }), false],
     ['a 409', new ConflictError('x', { ...init, status: 409 }), false],
@@ -237,6 +238,14 @@ describe('whether a failed POST may have been carried out', () => {
   ])('%s: %p', (_, err, acted) => {
     expect(mayHaveActed(err)).toBe(acted);
   });
+});
+
+test('a failed TLS handshake is retried for no method (the same certificate would meet the retry); a reset GET is', () => {
+  const init = { method: 'GET', url: ORIGIN };
+  for (const method of ['GET', 'POST'] as const) {
+    expect(isRetryable(new NetworkError('tls', { ...init, code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }), method, undefined)).toBe(false);
+  }
+  expect(isRetryable(new NetworkError('reset', { ...init, code: 'ECONNRESET' }), 'GET', undefined)).toBe(true);
 });
 
 describe('timeouts and cancellation', () => {

@@ -63,3 +63,13 @@ test("a 403 names both workspaces a request may have gone to: the provider's for
   expect(diagnostic.detail).toContain("the provider's `tenant_id` (or AGENTPLATFORM_TENANT_ID) for a new object, the object's own `tenant_id` (in the state)");
   expect(diagnostic.detail).toContain('terraform state rm <address>');
 });
+
+test.each(['ERR_SSL_WRONG_VERSION_NUMBER', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT'])(
+  'a failed TLS handshake (%s) names the URL and the CA to trust, and no request is taken for sent',
+  (code) => {
+    const diagnostic = explained(new NetworkError(`network error (${code})`, { ...request, code }));
+    expect(diagnostic.summary).toBe('TLS handshake with the platform failed');
+    expect(diagnostic.detail).toContain('`control_plane_url` (or AGENTPLATFORM_CONTROL_PLANE_URL)');
+    expect(diagnostic.detail).toContain('NODE_EXTRA_CA_CERTS');
+  },
+);

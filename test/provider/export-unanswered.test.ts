@@ -131,17 +131,18 @@ test('Ctrl-C during a create that gets no answer ends the search for its export 
     // Ctrl-C in a terminal signals the whole process group
     process.kill(-child.pid!, 'SIGINT');
     const result = await done;
-    // the create and one list, given up after its few seconds: no retries, each as long as request_timeout
+    // the create and one list: a single attempt, no retries
     expect(proxy.held).toBe(2);
     expect(result.code).toBe(1);
     expect(flat(diagnostic(result.stderr, 'The platform did not answer the create of the bulk export'))).toContain(
-      'request aborted by the caller. It may have created the export all the same; the exports could not be listed.',
+      'request aborted by the caller. It may have created the export all the same; the exports could not be listed (',
     );
   } finally {
     proxy.dropHeld();
     proxy.setMode('pass');
   }
-}, 60_000);
+  // a bound for a hang, not a measure: the lookup has seconds once terraform stops, 30 s (and this test fails) otherwise
+}, 25_000);
 
 test('a destination create whose answer is lost names the destination made since the request, apart from older ones', async () => {
   const settings = { display_name: 'lost-answer', config: { bucket_name: 'exports', prefix: 'lost', endpoint_url: s3.server.endpoint }, credentials: s3.credentials };

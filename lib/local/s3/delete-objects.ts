@@ -9,14 +9,15 @@ import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type S3rver from 's3rver';
 
-
 /** S3's limit of keys per request. */
 const MAX_KEYS = 1000;
 /** A body larger than this cannot be 1,000 keys of at most 1,024 bytes each. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
+/** Loads a module as s3rver would: one of its dependencies, or one of its own (`./middleware/...`). */
+export const fromS3rver = createRequire(require.resolve('s3rver'));
+
 // the XML parser s3rver itself uses (its dependency, at the version it was tested with)
-const fromS3rver = createRequire(require.resolve('s3rver'));
 const xml = fromS3rver('fast-xml-parser') as {
   validate(text: string): true | object;
   parse(text: string, options: object): Record<string, unknown>;

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { AddressInfo, Server } from 'node:net';
 import S3rver from 's3rver';
-import { deleteObjects, s3ErrorXml } from './delete-objects';
+import { deleteObjects, fromS3rver, s3ErrorXml } from './delete-objects';
 
 /**
  * The access key id s3rver knows. s3rver rejects any other key id (InvalidAccessKeyId) but never checks a
@@ -83,7 +82,7 @@ const UPLOAD_ID = /^[0-9a-f]{32}$/;
 const PART_NUMBER = /^\d{1,5}$/;
 
 /** s3rver's authentication (its key id check), which its router runs before each route. */
-const authenticate = (createRequire(require.resolve('s3rver'))('./middleware/authentication') as () => S3rver.Middleware)();
+const authenticate = (fromS3rver('./middleware/authentication') as () => S3rver.Middleware)();
 
 /**
  * s3rver stores an object at its key joined to the bucket's directory, and a part of a multipart upload at its

@@ -10,7 +10,7 @@ import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import { DiagnosticError } from '../framework';
 import { DEFAULT_EXPORT_FORMAT_VERSION, sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
-import { createdSince, lookupOptions, outcomeMeans, unansweredSummary, type UnansweredCreate } from './unanswered-create';
+import { createdSince, outcomeMeans, unansweredSummary, withLookup, type UnansweredCreate } from './unanswered-create';
 
 const sameList = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): boolean =>
   (a ?? null) === null ? (b ?? null) === null : b != null && a!.length === b.length && a!.every((item, i) => item === b[i]);
@@ -42,11 +42,13 @@ export async function exportCreatedUnanswered(
   sent: UnansweredCreate,
 ): Promise<BulkExport | DiagnosticError> {
   let candidates: BulkExport[] | undefined;
+  let listFailure = '';
   try {
-    const listed = await client.listExports(lookupOptions(sent.stop));
+    const listed = await withLookup(sent.stop, (options) => client.listExports(options));
     candidates = listed.filter((e) => isRequested(e, body) && createdSince(e.created_at, sent.sentAtMs, client.transport));
-  } catch {
+  } catch (err) {
     // the list is a help: without it, the error says what to look for
+    listFailure = ` (${(err as Error).message})`;
   }
   if (candidates?.length === 1) return candidates[0];
   const summary = unansweredSummary(sent.outcome, 'the bulk export');
@@ -63,7 +65,7 @@ export async function exportCreatedUnanswered(
   }
   return new DiagnosticError(
     summary,
-    `${sent.err.message}. ${outcomeMeans(sent.outcome, 'export')}; ${candidates ? 'none with these settings is listed yet' : 'the exports could not be listed'}. ` +
+    `${sent.err.message}. ${outcomeMeans(sent.outcome, 'export')}; ${candidates ? 'none with these settings is listed yet' : `the exports could not be listed${listFailure}`}. ` +
       'List the exports (`GET /api/v1/bulk-exports`) before applying again, and import the one that appears ' +
       `(\`terraform import <this resource's address> <id>\`). ${cancel}`,
   );

@@ -5,11 +5,12 @@
  * the requested source, is taken into state with a warning and the create goes on (the wait for DEPLOYED); anything
  * else is an error that says whether a deployment of that name exists, and how to import it.
  */
-import type { ControlPlaneClient } from '../../api/control-plane';
+import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
 import type { Deployment, DeploymentCreate } from '../../api/schemas/control-plane';
 import { DiagnosticError, type Diagnostics } from '../framework';
 import { importHint } from './deployment-messages';
-import { createOutcome, createdSince, lookupOptions, outcomeMeans, unansweredSummary } from './unanswered-create';
+import { LIST_LIMIT } from '../../api/schemas/control-plane-constants';
+import { createOutcome, createdSince, outcomeMeans, unansweredSummary, withLookup } from './unanswered-create';
 
 /**
  * Sends the create of `body`. When the platform may have carried it out without saying so, returns the deployment it
@@ -29,7 +30,8 @@ export async function createOrAdopt(
     if (!outcome) throw err;
     const message = (err as Error).message;
     const summary = unansweredSummary(outcome, `deployment "${body.name}"`);
-    const found = await deploymentNamed(client, body.name, signal);
+    const listed = await withLookup(signal, (options) => deploymentNamed(client, body.name, options));
+    const found = listed === 'unlisted' ? undefined : listed;
     if (found && createdSince(found.created_at, sentAtMs, client.transport) && isRequested(found, body)) {
       diagnostics.warning(summary, `${message}. It had created deployment ${found.id} as requested: it is kept in state, and the create goes on.`);
       return found;
@@ -44,7 +46,7 @@ export async function createOrAdopt(
     }
     throw new DiagnosticError(
       summary,
-      `${message}. ${outcomeMeans(outcome, 'deployment')}; ${found === null ? `none named "${body.name}" is listed yet` : 'the deployments could not be listed'}. ` +
+      `${message}. ${outcomeMeans(outcome, 'deployment')}; ${found === null ? `none named "${body.name}" is listed yet` : 'the list of deployments did not tell'}. ` +
         `Before applying again, look for it (\`GET /v2/deployments?name_contains=${encodeURIComponent(body.name)}\`), and if it shows up, import it ` +
         `(\`terraform import agentplatform_deployment.<name> <id>\`, <name> being this resource's name in the configuration): ` +
         'applying again would fail on its name.',
@@ -52,28 +54,31 @@ export async function createOrAdopt(
   }
 }
 
-/** Pages of the name lookup at most (100 deployments each). */
+/** Pages of the name lookup at most. */
 const LOOKUP_PAGES = 10;
 
 /**
- * The deployment named `name` (unique in the workspace); null when there is none, undefined when the list failed.
- * The list filters by a part of the name: other names that contain it may fill the first pages.
+ * The deployment named `name` (unique in the workspace); null when there is none, `unlisted` when the list did not
+ * tell (it failed, or other names that contain this one filled every page looked at). The list filters by a part of
+ * the name, so the lookup goes through its pages. `options` are those of each request.
  */
-export async function deploymentNamed(client: ControlPlaneClient, name: string, stop: AbortSignal): Promise<Deployment | null | undefined> {
-  const options = lookupOptions(stop);
+export async function deploymentNamed(
+  client: ControlPlaneClient,
+  name: string,
+  options: CallOptions,
+): Promise<Deployment | null | 'unlisted'> {
   try {
     for (let page = 0, offset = 0; page < LOOKUP_PAGES; page += 1) {
-      const listed = await client.listDeployments({ nameContains: name, limit: 100, offset }, options);
+      const listed = await client.listDeployments({ nameContains: name, limit: LIST_LIMIT.max, offset }, options);
       const named = listed.resources.find((d) => d.name === name);
       if (named) return named;
-      if (listed.resources.length < 100) return null;
+      if (listed.resources.length < LIST_LIMIT.max) return null;
       offset += listed.resources.length;
     }
-    return undefined;
   } catch {
     // the lookup is a help: without it, the error says what to look for
-    return undefined;
   }
+  return 'unlisted';
 }
 
 /**

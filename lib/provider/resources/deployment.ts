@@ -292,7 +292,8 @@ async function existingDeploymentId(client: ControlPlaneClient, name: string, er
   const detail = (err as { body?: { detail?: unknown } }).body?.detail;
   const quoted = typeof detail === 'string' ? /\(id ([0-9a-f-]{36})\)/i.exec(detail)?.[1] : undefined;
   if (quoted) return quoted;
-  return (await deploymentNamed(client, name, signal))?.id;
+  const named = await deploymentNamed(client, name, { signal });
+  return named === 'unlisted' ? undefined : named?.id;
 }
 
 // ---- read ----

@@ -8,7 +8,7 @@ import type { BulkExportClient } from '../../api/bulk-export';
 import type { Destination } from '../../api/schemas/bulk-export';
 import { DiagnosticError } from '../framework';
 import type { ExportDestinationModel } from './export-destination';
-import { createdSince, lookupOptions, outcomeMeans, unansweredSummary, type UnansweredCreate } from './unanswered-create';
+import { createdSince, outcomeMeans, unansweredSummary, withLookup, type UnansweredCreate } from './unanswered-create';
 
 /** The error of a create of `planned` that got no clear answer, naming what it may have made. */
 export async function mayHaveBeenCreated(
@@ -18,7 +18,7 @@ export async function mayHaveBeenCreated(
 ): Promise<DiagnosticError> {
   let alike: Destination[] | undefined;
   try {
-    alike = (await client.listDestinations(lookupOptions(sent.stop))).filter(
+    alike = (await withLookup(sent.stop, (options) => client.listDestinations(options))).filter(
       (d) => d.display_name === planned.display_name && d.config.bucket_name === planned.bucket_name && (d.config.prefix ?? '') === (planned.prefix ?? ''),
     );
   } catch {

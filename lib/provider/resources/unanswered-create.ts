@@ -1,8 +1,8 @@
 /**
  * A create the platform may have carried out without saying so. Another apply would make a second object then (a
  * second schedule that spawns exports, a second destination the platform cannot delete, a deployment whose name is
- * taken), so every create that fails this way looks for what it may have made, the same way: one list, bounded as a
- * whole, of what was created since the request went out, by the platform's clock.
+ * taken), so every create that fails this way looks for what it may have made, the same way: a list (of one page or a
+ * few), bounded as a whole, of what was created since the request went out, by the platform's clock.
  */
 import type { HttpTransport } from '../../api/http';
 
@@ -26,7 +26,7 @@ export interface UnansweredCreate {
 /** How much earlier than the request an object may say it was created: the `Date` header has whole seconds. */
 const DATE_RESOLUTION_MS = 2_000;
 
-/** Time allowed for a lookup, all of it (a single attempt). */
+/** Time allowed for a lookup, all of it (each request a single attempt). */
 const LOOKUP_MS = 30_000;
 
 /** Time allowed for a lookup once terraform is stopping (Ctrl-C): a few seconds, so that it stops soon. */
@@ -51,18 +51,33 @@ export function outcomeMeans(outcome: CreateOutcome, object: string): string {
     : `It may have created the ${object} all the same`;
 }
 
+/** The options of a lookup's requests: one attempt each, and the lookup's signal. */
+export interface LookupOptions {
+  readonly timeoutMs: number;
+  readonly retry: false;
+  readonly signal: AbortSignal;
+}
+
 /**
- * Options of a lookup's request: one attempt (the transport's retries would multiply the time), under its own time
- * limit rather than the create's signal, which terraform's stop has aborted; a few seconds once terraform is stopping,
- * whether it stopped before the lookup or during it.
+ * Runs a lookup (one request, or the pages of a list) under one time limit for all of it, rather than the create's
+ * signal, which terraform's stop has aborted: each request is one attempt (the transport's retries would multiply the
+ * time), and the lookup ends after {@link LOOKUP_MS}, or a few seconds once terraform is stopping, whether it stopped
+ * before the lookup or while it runs. Nothing of it outlives the lookup (no timer, no listener on `stop`).
  */
-export function lookupOptions(stop: AbortSignal): { readonly timeoutMs: number; readonly retry: false; readonly signal: AbortSignal } {
-  if (stop.aborted) return { timeoutMs: LOOKUP_WHILE_STOPPING_MS, retry: false, signal: new AbortController().signal };
-  // terraform may stop while the lookup runs: it then gets the few seconds it would have had from the start
-  const cut = new AbortController();
-  const shorten = (): void => void setTimeout(() => cut.abort(stop.reason), LOOKUP_WHILE_STOPPING_MS).unref();
+export async function withLookup<T>(stop: AbortSignal, lookup: (options: LookupOptions) => Promise<T>): Promise<T> {
+  const limit = new AbortController();
+  let timer = setTimeout(() => limit.abort(), stop.aborted ? LOOKUP_WHILE_STOPPING_MS : LOOKUP_MS);
+  const shorten = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => limit.abort(), LOOKUP_WHILE_STOPPING_MS);
+  };
   stop.addEventListener('abort', shorten, { once: true });
-  return { timeoutMs: LOOKUP_MS, retry: false, signal: cut.signal };
+  try {
+    return await lookup({ timeoutMs: stop.aborted ? LOOKUP_WHILE_STOPPING_MS : LOOKUP_MS, retry: false, signal: limit.signal });
+  } finally {
+    clearTimeout(timer);
+    stop.removeEventListener('abort', shorten);
+  }
 }
 
 /**
