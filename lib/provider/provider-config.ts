@@ -60,16 +60,18 @@ export const providerSchema = defineSchema({
       validate: urlProblem,
       description:
         `Base URL of the control plane API (deployments). Default: \`${PROVIDER_ENV.controlPlaneUrl}\`. ` +
-        'A deployment that answers 404 counts as deleted only when the same URL lists deployments; otherwise (a URL that does not serve the API) ' +
-        'refresh and destroy stop with an error naming this setting, and the state is kept.',
+        'A deployment that answers 404 counts as deleted only when the same URL lists deployments; when the list is answered 404 too ' +
+        '(a URL that does not serve the API), refresh and destroy stop with an error naming this setting, and when it fails otherwise, ' +
+        'with one that says the deployment could not be confirmed gone; the state is kept either way.',
     }),
     tracing_url: attr.string({
       optional: true,
       validate: urlProblem,
       description:
         `Base URL of the tracing API (bulk exports). Default: \`${PROVIDER_ENV.tracingUrl}\`. ` +
-        'An export destination or bulk export that answers 404 counts as deleted only when the same URL lists them; otherwise refresh and ' +
-        'destroy stop with an error naming this setting, and the state is kept.',
+        'An export destination or bulk export that answers 404 counts as deleted only when the same URL lists them; when the list is ' +
+        'answered 404 too, refresh and destroy stop with an error naming this setting, and when it fails otherwise, with one that says ' +
+        'the object could not be confirmed gone; the state is kept either way.',
     }),
     request_timeout: attr.string({
       optional: true,
