@@ -8,9 +8,8 @@
  */
 import { attr } from '../framework';
 import { UNKNOWN } from '../cty/value';
-import type { Diagnostics } from '../framework/diagnostics';
+import type { Diagnostics, PathLike } from '../framework/diagnostics';
 import type { ProviderContext } from '../context';
-import type { PathLike } from '../framework/diagnostics';
 
 /**
  * The `tenant_id` attribute of a resource whose objects are `what` (`deployment`, ...); `old` says what becomes of
