@@ -36,6 +36,7 @@ export class BufferingResponseHandler implements Dispatcher.DispatchHandler {
   private headers: ResponseHeaders = {};
   private readonly chunks: Buffer[] = [];
   private length = 0;
+  private handedToConnection = false;
 
   constructor() {
     this.response = new Promise<BufferedResponse>((resolve, reject) => {
@@ -54,9 +55,18 @@ export class BufferingResponseHandler implements Dispatcher.DispatchHandler {
     this.controller?.abort(this.abortReason);
   }
 
+  /**
+   * Whether the request was handed to a connection, to be written: before that (while connecting, or queued behind
+   * the requests of a busy pool) an abort sends nothing of it.
+   */
+  get sent(): boolean {
+    return this.handedToConnection;
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.abortReason) controller.abort(this.abortReason);
+    else this.handedToConnection = true;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: ResponseHeaders): void {

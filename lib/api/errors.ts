@@ -101,21 +101,35 @@ export class NetworkError extends ApiError {
   }
 }
 
-/** No complete response within the per-request timeout. */
+/**
+ * No complete response within the per-request timeout. `sent` tells whether the request may have reached the server:
+ * false when the time ran out while it still waited for a connection (a host that does not answer the connection,
+ * every pooled connection busy), so nothing of it left this process.
+ */
 export class TimeoutError extends ApiError {
   /** The timeout that elapsed, in milliseconds. */
   readonly timeoutMs: number;
+  /** Whether the request was handed to a connection (and may have reached the server) before the time ran out. */
+  readonly sent: boolean;
 
-  constructor(init: ApiErrorInit & { readonly timeoutMs: number }) {
-    super(`timed out after ${init.timeoutMs} ms`, init);
+  constructor(init: ApiErrorInit & { readonly timeoutMs: number; readonly sent?: boolean }) {
+    super(init.sent === false ? `timed out after ${init.timeoutMs} ms, still waiting for a connection` : `timed out after ${init.timeoutMs} ms`, init);
     this.timeoutMs = init.timeoutMs;
+    this.sent = init.sent ?? true;
   }
 }
 
-/** The caller's AbortSignal fired; the reason is the `cause`. Never retried. */
+/**
+ * The caller's AbortSignal fired; the reason is the `cause`. Never retried. `sent` as for {@link TimeoutError}: false
+ * when the request was not sent yet (or the signal had fired before the call).
+ */
 export class AbortError extends ApiError {
-  constructor(init: ApiErrorInit) {
+  /** Whether the request was handed to a connection (and may have reached the server) before the abort. */
+  readonly sent: boolean;
+
+  constructor(init: ApiErrorInit & { readonly sent?: boolean }) {
     super('request aborted by the caller', init);
+    this.sent = init.sent ?? true;
   }
 }
 

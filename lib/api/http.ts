@@ -218,7 +218,7 @@ export class HttpTransport {
       }
       return opts.schema ? this.parseBody(opts.schema, target, response, response.text) : (undefined as T);
     } catch (err) {
-      throw this.toApiError(err, target, deadline);
+      throw this.toApiError(err, target, deadline, handler.sent);
     } finally {
       deadline.dispose();
     }
@@ -226,7 +226,7 @@ export class HttpTransport {
 
   /** A signal that is already aborted sends nothing at all. */
   private throwIfAborted(signal: AbortSignal | undefined, target: Target): void {
-    if (signal?.aborted) throw new AbortError(this.errorInit(target, { cause: signal.reason }));
+    if (signal?.aborted) throw new AbortError({ ...this.errorInit(target, { cause: signal.reason }), sent: false });
   }
 
   /** Request headers: the user agent, `extraHeaders`, the JSON content type when there is a body, then auth. */
@@ -292,11 +292,14 @@ export class HttpTransport {
     });
   }
 
-  /** Turns whatever a send threw into a typed error: caller abort, timeout, or network failure. */
-  private toApiError(err: unknown, target: Target, deadline: Deadline): ApiError {
+  /**
+   * Turns whatever a send threw into a typed error: caller abort, timeout, or network failure. `sent`: whether the
+   * request was handed to a connection (a stream cannot tell, and counts as sent).
+   */
+  private toApiError(err: unknown, target: Target, deadline: Deadline, sent = true): ApiError {
     if (err instanceof ApiError) return err;
-    if (deadline.callerAborted) return new AbortError(this.errorInit(target, { cause: deadline.callerReason }));
-    if (deadline.timedOut) return new TimeoutError({ ...this.errorInit(target, { cause: err }), timeoutMs: deadline.timeoutMs });
+    if (deadline.callerAborted) return new AbortError({ ...this.errorInit(target, { cause: deadline.callerReason }), sent });
+    if (deadline.timedOut) return new TimeoutError({ ...this.errorInit(target, { cause: err }), timeoutMs: deadline.timeoutMs, sent });
     const code = (err as { code?: unknown } | null)?.code;
     const message = err instanceof Error ? err.message : String(err);
     return new NetworkError(`network error: ${message}${typeof code === 'string' ? ` (${code})` : ''}`, {

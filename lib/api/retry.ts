@@ -3,8 +3,9 @@
  *
  * Which failures are retried depends on whether repeating the request is safe:
  * - GET, PUT and DELETE (idempotent): every transient failure — network errors, timeouts, 408, 429 and 5xx.
- * - POST and PATCH: only when the server cannot have acted on the request — 429 and 503 (refused, not processed)
- *   and connection errors raised before the request was sent (refused, DNS, connect timeout). A reset connection,
+ * - POST and PATCH: only when the server cannot have acted on the request — 429 and 503 (refused, not processed),
+ *   connection errors raised before the request was sent (refused, DNS, connect timeout), and a timeout that ran out
+ *   while the request still waited for a connection. A reset connection,
  *   a timeout or a 500 after a POST may hide a success, so it is reported, never repeated.
  * A request may override this with `retry: true` (the caller knows it is idempotent: full policy) or `retry: false`.
  */
@@ -47,17 +48,19 @@ export function isRetryable(err: unknown, method: HttpMethod, override: boolean 
   if (override === false || !isTransient(err) || failedHandshake(err)) return false;
   if (override === true || IDEMPOTENT_METHODS.has(method)) return true;
   if (err instanceof NetworkError) return failedBeforeSending(err);
+  if (err instanceof TimeoutError) return !err.sent;
   return err instanceof ApiError && (err.status === 429 || err.status === 503);
 }
 
 /**
  * Whether the server may have carried out a POST or PATCH that failed with `err`, so that the caller must find out
- * before it sends another: no answer came (a timeout, the caller's abort, a connection that broke once the request
- * was sent), a 5xx other than 503 (a 503 or a 429 says the request was refused unprocessed, and the transport
+ * before it sends another: no answer came once the request was sent (a timeout or the caller's abort after it was
+ * handed to a connection, a connection that broke once it was sent), a 5xx other than 503 (a 503 or a 429 says the request was refused unprocessed, and the transport
  * retries it), or a 2xx whose body could not be read ({@link ResponseParseError}: it certainly acted).
  */
 export function mayHaveActed(err: unknown): boolean {
-  if (err instanceof TimeoutError || err instanceof AbortError || err instanceof ResponseParseError) return true;
+  if (err instanceof TimeoutError || err instanceof AbortError) return err.sent;
+  if (err instanceof ResponseParseError) return true;
   if (err instanceof NetworkError) return !failedBeforeSending(err) && !failedHandshake(err);
   return err instanceof ApiError && err.status !== undefined && err.status >= 500 && err.status !== 503;
 }
