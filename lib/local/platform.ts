@@ -135,6 +135,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
   let server: Awaited<ReturnType<typeof listen>> | undefined;
   try {
     const migrations = [AUTH_MIGRATIONS, ...modules.map((m) => m.migrations)];
+    // a start refused for its secret key leaves the data dir's schema as it was, for the version it came from
+    SecretBox.checkBeforeMigrating(db, dataDir, migrations);
     migrate(db, migrations);
     const secrets = SecretBox.forDataDir(db, dataDir, migrations);
     const auth = new AuthStore(db, clock);

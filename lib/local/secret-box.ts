@@ -34,15 +34,36 @@ export class SecretBox {
     const file = path.join(dataDir, KEY_FILE);
     const given = keyGiven(file, env);
     const box = new SecretBox(given?.key ?? randomBytes(KEY_BYTES));
-    const check = db.prepare('SELECT value FROM platform_settings WHERE name = ?').pluck().get(KEY_CHECK_SETTING) as string | undefined;
-    const sealed = check ?? oneSealedValue(db, sets);
-    if (sealed !== undefined && !box.opens(sealed, check !== undefined)) throw keyRefused(dataDir, given?.source);
+    const check = keyCheckOf(db);
+    box.refuseUnlessOpens(db, dataDir, sets, check, given?.source);
     // a key file another process made meanwhile is kept, and its key checked instead
     if (!given && !createKeyFile(dataDir, file, box.key)) return SecretBox.forDataDir(db, dataDir, sets, env);
     if (check === undefined) {
       db.prepare('INSERT INTO platform_settings (name, value) VALUES (?, ?)').run(KEY_CHECK_SETTING, box.encrypt(KEY_CHECK_TEXT));
     }
     return box;
+  }
+
+  /**
+   * Before the data dir's migrations run: refuses, as {@link forDataDir} would, a key that does not open what the data
+   * dir already holds sealed, so that a refused start does not leave the data dir migrated (to a schema the version
+   * it came from no longer opens). Writes nothing; reads only the tables that exist yet.
+   */
+  static checkBeforeMigrating(db: PlatformDatabase, dataDir: string, sets: readonly MigrationSet[], env: NodeJS.ProcessEnv = process.env): void {
+    const given = keyGiven(path.join(dataDir, KEY_FILE), env);
+    // without a key, a new one would be made: it opens nothing sealed before
+    new SecretBox(given?.key ?? randomBytes(KEY_BYTES)).refuseUnlessOpens(db, dataDir, sets, keyCheckOf(db), given?.source);
+  }
+
+  private refuseUnlessOpens(
+    db: PlatformDatabase,
+    dataDir: string,
+    sets: readonly MigrationSet[],
+    check: string | undefined,
+    source: string | undefined,
+  ): void {
+    const sealed = check ?? oneSealedValue(db, sets);
+    if (sealed !== undefined && !this.opens(sealed, check !== undefined)) throw keyRefused(dataDir, source);
   }
 
   /** `v1:<iv>:<tag>:<ciphertext>`, base64 parts. */
@@ -94,9 +115,21 @@ function keyGiven(file: string, env: NodeJS.ProcessEnv): { key: Buffer; source: 
   return { key, source: file };
 }
 
-/** One value sealed in a column of `sets`; undefined when nothing is sealed yet. */
+/** The data dir's record of its key; undefined when it has none (or no settings table yet: before its migrations). */
+function keyCheckOf(db: PlatformDatabase): string | undefined {
+  if (!hasColumn(db, 'platform_settings', 'value')) return undefined;
+  return db.prepare('SELECT value FROM platform_settings WHERE name = ?').pluck().get(KEY_CHECK_SETTING) as string | undefined;
+}
+
+/** Whether `table` exists with `column` (a data dir not migrated yet may lack either). */
+function hasColumn(db: PlatformDatabase, table: string, column: string): boolean {
+  return db.prepare('SELECT 1 FROM pragma_table_info(?) WHERE name = ?').pluck().get(table, column) !== undefined;
+}
+
+/** One value sealed in a column of `sets` (of those that exist yet); undefined when nothing is sealed yet. */
 function oneSealedValue(db: PlatformDatabase, sets: readonly MigrationSet[]): string | undefined {
   for (const { table, column } of sets.flatMap((set) => set.sealedColumns ?? [])) {
+    if (!hasColumn(db, table, column)) continue;
     const value = db.prepare(`SELECT "${column}" FROM "${table}" WHERE "${column}" IS NOT NULL LIMIT 1`).pluck().get() as string | undefined;
     if (value !== undefined) return value;
   }

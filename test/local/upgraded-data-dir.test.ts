@@ -1,6 +1,7 @@
 /**
  * A data dir made by an earlier version of the local platform starts as it was: its secrets are opened with the key
- * they were sealed with, and a start with any other key is refused before anything is written; its API keys keep
+ * they were sealed with, and a start with any other key is refused before anything is written (its migrations
+ * included); its API keys keep
  * working, but for the dev key once other keys are given; its files become their owner's alone.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -84,6 +85,33 @@ describe('the secret key of a data dir made before it kept a record of its key',
       `were sealed with another key than the one in ${SECRET_KEY_ENV}`,
     );
   });
+});
+
+test('a start refused for its secret key leaves the data dir\'s migrations as they were, for the version it came from', async () => {
+  const dataDir = tempDataDir();
+  const platform = await startLocalPlatform({ dataDir });
+  await createDeployment(new RawApi(platform.url, platform.devApiKey), githubBody({ secrets: [{ name: 'TOKEN', value: 'sealed' }] }));
+  await platform.close();
+  // as a data dir of the version before the last migration: its record is not there (the migration only deletes)
+  const pending = 'agents/005-orphan-assistant-crons';
+  const applied = (): boolean => {
+    const db = openDatabase(dataDir);
+    try {
+      return db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?').pluck().get(pending) !== undefined;
+    } finally {
+      db.close();
+    }
+  };
+  const db = openDatabase(dataDir);
+  db.prepare('DELETE FROM schema_migrations WHERE id = ?').run(pending);
+  db.close();
+
+  expect(await withSecretKey(randomBytes(32).toString('base64'), () => refusal({ dataDir }))).toContain(
+    `were sealed with another key than the one in ${SECRET_KEY_ENV}`,
+  );
+  expect(applied()).toBe(false);
+  await (await startLocalPlatform({ dataDir })).close();
+  expect(applied()).toBe(true);
 });
 
 test('API keys of a data dir made before configured keys were told apart: only the dev key leaves with the configuration', async () => {
