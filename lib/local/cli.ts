@@ -61,23 +61,23 @@ function portOf(name: string, raw: string | undefined): number | undefined {
   return port;
 }
 
-function parseTimings(raw: string | undefined): Partial<PipelineTimings> {
+function parseTimings(name: string, raw: string | undefined): Partial<PipelineTimings> {
   if (!raw) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new UsageError('--timings must be a JSON object such as {"buildingMs":5000}');
+    throw new UsageError(`${name} must be a JSON object such as {"buildingMs":5000}`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new UsageError('--timings must be a JSON object such as {"buildingMs":5000}');
+    throw new UsageError(`${name} must be a JSON object such as {"buildingMs":5000}`);
   }
   for (const [key, value] of Object.entries(parsed)) {
     if (!(TIMING_KEYS as readonly string[]).includes(key)) {
-      throw new UsageError(`--timings: unknown key '${key}' (known: ${TIMING_KEYS.join(', ')})`);
+      throw new UsageError(`${name}: unknown key '${key}' (known: ${TIMING_KEYS.join(', ')})`);
     }
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new UsageError(`--timings: ${key} must be a non-negative number`);
+      throw new UsageError(`${name}: ${key} must be a non-negative number`);
     }
   }
   return parsed as Partial<PipelineTimings>;
@@ -95,6 +95,8 @@ export interface CliSettings {
   readonly options: LocalPlatformOptions;
   /** Files of sandbox templates to add to the default workspace. */
   readonly templateFiles: string[];
+  /** Where the template files were named (`--sandbox-template` or its environment variable), for errors. */
+  readonly templateSource: string;
   /** True when the API keys came from the user (the dev key line then does not print them). */
   readonly keysGiven: boolean;
   /** True for `--help`. */
@@ -132,15 +134,18 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliSe
   const isOn = (name: string) => ['1', 'true', 'yes'].includes((env[name] ?? '').toLowerCase());
   const port =
     portOf(source(values.port, '--port', 'AGENTPLATFORM_LOCAL_PORT'), flagOrEnv(values.port, 'AGENTPLATFORM_LOCAL_PORT')) ?? DEFAULT_CLI_PORT;
-  const stepMs = milliseconds('--step-ms', flagOrEnv(values['step-ms'], 'AGENTPLATFORM_LOCAL_STEP_MS'));
+  const stepMs = milliseconds(
+    source(values['step-ms'], '--step-ms', 'AGENTPLATFORM_LOCAL_STEP_MS'),
+    flagOrEnv(values['step-ms'], 'AGENTPLATFORM_LOCAL_STEP_MS'),
+  );
   const deleteDelayMs = milliseconds(
-    '--delete-delay-ms',
+    source(values['delete-delay-ms'], '--delete-delay-ms', 'AGENTPLATFORM_LOCAL_DELETE_DELAY_MS'),
     flagOrEnv(values['delete-delay-ms'], 'AGENTPLATFORM_LOCAL_DELETE_DELAY_MS'),
   );
   const timings: Partial<PipelineTimings> = {
     ...(stepMs === undefined ? {} : uniformStepTimings(stepMs)),
     ...(deleteDelayMs === undefined ? {} : { deleteDelayMs }),
-    ...parseTimings(flagOrEnv(values.timings, 'AGENTPLATFORM_LOCAL_TIMINGS')),
+    ...parseTimings(source(values.timings, '--timings', 'AGENTPLATFORM_LOCAL_TIMINGS'), flagOrEnv(values.timings, 'AGENTPLATFORM_LOCAL_TIMINGS')),
   };
   const apiKeys = values['api-key'] ?? list(env.AGENTPLATFORM_LOCAL_API_KEYS);
   for (const key of apiKeys) {
@@ -163,17 +168,18 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliSe
       log: verbose ? (line: string) => process.stderr.write(`${line}\n`) : undefined,
     },
     templateFiles: values['sandbox-template'] ?? list(env.AGENTPLATFORM_LOCAL_SANDBOX_TEMPLATES),
+    templateSource: source(values['sandbox-template']?.[0], '--sandbox-template', 'AGENTPLATFORM_LOCAL_SANDBOX_TEMPLATES'),
     keysGiven: apiKeys.length > 0,
     help: values.help ?? false,
   };
 }
 
-function readTemplates(file: string): unknown[] {
+function readTemplates(source: string, file: string): unknown[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new UsageError(`--sandbox-template ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${source} ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
   return Array.isArray(parsed) ? parsed : [parsed];
 }
@@ -204,13 +210,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2), env:
     return;
   }
   try {
-    const templates = settings.templateFiles.flatMap(readTemplates);
+    const templates = settings.templateFiles.flatMap((file) => readTemplates(settings.templateSource, file));
     const platform = await startLocalPlatform(settings.options);
     try {
       for (const template of templates) platform.admin.addSandboxTemplate(platform.defaultTenantId, template as never);
     } catch (err) {
       await platform.close();
-      throw new UsageError(`--sandbox-template: ${err instanceof Error ? err.message : String(err)}`);
+      throw new UsageError(`${settings.templateSource}: ${err instanceof Error ? err.message : String(err)}`);
     }
     const shutdown = () => {
       process.off('SIGINT', shutdown).off('SIGTERM', shutdown);

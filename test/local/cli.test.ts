@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Deployment, SandboxTemplatesList } from '../../lib/api/schemas/control-plane';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { parseCli } from '../../lib/local/cli';
 import { CLI_BIN, REPO_ROOT, ensureCliBuilt } from './support/build';
 import { childEnv, runCliToEnd, startCli, type CliProcess } from './support/child';
 import { dockerBody } from './support/fixtures';
@@ -151,6 +152,23 @@ describe('bad usage, named by where it came from', () => {
     expect(shortKey.code).toBe(2);
     expect(shortKey.stderr).toContain('AGENTPLATFORM_LOCAL_API_KEYS: an API key must have at least 8 characters');
     expect(shortKey.stderr).not.toContain('tiny');
+  });
+
+  test.each([
+    ['--step-ms', 'AGENTPLATFORM_LOCAL_STEP_MS', 'abc', "AGENTPLATFORM_LOCAL_STEP_MS must be a whole number of milliseconds, got 'abc'"],
+    ['--delete-delay-ms', 'AGENTPLATFORM_LOCAL_DELETE_DELAY_MS', 'x', "AGENTPLATFORM_LOCAL_DELETE_DELAY_MS must be a whole number of milliseconds, got 'x'"],
+    ['--timings', 'AGENTPLATFORM_LOCAL_TIMINGS', '{"x":1}', "AGENTPLATFORM_LOCAL_TIMINGS: unknown key 'x'"],
+    ['--timings', 'AGENTPLATFORM_LOCAL_TIMINGS', '[1]', 'AGENTPLATFORM_LOCAL_TIMINGS must be a JSON object'],
+  ])('a bad %s from the environment names %s', (flag, variable, value, message) => {
+    expect(() => parseCli([], { [variable]: value })).toThrow(message);
+    expect(() => parseCli([flag, value], {})).toThrow(message.replace(variable, flag));
+  });
+
+  test('a template file named by the environment that cannot be read names the variable', async () => {
+    const missing = path.join(tempDataDir(), 'missing.json');
+    const result = await runCliToEnd(['--port', '0', '--data-dir', tempDataDir()], childEnv({ AGENTPLATFORM_LOCAL_SANDBOX_TEMPLATES: missing }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`AGENTPLATFORM_LOCAL_SANDBOX_TEMPLATES ${missing}: ENOENT`);
   });
 
   test('a data dir in use by a running platform is refused, and its --reset deletes nothing', async () => {
