@@ -43,7 +43,10 @@ export interface BulkExportProps extends ExportQueryProps {
 export class BulkExport extends Construct {
   /** The export id. */
   readonly exportId: string;
-  /** The export's status once deployed: `Completed` when waited for. */
+  /**
+   * The export's status as last read: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut`;
+   * `Completed` after a deploy that waited for it.
+   */
   readonly status: string;
   /** The `agentplatform_bulk_export` resource, for escape hatches. */
   readonly resource: TfBulkExport;

@@ -28,10 +28,10 @@ export interface IDeployment extends IConstruct {
 
 /** Where a GitHub deployment's code is. */
 export interface GitHubSourceProps {
-  /** URL of the git repository, e.g. `https://github.com/acme/support-agent`. */
+  /** URL of the git repository, e.g. `https://github.com/acme/support-agent`; a change replaces the deployment. */
   readonly repoUrl: string;
   /**
-   * GitHub integration that grants the platform access to the repository.
+   * GitHub integration that grants the platform access to the repository; a change replaces the deployment.
    * @default the workspace's default integration
    */
   readonly integrationId?: string;
@@ -120,7 +120,10 @@ export interface DeploymentTimeouts {
 
 /** Props of {@link Deployment}. */
 export interface DeploymentProps {
-  /** Name, unique in the workspace: a letter or digit, then letters, digits, `-` or `_`; at most 63 characters. */
+  /**
+   * Name, unique in the workspace: a letter or digit, then letters, digits, `-` or `_`; at most 63 characters. A
+   * change replaces the deployment.
+   */
   readonly name: string;
   /** Where the code comes from. */
   readonly source: DeploymentSource;
@@ -153,7 +156,8 @@ export interface DeploymentProps {
    */
   readonly customUrl?: string;
   /**
-   * Wait on create, and on changes that deploy a new revision, until that revision is DEPLOYED.
+   * Wait on create, and on changes that deploy a new revision, until that revision is DEPLOYED (a failed revision
+   * fails the apply); `false` returns without waiting.
    * @default true
    */
   readonly waitForDeployed?: boolean;
@@ -199,7 +203,7 @@ export class Deployment extends Construct implements IDeployment {
 
   /** The deployment id (a UUID). */
   readonly deploymentId: string;
-  /** The deployment's name. */
+  /** The deployment's name: the `name` prop, as given. */
   readonly deploymentName: string;
   /** The newest revision's id. */
   readonly latestRevisionId: string;

@@ -109,11 +109,14 @@ export interface IExportBucket extends IConstruct {
 
 /** Expiry of exported files. */
 export interface ExportBucketLifecycle {
-  /** Delete exported files this long after they were written (whole days). */
+  /**
+   * Delete exported files this long after they were written (whole days).
+   * @default exported files are kept
+   */
   readonly expireAfter?: Duration;
   /**
    * Remove the parts of unfinished multipart uploads after this long (whole days).
-   * @default Duration.days(7)
+   * @default Duration.days(7) (without `lifecycle`, there is no rule: the parts are kept)
    */
   readonly abortIncompleteUploadsAfter?: Duration;
 }
@@ -131,8 +134,8 @@ export interface ExportBucketProps {
    */
   readonly prefix?: string;
   /**
-   * Expiry rules for exported files.
-   * @default files are kept
+   * Expiry rules for exported files, and for the parts of unfinished uploads, under the prefix.
+   * @default no lifecycle rule: files, and the parts of unfinished uploads, are kept
    */
   readonly lifecycle?: ExportBucketLifecycle;
   /**
@@ -186,18 +189,25 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   private readonly grantNames = new Map<string, string>();
   private accessKey?: { readonly key: ExportAccessKey; readonly actions: string };
 
+  /** Every grant made so far; a destination on this bucket depends on them. */
   get grants(): readonly ExportGrant[] {
     return this.grantList;
   }
 
+  /** The export access key, once `withAccessKey` has made it. */
   get exportAccessKey(): ExportAccessKey | undefined {
     return this.accessKey?.key;
   }
 
+  /** Attaches an IAM policy with exactly the export permissions on the export prefix to `principal`. */
   grantExport(principal: ExportPrincipal, options: ExportPermissionOptions = {}): ExportGrant {
     return this.grant(principal, options);
   }
 
+  /**
+   * An IAM user and access key with the export grant, made on first call; later calls return it (their options, if
+   * any, must grant the same actions and name the same user).
+   */
   withAccessKey(options: ExportAccessKeyOptions = {}): ExportAccessKey {
     // options are compared by the actions they grant: `{ deleteObject: true }` and `{}` ask for the same key
     const asked = `${exportActions(options).join(',')} ${options.userName ?? ''}`;
@@ -291,9 +301,13 @@ export class ExportBucket extends ExportBucketBase {
     return new ExistingExportBucket(scope, id, bucketName, options);
   }
 
+  /** The bucket's name (a reference to the `aws_s3_bucket`'s name). */
   readonly bucketName: string;
+  /** The bucket's ARN (a reference). */
   readonly bucketArn: string;
+  /** The key prefix exports write under ('' for the whole bucket). */
   readonly prefix: string;
+  /** The bucket's region (a reference: the region the AWS provider makes it in). */
   readonly region: string;
   /** The `aws_s3_bucket` resource, for escape hatches. */
   readonly bucket: S3Bucket;
