@@ -3,7 +3,7 @@
  * disconnects (a stateless run stops when its stream goes away; a thread run goes on), errors and timeouts.
  */
 import { Agent } from 'undici';
-import { AbortError, TimeoutError } from '../../lib/api/errors';
+import { AbortError, NotFoundError, TimeoutError } from '../../lib/api/errors';
 import { AgentRunError, AgentServerClient, type StreamChunk } from '../../lib/api/agent-server';
 import type { EventsChunk, RunCreate } from '../../lib/api/schemas/agent-server';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
@@ -101,6 +101,32 @@ describe('joining a run', () => {
     // as from the start: the root graph's run, then the task of the node
     expect(token.parent_ids).toEqual([run.run_id, taskId]);
     expect(events.find((event) => event.event === 'on_chat_model_end')!.parent_ids).toEqual([run.run_id, taskId]);
+  });
+
+  it("by waiting, on a thread that is deleted: a 404 that says the thread's runs were deleted with it", async () => {
+    const thread = await client.threads.create();
+    const running = await client.runs.create(
+      thread.thread_id,
+      chatRun('running', { reply_tokens: 2000, token_delay_ms: 5 }),
+    );
+    const queued = await client.runs.create(thread.thread_id, chatRun('queued'));
+    await waitFor(async () => (await client.runs.get(thread.thread_id, running.run_id)).status === 'running');
+    const joins = [running, queued].map((run) =>
+      client.runs.join(thread.thread_id, run.run_id).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the joins wait
+    await client.threads.delete(thread.thread_id);
+    expect(await Promise.all(joins)).toEqual(
+      [running, queued].map((run) =>
+        expect.objectContaining({
+          constructor: NotFoundError,
+          body: { detail: `Thread ${thread.thread_id} was deleted, and its runs with it (run ${run.run_id})` },
+        }),
+      ),
+    );
   });
 
   it('by waiting: join returns when the run completes, with the thread final values', async () => {

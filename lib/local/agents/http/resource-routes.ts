@@ -48,7 +48,7 @@ export function uuidParam(c: AgentContext, name: string): string {
 
 /** Registers the system, assistant, thread and cron routes. */
 export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
-  const { assistants, threads, runs, crons, manager, scheduler, clock } = deps;
+  const { assistants, threads, crons, manager, scheduler, clock } = deps;
   const graphIds = (c: AgentContext) => c.get('deployment').graphIds;
   const checkConfigOf = (config: RunnableConfig | undefined) => {
     const validator = new RequestValidator();
@@ -100,12 +100,8 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   app.post('/threads', async (c) => c.json(threads.create(c.get('deployment').id, await parseBody(c, ThreadCreate))));
   app.get('/threads/:threadId', (c) => c.json(threads.get(c.get('deployment').id, uuidParam(c, 'threadId'))));
   app.delete('/threads/:threadId', (c) => {
-    const threadId = uuidParam(c, 'threadId');
-    const deploymentId = c.get('deployment').id;
-    threads.assertExists(deploymentId, threadId);
-    // Runs still going would write checkpoints into a thread that no longer exists.
-    for (const stored of runs.inflight(deploymentId, threadId)) manager.stopLive(stored.run.run_id, 'interrupt');
-    threads.delete(deploymentId, threadId);
+    // runs still going are stopped first: they would write into a thread that no longer exists
+    manager.deleteThread(c.get('deployment').id, uuidParam(c, 'threadId'));
     return c.body(null, 204);
   });
   app.get('/threads/:threadId/state', (c) => c.json(threads.state(c.get('deployment').id, uuidParam(c, 'threadId'))));

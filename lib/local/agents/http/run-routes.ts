@@ -162,8 +162,11 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     const threadId = uuidParam(c, 'threadId');
     const runId = uuidParam(c, 'runId');
     runs.get(deploymentId, threadId, runId);
-    await manager.waitForEnd(runId);
+    const removal = await manager.waitForEnd(runId);
     const ended = runs.find(runId);
+    if (!ended && removal === 'delete') {
+      throw new HttpError(404, `Thread ${threadId} was deleted, and its runs with it (run ${runId})`);
+    }
     if (!ended) throw new HttpError(404, `Run ${runId} was rolled back`);
     // a run cut off by a stop of the platform (back in the queue) has not ended: its values are not its result
     if (ended.run.status === 'pending' || ended.run.status === 'running') {
