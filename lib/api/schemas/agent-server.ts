@@ -166,8 +166,9 @@ export const CronCreate = z.object({
 export type CronCreate = z.infer<typeof CronCreate>;
 
 export const CronSearch = z.object({
+  /** An assistant's id, or a graph id for the graph's default assistant. */
   assistant_id: z.string().optional(),
-  thread_id: z.string().optional(),
+  thread_id: z.guid().optional(),
   limit: z.number().int().min(1).max(1000).optional(),
   offset: z.number().int().min(0).optional(),
 });
