@@ -70,7 +70,7 @@ async function readRunBody(c: AgentContext, validator: RequestValidator): Promis
 
 /** Registers the run routes. */
 export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
-  const { assistants, threads, runs, manager } = deps;
+  const { assistants, threads, runs, manager, arrivals } = deps;
   const assistantOf = (c: AgentContext, body: RunCreate): Assistant => {
     const deployment = c.get('deployment');
     const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
@@ -93,7 +93,8 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
 
   /**
    * Creates a run on the path's thread and answers with `respond` in the same turn (a stream attaches before the run
-   * starts).
+   * starts). Runs of a thread are decided and queued in the order their requests arrived (see ArrivalLine): the
+   * request takes its place before its body is read.
    */
   const createOnThread = async (
     c: AgentContext,
@@ -102,8 +103,14 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     const deployment = c.get('deployment');
     const validator = new RequestValidator();
     const threadId = pathUuid(validator, c, 'threadId');
-    const body = await readRunBody(c, validator);
-    return respond(manager.createThreadRun(deployment, threadId, assistantOf(c, body), body), body, threadId);
+    const place = validator.failed ? undefined : arrivals.arrive(`${deployment.id}/${threadId}`);
+    try {
+      const body = await readRunBody(c, validator);
+      await place?.turn();
+      return respond(manager.createThreadRun(deployment, threadId, assistantOf(c, body), body), body, threadId);
+    } finally {
+      place?.leave();
+    }
   };
 
   app.post('/threads/:threadId/runs', (c) => createOnThread(c, (run) => c.json(run)));
