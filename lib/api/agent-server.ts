@@ -21,6 +21,7 @@ import {
   Thread,
   ThreadState,
   ThreadValues,
+  UpdatesChunk,
   type AssistantCreate,
   type AssistantSearch,
   type AssistantUpdate,
@@ -56,7 +57,7 @@ interface ChunkOf<M extends string, D> {
 export type StreamChunk =
   | ChunkOf<'metadata', RunMetadataChunk>
   | ChunkOf<'values', ThreadValues>
-  | ChunkOf<'updates', Record<string, Record<string, unknown>>>
+  | ChunkOf<'updates', UpdatesChunk>
   | ChunkOf<'messages-tuple', MessageTupleChunk>
   | ChunkOf<'debug', DebugChunk>
   | ChunkOf<'custom', unknown>
@@ -110,7 +111,7 @@ const MODE_OF_EVENT: Readonly<Record<string, StreamChunk['mode']>> = {
 const DATA_SCHEMAS: Partial<Record<StreamChunk['mode'], z.ZodType>> = {
   metadata: RunMetadataChunk,
   values: ThreadValues,
-  updates: z.record(z.string(), z.record(z.string(), z.unknown())),
+  updates: UpdatesChunk,
   'messages-tuple': MessageTupleChunk,
   debug: DebugChunk,
   events: EventsChunk,

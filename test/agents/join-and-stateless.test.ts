@@ -3,9 +3,9 @@
  * disconnects (a stateless run stops when its stream goes away; a thread run goes on), errors and timeouts.
  */
 import { Agent } from 'undici';
-import { AbortError, TimeoutError } from '../../lib/api/errors';
+import { AbortError, NotFoundError, TimeoutError } from '../../lib/api/errors';
 import { AgentRunError, AgentServerClient, type StreamChunk } from '../../lib/api/agent-server';
-import type { RunCreate } from '../../lib/api/schemas/agent-server';
+import type { EventsChunk, RunCreate } from '../../lib/api/schemas/agent-server';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 import { waitFor } from './support/wait';
 
@@ -82,6 +82,51 @@ describe('joining a run', () => {
     }))
       modes.add(chunk.mode);
     expect(modes).toEqual(new Set(['metadata', 'messages-tuple', 'updates']));
+  });
+
+  it('by stream in events mode during a model call: its tokens name the node task that made the call', async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(
+      thread.thread_id,
+      chatRun('events', { reply_tokens: 60, token_delay_ms: 10 }, { stream_mode: 'events' }),
+    );
+    // the run's node calls the model as the run starts: the call is under way when the stream joins
+    await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === 'running');
+    const events: EventsChunk[] = [];
+    for await (const chunk of client.runs.joinStream(thread.thread_id, run.run_id)) {
+      if (chunk.mode === 'events') events.push(chunk.data);
+    }
+    const token = events.find((event) => event.event === 'on_chat_model_stream')!;
+    const taskId = String(token.metadata.langgraph_checkpoint_ns).split(':')[1];
+    // as from the start: the root graph's run, then the task of the node
+    expect(token.parent_ids).toEqual([run.run_id, taskId]);
+    expect(events.find((event) => event.event === 'on_chat_model_end')!.parent_ids).toEqual([run.run_id, taskId]);
+  });
+
+  it("by waiting, on a thread that is deleted: a 404 that says the thread's runs were deleted with it", async () => {
+    const thread = await client.threads.create();
+    const running = await client.runs.create(
+      thread.thread_id,
+      chatRun('running', { reply_tokens: 2000, token_delay_ms: 5 }),
+    );
+    const queued = await client.runs.create(thread.thread_id, chatRun('queued'));
+    await waitFor(async () => (await client.runs.get(thread.thread_id, running.run_id)).status === 'running');
+    const joins = [running, queued].map((run) =>
+      client.runs.join(thread.thread_id, run.run_id).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the joins wait
+    await client.threads.delete(thread.thread_id);
+    expect(await Promise.all(joins)).toEqual(
+      [running, queued].map((run) =>
+        expect.objectContaining({
+          constructor: NotFoundError,
+          body: { detail: `Thread ${thread.thread_id} was deleted, and its runs with it (run ${run.run_id})` },
+        }),
+      ),
+    );
   });
 
   it('by waiting: join returns when the run completes, with the thread final values', async () => {

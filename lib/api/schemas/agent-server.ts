@@ -166,8 +166,9 @@ export const CronCreate = z.object({
 export type CronCreate = z.infer<typeof CronCreate>;
 
 export const CronSearch = z.object({
+  /** An assistant's id, or a graph id for the graph's default assistant. */
   assistant_id: z.string().optional(),
-  thread_id: z.string().optional(),
+  thread_id: z.guid().optional(),
   limit: z.number().int().min(1).max(1000).optional(),
   offset: z.number().int().min(0).optional(),
 });
@@ -220,6 +221,14 @@ export const MessageTupleChunk = z.tuple([
   }),
 ]);
 export type MessageTupleChunk = z.infer<typeof MessageTupleChunk>;
+
+/**
+ * Data of an `updates` event: what each node that ran wrote, keyed by the node. A node that wrote nothing is `null`
+ * (`{"node": null}`), and an interrupt comes as a list (`{"__interrupt__": [{"value": ..., "id": ...}]}`), as real
+ * agent servers send them.
+ */
+export const UpdatesChunk = z.record(z.string(), z.union([JsonObject, z.null(), z.array(z.unknown())]));
+export type UpdatesChunk = z.infer<typeof UpdatesChunk>;
 
 /** Data of a `debug` event. */
 export const DebugChunk = z.object({

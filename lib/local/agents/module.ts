@@ -15,6 +15,7 @@ import type { AgentServerDeps, AgentServerEnv } from './http/env';
 import { deploymentGate } from './http/gate';
 import { registerResourceRoutes } from './http/resource-routes';
 import { registerRunRoutes } from './http/run-routes';
+import { ArrivalLine } from './runtime/arrival-line';
 import { RunManager } from './runtime/run-manager';
 import type { RunTraceSink } from './runtime/run-trace';
 import { AssistantStore } from './store/assistants';
@@ -30,10 +31,18 @@ export interface AgentServerModuleOptions {
    * Where run traces go. @default the platform's trace store (the tracing module's tables in the same database)
    */
   readonly traceSink?: RunTraceSink;
+  /**
+   * How long a run request on a thread whose body is still arriving keeps the thread's later run requests waiting,
+   * in milliseconds of the system clock; after that they go ahead of it (see ArrivalLine). @default 10_000
+   */
+  readonly arrivalHoldMs?: number;
 }
 
 /** The default run timeout: one hour. */
 export const DEFAULT_RUN_TIMEOUT_MS = 3_600_000;
+
+/** How long a run request whose body is still arriving holds back the later ones of its thread, by default. */
+export const DEFAULT_ARRIVAL_HOLD_MS = 10_000;
 
 /** The module; mount it after the control plane and tracing modules (it reads their tables). */
 export function createAgentServerModule(options: AgentServerModuleOptions = {}): PlatformModule {
@@ -57,6 +66,7 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
         runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
         log,
       });
+      const arrivals = new ArrivalLine(options.arrivalHoldMs ?? DEFAULT_ARRIVAL_HOLD_MS);
       const fireCron = ({ cron, deploymentId }: StoredCron) => {
         const deployment = directory.served(deploymentId);
         if (!deployment) throw new Error(`deployment ${deploymentId} does not serve`);
@@ -66,8 +76,20 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
           ...cron.payload,
           metadata: { ...cron.metadata, cron_id: cron.cron_id },
         };
-        if (cron.thread_id) manager.createThreadRun(deployment, cron.thread_id, assistant, body);
-        else manager.startStatelessRun(deployment, assistant, body);
+        if (!cron.thread_id) {
+          manager.startStatelessRun(deployment, assistant, body);
+          return;
+        }
+        const threadId = cron.thread_id;
+        // a firing takes its turn among the thread's run requests, as one that arrives now
+        const place = arrivals.arrive(`${deploymentId}/${threadId}`);
+        void place
+          .turn()
+          .then(() => manager.createThreadRun(deployment, threadId, assistant, body))
+          .catch((problem: Error) =>
+            log(`agent server: cron ${cron.cron_id} could not start its run: ${problem.message}`),
+          )
+          .finally(() => place.leave());
       };
       const scheduler = new CronScheduler({ clock, crons, fire: fireCron, log });
       const deps: AgentServerDeps = {
@@ -79,6 +101,7 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
         runs,
         crons,
         manager,
+        arrivals,
         scheduler,
       };
 

@@ -4,6 +4,7 @@ import type { Clock } from '../../clock';
 import type { PlatformEnv } from '../../server';
 import type { CronScheduler } from '../cron/cron-scheduler';
 import type { CronStore } from '../cron/cron-store';
+import type { ArrivalLine } from '../runtime/arrival-line';
 import type { RunManager } from '../runtime/run-manager';
 import type { ServedDeployment } from '../runtime/run-executor';
 import type { AssistantStore } from '../store/assistants';
@@ -29,6 +30,8 @@ export interface AgentServerDeps {
   readonly runs: RunStore;
   readonly crons: CronStore;
   readonly manager: RunManager;
+  /** The order in which each thread's run requests arrived. */
+  readonly arrivals: ArrivalLine;
   readonly scheduler: CronScheduler;
 }
 

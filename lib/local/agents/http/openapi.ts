@@ -9,7 +9,11 @@ type Operation = readonly [method: string, path: string, summary: string, reques
 const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema: Record<string, unknown>; description: string }[]>> = {
   'get /threads/{thread_id}/runs': [
     { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 10 }, description: 'Runs per page' },
-    { name: 'offset', schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Runs to skip' },
+    {
+      name: 'offset',
+      schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+      description: 'Runs to skip',
+    },
   ],
   'get /threads/{thread_id}/runs/{run_id}/stream': [
     {

@@ -11,6 +11,7 @@ import {
   type RunnableConfig,
 } from '../../../api/schemas/agent-server';
 import { MAX_JSON_DEPTH, TOO_DEEP, exceedsJsonDepth } from '../../json-values';
+import { RequestValidationError } from '../../errors';
 import { RequestValidator, readJsonBody } from '../../validation';
 import { CronExpression, CronExpressionError } from '../cron/cron-expression';
 import { nextRunDate } from '../cron/cron-scheduler';
@@ -21,60 +22,86 @@ import type { AgentServerDeps, AgentServerEnv } from './env';
 type AgentContext = Context<AgentServerEnv>;
 
 /**
- * Parses a JSON body with a schema; 422 with every problem otherwise. A field nested deeper than the platform stores
- * ({@link MAX_JSON_DEPTH} levels) is one of them, at the field.
+ * Reads a JSON body with a schema into the request's validator, which collects its problems with those of the path
+ * and the query (a 422 lists them all); undefined when the body has any. A field nested deeper than the platform
+ * stores ({@link MAX_JSON_DEPTH} levels) is one of them, at the field. A body too large is a 413 at once.
  */
-export async function parseBody<S extends z.ZodType>(c: AgentContext, schema: S): Promise<z.infer<S>> {
-  const validator = new RequestValidator();
-  const raw = await readJsonBody(c, { anyContentType: true });
+export async function readBody<S extends z.ZodType>(
+  c: AgentContext,
+  validator: RequestValidator,
+  schema: S,
+): Promise<z.infer<S> | undefined> {
+  let raw: unknown;
+  try {
+    raw = await readJsonBody(c, { anyContentType: true });
+  } catch (error) {
+    // no JSON to parse (none, malformed, a lone surrogate): that problem is the body's
+    if (!(error instanceof RequestValidationError)) throw error;
+    for (const item of error.items) validator.add(item.loc, item.type, item.msg);
+    return undefined;
+  }
+  let deep = false;
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
     for (const [field, value] of Object.entries(raw)) {
-      if (exceedsJsonDepth(value)) validator.add(['body', field], 'value_error', `Value error, ${field} is ${TOO_DEEP}`);
+      if (!exceedsJsonDepth(value)) continue;
+      validator.add(['body', field], 'value_error', `Value error, ${field} is ${TOO_DEEP}`);
+      deep = true;
     }
   }
   const body = validator.parse(schema, raw, ['body']);
-  validator.throwIfFailed();
-  return body as z.infer<S>;
+  return deep ? undefined : body;
 }
 
-/** A uuid path parameter; 422 otherwise, at the parameter's name as the API documents it (`thread_id`). */
+/** Parses the JSON body of a request without path or query parameters; 422 with every problem otherwise. */
+export async function parseBody<S extends z.ZodType>(c: AgentContext, schema: S): Promise<z.infer<S>> {
+  const validator = new RequestValidator();
+  return validator.valid(await readBody(c, validator, schema));
+}
+
+/**
+ * A uuid path parameter in canonical form, its problem recorded at the parameter's name as the API documents it
+ * (`thread_id`).
+ */
+export function pathUuid(validator: RequestValidator, c: AgentContext, name: string): string {
+  const documented = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return validator.uuidPath(documented, c.req.param(name) ?? '');
+}
+
+/** The uuid path parameter of a request without other parameters; 422 otherwise. */
 export function uuidParam(c: AgentContext, name: string): string {
   const validator = new RequestValidator();
-  const documented = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-  const value = validator.uuidPath(documented, c.req.param(name) ?? '');
-  validator.throwIfFailed();
-  return value;
+  return validator.valid(pathUuid(validator, c, name));
 }
 
 /** Registers the system, assistant, thread and cron routes. */
 export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
-  const { assistants, threads, runs, crons, manager, scheduler, clock } = deps;
+  const { assistants, threads, crons, manager, scheduler, clock } = deps;
   const graphIds = (c: AgentContext) => c.get('deployment').graphIds;
-  const checkConfigOf = (config: RunnableConfig | undefined) => {
-    const validator = new RequestValidator();
-    checkRunConfig(validator, config, ['body', 'config']);
-    validator.throwIfFailed();
-  };
-  const requireServedGraph = (c: AgentContext, graphId: string) => {
-    if (!graphIds(c).includes(graphId)) {
-      const validator = new RequestValidator();
+  // What an assistant's body gives beyond its schema: a served graph, model settings the built-in model takes.
+  const checkAssistantBody = (
+    c: AgentContext,
+    validator: RequestValidator,
+    body: { graph_id?: string; config?: RunnableConfig } | undefined,
+  ) => {
+    if (body?.graph_id !== undefined && !graphIds(c).includes(body.graph_id)) {
       validator.add(
         ['body', 'graph_id'],
         'value_error',
-        `Graph ${graphId} is not served by this deployment (it serves ${graphIds(c).join(', ')})`,
+        `Graph ${body.graph_id} is not served by this deployment (it serves ${graphIds(c).join(', ')})`,
       );
-      validator.throwIfFailed();
     }
+    checkRunConfig(validator, body?.config, ['body', 'config']);
+    validator.throwIfFailed();
   };
 
   app.get('/ok', (c) => c.json({ ok: true }));
   app.get('/docs', (c) => c.json(agentServerOpenApi(c.get('deployment').id)));
 
   app.post('/assistants', async (c) => {
-    const body = await parseBody(c, AssistantCreate);
-    requireServedGraph(c, body.graph_id);
-    checkConfigOf(body.config);
-    return c.json(assistants.create(c.get('deployment').id, body));
+    const validator = new RequestValidator();
+    const body = await readBody(c, validator, AssistantCreate);
+    checkAssistantBody(c, validator, body);
+    return c.json(assistants.create(c.get('deployment').id, body as AssistantCreate));
   });
   app.post('/assistants/search', async (c) =>
     c.json(assistants.search(c.get('deployment').id, graphIds(c), await parseBody(c, AssistantSearch))),
@@ -87,10 +114,10 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   const assistantIdOf = (c: AgentContext): string =>
     assistants.resolve(c.get('deployment').id, c.req.param('assistantId') ?? '', graphIds(c)).assistant_id;
   app.patch('/assistants/:assistantId', async (c) => {
-    const body = await parseBody(c, AssistantUpdate);
-    if (body.graph_id !== undefined) requireServedGraph(c, body.graph_id);
-    checkConfigOf(body.config);
-    return c.json(assistants.update(c.get('deployment').id, assistantIdOf(c), body));
+    const validator = new RequestValidator();
+    const body = await readBody(c, validator, AssistantUpdate);
+    checkAssistantBody(c, validator, body);
+    return c.json(assistants.update(c.get('deployment').id, assistantIdOf(c), body as AssistantUpdate));
   });
   app.delete('/assistants/:assistantId', (c) => {
     assistants.delete(c.get('deployment').id, assistantIdOf(c));
@@ -100,31 +127,30 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   app.post('/threads', async (c) => c.json(threads.create(c.get('deployment').id, await parseBody(c, ThreadCreate))));
   app.get('/threads/:threadId', (c) => c.json(threads.get(c.get('deployment').id, uuidParam(c, 'threadId'))));
   app.delete('/threads/:threadId', (c) => {
-    const threadId = uuidParam(c, 'threadId');
-    const deploymentId = c.get('deployment').id;
-    threads.assertExists(deploymentId, threadId);
-    // Runs still going would write checkpoints into a thread that no longer exists.
-    for (const stored of runs.inflight(deploymentId, threadId)) manager.stopLive(stored.run.run_id, 'interrupt');
-    threads.delete(deploymentId, threadId);
+    // runs still going are stopped first: they would write into a thread that no longer exists
+    manager.deleteThread(c.get('deployment').id, uuidParam(c, 'threadId'));
     return c.body(null, 204);
   });
   app.get('/threads/:threadId/state', (c) => c.json(threads.state(c.get('deployment').id, uuidParam(c, 'threadId'))));
 
-  const createCron = async (c: AgentContext, threadId: string | null) => {
+  const createCron = async (c: AgentContext, onThread: boolean) => {
     const deployment = c.get('deployment');
-    const body = await parseBody(c, CronCreate);
     const validator = new RequestValidator();
-    try {
-      CronExpression.parse(body.schedule);
-    } catch (error) {
-      if (!(error instanceof CronExpressionError)) throw error;
-      validator.add(['body', 'schedule'], 'value_error', error.message);
+    const threadId = onThread ? pathUuid(validator, c, 'threadId') : null;
+    const parsed = await readBody(c, validator, CronCreate);
+    if (parsed) {
+      try {
+        CronExpression.parse(parsed.schedule);
+      } catch (error) {
+        if (!(error instanceof CronExpressionError)) throw error;
+        validator.add(['body', 'schedule'], 'value_error', error.message);
+      }
+      // what each run of the cron will be given, checked as a run's (the payload is kept as sent: each run gives its
+      // messages ids of their own)
+      checkInputMessages(validator, parsed.input, ['body', 'input']);
+      checkRunConfig(validator, parsed.config, ['body', 'config']);
     }
-    // what each run of the cron will be given, checked as a run's (the payload is kept as sent: each run gives its
-    // messages ids of their own)
-    checkInputMessages(validator, body.input, ['body', 'input']);
-    checkRunConfig(validator, body.config, ['body', 'config']);
-    validator.throwIfFailed();
+    const body = validator.valid(parsed);
     if (threadId) threads.assertExists(deployment.id, threadId);
     const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
     const endTime = body.end_time ? new Date(body.end_time).toISOString() : null;
@@ -140,8 +166,8 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
     scheduler.wake();
     return c.json(cron);
   };
-  app.post('/runs/crons', (c) => createCron(c, null));
-  app.post('/threads/:threadId/runs/crons', (c) => createCron(c, uuidParam(c, 'threadId')));
+  app.post('/runs/crons', (c) => createCron(c, false));
+  app.post('/threads/:threadId/runs/crons', (c) => createCron(c, true));
   app.post('/runs/crons/search', async (c) => {
     const deployment = c.get('deployment');
     const query = await parseBody(c, CronSearch);
@@ -149,7 +175,11 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
     const assistantId =
       query.assistant_id && assistants.find(deployment.id, query.assistant_id, deployment.graphIds)?.assistant_id;
     if (query.assistant_id && !assistantId) return c.json([]);
-    return c.json(crons.search(deployment.id, { ...query, assistant_id: assistantId || undefined }));
+    // thread ids are kept in lower case
+    const threadId = query.thread_id?.toLowerCase();
+    return c.json(
+      crons.search(deployment.id, { ...query, assistant_id: assistantId || undefined, thread_id: threadId }),
+    );
   });
   app.delete('/runs/crons/:cronId', (c) => {
     crons.delete(c.get('deployment').id, uuidParam(c, 'cronId'));

@@ -4,14 +4,14 @@
  * (`run_id`, `attempt`) and whose `Content-Location` names the run.
  */
 import type { Context, Hono } from 'hono';
-import { RunCreate, StreamMode, type Assistant } from '../../../api/schemas/agent-server';
+import { RunCreate, StreamMode, type Assistant, type Run } from '../../../api/schemas/agent-server';
 import { HttpError } from '../../errors';
 import { RequestValidator } from '../../validation';
 import { queryParam } from '../../query-params';
 import type { RunStream } from '../runtime/run-stream';
 import { deploymentPath, type AgentServerDeps, type AgentServerEnv } from './env';
 import { checkInputMessages, checkRunConfig } from './request-checks';
-import { parseBody, uuidParam } from './resource-routes';
+import { pathUuid, readBody } from './resource-routes';
 import { SseChannel } from './sse-channel';
 
 type AgentContext = Context<AgentServerEnv>;
@@ -56,21 +56,21 @@ function modesOf(streamMode: RunCreate['stream_mode'] | unknown): StreamMode[] {
 }
 
 /**
- * Parses a run body: input messages are checked and given ids, so a retried run never duplicates them, and the
- * built-in model's settings are checked.
+ * Reads a run body into the request's validator: input messages are checked and given ids, so a retried run never
+ * duplicates them, and the built-in model's settings are checked. Throws every problem of the request (its path
+ * too) as one 422.
  */
-async function parseRunBody(c: AgentContext): Promise<RunCreate> {
-  const body = await parseBody(c, RunCreate);
-  const validator = new RequestValidator();
-  const messages = checkInputMessages(validator, body.input, ['body', 'input']);
-  checkRunConfig(validator, body.config, ['body', 'config']);
-  validator.throwIfFailed();
-  return messages === undefined ? body : { ...body, input: { ...body.input, messages } };
+async function readRunBody(c: AgentContext, validator: RequestValidator): Promise<RunCreate> {
+  const body = await readBody(c, validator, RunCreate);
+  const messages = body && checkInputMessages(validator, body.input, ['body', 'input']);
+  if (body) checkRunConfig(validator, body.config, ['body', 'config']);
+  const valid = validator.valid(body);
+  return messages === undefined ? valid : { ...valid, input: { ...valid.input, messages } };
 }
 
 /** Registers the run routes. */
 export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
-  const { assistants, threads, runs, manager } = deps;
+  const { assistants, threads, runs, manager, arrivals } = deps;
   const assistantOf = (c: AgentContext, body: RunCreate): Assistant => {
     const deployment = c.get('deployment');
     const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
@@ -84,44 +84,74 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
   };
   const runPath = (c: AgentContext, threadId: string | null, runId: string) =>
     `${deploymentPath(c.get('deployment').id)}${threadId ? `/threads/${threadId}` : ''}/runs/${runId}`;
+  /** The thread and run ids of a run's path, their problems recorded in the request's validator. */
+  const runIdsOf = (c: AgentContext, validator: RequestValidator) => {
+    const threadId = pathUuid(validator, c, 'threadId');
+    const runId = pathUuid(validator, c, 'runId');
+    return { threadId, runId };
+  };
 
-  app.post('/threads/:threadId/runs', async (c) => {
-    const threadId = uuidParam(c, 'threadId');
-    const body = await parseRunBody(c);
-    return c.json(manager.createThreadRun(c.get('deployment'), threadId, assistantOf(c, body), body));
-  });
+  /**
+   * Creates a run on the path's thread and answers with `respond` in the same turn (a stream attaches before the run
+   * starts). Runs of a thread are decided and queued in the order their requests arrived (see ArrivalLine): the
+   * request takes its place before its body is read.
+   */
+  const createOnThread = async (
+    c: AgentContext,
+    respond: (run: Run, body: RunCreate, threadId: string) => Response,
+  ): Promise<Response> => {
+    const deployment = c.get('deployment');
+    const validator = new RequestValidator();
+    const threadId = pathUuid(validator, c, 'threadId');
+    const place = validator.failed ? undefined : arrivals.arrive(`${deployment.id}/${threadId}`);
+    try {
+      const body = await readRunBody(c, validator);
+      await place?.turn();
+      return respond(manager.createThreadRun(deployment, threadId, assistantOf(c, body), body), body, threadId);
+    } finally {
+      place?.leave();
+    }
+  };
+
+  app.post('/threads/:threadId/runs', (c) => createOnThread(c, (run) => c.json(run)));
 
   app.get('/threads/:threadId/runs', (c) => {
-    const threadId = uuidParam(c, 'threadId');
     const validator = new RequestValidator();
+    const threadId = pathUuid(validator, c, 'threadId');
     const limit = validator.intQuery('limit', queryParam(c, 'limit'), { min: 1, max: 1000, fallback: 10 });
-    const offset = validator.intQuery('offset', queryParam(c, 'offset'), { min: 0, fallback: 0 });
+    const offset = validator.intQuery('offset', queryParam(c, 'offset'), {
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+      fallback: 0,
+    });
     validator.throwIfFailed();
     threads.assertExists(c.get('deployment').id, threadId);
     return c.json(runs.list(c.get('deployment').id, threadId, limit, offset));
   });
 
-  app.get('/threads/:threadId/runs/:runId', (c) =>
-    c.json(runs.get(c.get('deployment').id, uuidParam(c, 'threadId'), uuidParam(c, 'runId')).run),
-  );
-
-  app.post('/threads/:threadId/runs/stream', async (c) => {
-    const threadId = uuidParam(c, 'threadId');
-    const body = await parseRunBody(c);
-    const run = manager.createThreadRun(c.get('deployment'), threadId, assistantOf(c, body), body);
-    return streamResponse(c, {
-      runId: run.run_id,
-      attempt: 1,
-      stream: manager.liveStream(run.run_id),
-      modes: modesOf(body.stream_mode),
-      subgraphs: body.stream_subgraphs ?? false,
-      location: runPath(c, threadId, run.run_id),
-      onDisconnect: body.on_disconnect === 'cancel' ? () => manager.stopLive(run.run_id, 'interrupt') : undefined,
-    });
+  app.get('/threads/:threadId/runs/:runId', (c) => {
+    const validator = new RequestValidator();
+    const { threadId, runId } = runIdsOf(c, validator);
+    validator.throwIfFailed();
+    return c.json(runs.get(c.get('deployment').id, threadId, runId).run);
   });
 
+  app.post('/threads/:threadId/runs/stream', (c) =>
+    createOnThread(c, (run, body, threadId) =>
+      streamResponse(c, {
+        runId: run.run_id,
+        attempt: 1,
+        stream: manager.liveStream(run.run_id),
+        modes: modesOf(body.stream_mode),
+        subgraphs: body.stream_subgraphs ?? false,
+        location: runPath(c, threadId, run.run_id),
+        onDisconnect: body.on_disconnect === 'cancel' ? () => manager.stopLive(run.run_id, 'interrupt') : undefined,
+      }),
+    ),
+  );
+
   app.post('/runs/stream', async (c) => {
-    const body = await parseRunBody(c);
+    const body = await readRunBody(c, new RequestValidator());
     const run = manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body);
     return streamResponse(c, {
       runId: run.run_id,
@@ -136,34 +166,35 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
   });
 
   app.get('/threads/:threadId/runs/:runId/stream', (c) => {
-    const threadId = uuidParam(c, 'threadId');
-    const stored = runs.get(c.get('deployment').id, threadId, uuidParam(c, 'runId'));
+    // the whole request is checked before the run is looked up
     const validator = new RequestValidator();
+    const { threadId, runId } = runIdsOf(c, validator);
     const asked = c.req.queries('stream_mode')?.flatMap((value) => value.split(','));
-    const modes = asked
-      ? asked.map((mode) => validator.parse(StreamMode, mode, ['query', 'stream_mode']) as StreamMode)
-      : modesOf(stored.run.kwargs.stream_mode);
-    const subgraphs =
-      validator.boolQuery('stream_subgraphs', queryParam(c, 'stream_subgraphs')) ??
-      stored.run.kwargs.stream_subgraphs === true;
+    const askedModes = asked?.map((mode) => validator.parse(StreamMode, mode, ['query', 'stream_mode']) as StreamMode);
+    const askedSubgraphs = validator.boolQuery('stream_subgraphs', queryParam(c, 'stream_subgraphs'));
     validator.throwIfFailed();
+    const stored = runs.get(c.get('deployment').id, threadId, runId);
     return streamResponse(c, {
       runId: stored.run.run_id,
       attempt: stored.attempt,
       stream: manager.liveStream(stored.run.run_id),
-      modes,
-      subgraphs,
+      modes: askedModes ?? modesOf(stored.run.kwargs.stream_mode),
+      subgraphs: askedSubgraphs ?? stored.run.kwargs.stream_subgraphs === true,
       location: runPath(c, threadId, stored.run.run_id),
     });
   });
 
   app.get('/threads/:threadId/runs/:runId/join', async (c) => {
     const deploymentId = c.get('deployment').id;
-    const threadId = uuidParam(c, 'threadId');
-    const runId = uuidParam(c, 'runId');
+    const validator = new RequestValidator();
+    const { threadId, runId } = runIdsOf(c, validator);
+    validator.throwIfFailed();
     runs.get(deploymentId, threadId, runId);
-    await manager.waitForEnd(runId);
+    const removal = await manager.waitForEnd(runId);
     const ended = runs.find(runId);
+    if (!ended && removal === 'delete') {
+      throw new HttpError(404, `Thread ${threadId} was deleted, and its runs with it (run ${runId})`);
+    }
     if (!ended) throw new HttpError(404, `Run ${runId} was rolled back`);
     // a run cut off by a stop of the platform (back in the queue) has not ended: its values are not its result
     if (ended.run.status === 'pending' || ended.run.status === 'running') {
@@ -174,9 +205,8 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
   });
 
   app.post('/threads/:threadId/runs/:runId/cancel', async (c) => {
-    const threadId = uuidParam(c, 'threadId');
-    const runId = uuidParam(c, 'runId');
     const validator = new RequestValidator();
+    const { threadId, runId } = runIdsOf(c, validator);
     const action = queryParam(c, 'action') ?? 'interrupt';
     if (action !== 'interrupt' && action !== 'rollback')
       validator.add(['query', 'action'], 'enum', "Input should be 'interrupt' or 'rollback'");

@@ -11,7 +11,7 @@ import { BUILT_IN_GRAPHS } from '../graphs/registry';
 import type { ThreadStore } from '../store/threads';
 import type { RunStream } from './run-stream';
 import { RunTraceBuilder } from './run-trace';
-import { stopCauseOf, type StopCause } from './run-stop';
+import type { RunStopper, StopCause } from './run-stop';
 
 /** A deployment as the agent server sees it. */
 export interface ServedDeployment {
@@ -49,11 +49,14 @@ export interface RunExecutorDeps {
   readonly threads: ThreadStore;
 }
 
-/** Runs the spec's graph until it ends or `signal` stops it; `trace` receives every event. */
+/**
+ * Runs the spec's graph until it ends or `stopper` stops it; `trace` receives every event. Once the run's thread is
+ * deleted, nothing more is written to it: a thread made again with the same id is another one.
+ */
 export async function executeRun(
   spec: RunSpec,
   stream: RunStream,
-  signal: AbortSignal,
+  stopper: RunStopper,
   trace: RunTraceBuilder,
   deps: RunExecutorDeps,
 ): Promise<RunOutcome> {
@@ -71,7 +74,7 @@ export async function executeRun(
     const sink = (event: GraphEvent) => {
       stream.publish(event);
       trace.record(event);
-      if (threadId && event.kind === 'checkpoint' && event.ns.length === 0) {
+      if (threadId && event.kind === 'checkpoint' && event.ns.length === 0 && stopper.cause !== 'delete') {
         deps.threads.saveCheckpoint(spec.deployment.id, threadId, {
           checkpointId: event.checkpointId,
           parentCheckpointId: event.parentCheckpointId,
@@ -91,7 +94,7 @@ export async function executeRun(
           configurable: { ...assistant.config.configurable, ...kwargs.config?.configurable },
           tags: [...(assistant.config.tags ?? []), ...(kwargs.config?.tags ?? [])],
         },
-        signal,
+        signal: stopper.signal,
         sink,
         runMetadata: runMetadataOf(spec),
         now: () => deps.clock.now(),
@@ -102,7 +105,7 @@ export async function executeRun(
     );
     return { kind: 'success', values };
   } catch (thrown) {
-    const cause = stopCauseOf(signal);
+    const cause = stopper.cause;
     if (cause) return { kind: 'stopped', cause };
     const error = asError(thrown);
     return { kind: 'error', error: { error: error.name, message: error.message } };

@@ -15,7 +15,7 @@ import { isoNow } from '../store/json';
 import type { RunStore, StoredRun } from '../store/runs';
 import type { ThreadStore } from '../store/threads';
 import { executeRun, runMetadataOf, type RunOutcome, type RunSpec, type ServedDeployment } from './run-executor';
-import { RunStop } from './run-stop';
+import { RunStopper } from './run-stop';
 import { RunStream } from './run-stream';
 import { RunTraceBuilder, type RunTraceSink } from './run-trace';
 
@@ -47,12 +47,15 @@ export interface RunManagerDeps {
 /** The stop actions of a cancel request and of the `interrupt`/`rollback` strategies. */
 export type CancelAction = 'interrupt' | 'rollback';
 
+/** How a run that is gone was removed: rolled back, or deleted with its thread. */
+export type RunRemoval = 'rollback' | 'delete';
+
 /** Owns every run's execution. */
 export class RunManager {
   private readonly streams = new Map<string, RunStream>();
-  private readonly controllers = new Map<string, AbortController>();
+  private readonly stoppers = new Map<string, RunStopper>();
   private readonly executions = new Set<Promise<void>>();
-  private readonly waiters = new Map<string, (() => void)[]>();
+  private readonly waiters = new Map<string, ((removal?: RunRemoval) => void)[]>();
   private readonly draining = new Set<string>();
   private stopping = false;
 
@@ -78,7 +81,7 @@ export class RunManager {
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const controller of this.controllers.values()) controller.abort(new RunStop('shutdown'));
+    for (const stopper of this.stoppers.values()) stopper.stop('shutdown');
     await Promise.allSettled([...this.executions]);
     for (const stream of this.streams.values()) stream.end({ error: 'PlatformShutdown', message: SHUTDOWN_QUEUED });
     this.streams.clear();
@@ -144,13 +147,23 @@ export class RunManager {
 
   /** Stops a run that has not ended (running or still queued) with `cause`; an ended run is left alone. */
   stopLive(runId: string, cause: CancelAction | 'disconnect'): void {
-    const controller = this.controllers.get(runId);
-    if (controller) {
-      controller.abort(new RunStop(cause));
+    const stopper = this.stoppers.get(runId);
+    if (stopper) {
+      stopper.stop(cause);
       return;
     }
     const stored = this.deps.runs.find(runId);
     if (stored?.run.status === 'pending') this.stopRun(stored, cause === 'rollback' ? 'rollback' : 'interrupt');
+  }
+
+  /**
+   * Deletes a thread with its runs, checkpoints and crons; 404 when it is not there. Its runs in flight are stopped
+   * first, and nothing of them is written afterwards: not to the thread, nor to one made again with the same id.
+   */
+  deleteThread(deploymentId: string, threadId: string): void {
+    this.deps.threads.assertExists(deploymentId, threadId);
+    for (const stored of this.deps.runs.inflight(deploymentId, threadId)) this.stopRun(stored, 'delete');
+    this.deps.threads.delete(deploymentId, threadId);
   }
 
   /** Cancels a pending or running run of a thread; 409 when it has already ended. */
@@ -162,13 +175,16 @@ export class RunManager {
     this.stopRun(stored, action);
   }
 
-  /** Resolves once the run has ended (at once when it already has). */
-  waitForEnd(runId: string): Promise<void> {
-    if (this.stopping) return Promise.resolve();
+  /**
+   * Resolves once the run has ended (at once when it already has), with how it was removed when it ended so: rolled
+   * back, or deleted with its thread.
+   */
+  waitForEnd(runId: string): Promise<RunRemoval | undefined> {
+    if (this.stopping) return Promise.resolve(undefined);
     const stored = this.deps.runs.find(runId);
     const live =
       this.streams.has(runId) || (stored && (stored.run.status === 'pending' || stored.run.status === 'running'));
-    if (!live) return Promise.resolve();
+    if (!live) return Promise.resolve(undefined);
     return new Promise((resolve) => this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), resolve]));
   }
 
@@ -197,15 +213,17 @@ export class RunManager {
     };
   }
 
-  private stopRun(stored: StoredRun, action: CancelAction): void {
-    const controller = this.controllers.get(stored.run.run_id);
-    if (controller) {
-      controller.abort(new RunStop(action));
+  /** Stops a run: a running one when its execution winds down (see {@link settle}), a queued one at once. */
+  private stopRun(stored: StoredRun, action: CancelAction | 'delete'): void {
+    const stopper = this.stoppers.get(stored.run.run_id);
+    if (stopper) {
+      stopper.stop(action);
       return;
     }
+    // a queued run of a deleted thread goes with it
     if (action === 'rollback') this.deps.runs.delete(stored.run.run_id);
-    else this.deps.runs.setStatus(stored.run.run_id, 'interrupted');
-    this.finish(stored.run.run_id);
+    else if (action === 'interrupt') this.deps.runs.setStatus(stored.run.run_id, 'interrupted');
+    this.finish(stored.run.run_id, action === 'interrupt' ? undefined : action);
   }
 
   private streamOf(runId: string, threadId: string | null): RunStream {
@@ -264,13 +282,13 @@ export class RunManager {
   private async execute(spec: RunSpec): Promise<void> {
     const { run } = spec;
     const { clock, threads, runs } = this.deps;
-    const controller = new AbortController();
-    this.controllers.set(run.run_id, controller);
+    const stopper = new RunStopper();
+    this.stoppers.set(run.run_id, stopper);
     if (run.thread_id) {
       runs.setStatus(run.run_id, 'running');
       threads.setStatus(spec.deployment.id, run.thread_id, 'busy');
     }
-    const timer = clock.setTimeout(() => controller.abort(new RunStop('timeout')), this.deps.runTimeoutMs);
+    const timer = clock.setTimeout(() => stopper.stop('timeout'), this.deps.runTimeoutMs);
     const trace = new RunTraceBuilder({
       runId: run.run_id,
       graphId: spec.assistant.graph_id,
@@ -281,18 +299,21 @@ export class RunManager {
     });
     let outcome: RunOutcome;
     try {
-      outcome = await executeRun(spec, this.streamOf(run.run_id, run.thread_id), controller.signal, trace, {
+      outcome = await executeRun(spec, this.streamOf(run.run_id, run.thread_id), stopper, trace, {
         clock,
         threads,
       });
     } finally {
       clock.clearTimeout(timer);
-      this.controllers.delete(run.run_id);
+      this.stoppers.delete(run.run_id);
     }
     this.settle(spec, outcome, trace);
   }
 
-  /** Records how a run ended, writes its trace, ends its streams and wakes its joiners. */
+  /**
+   * Records how a run ended, writes its trace, ends its streams and wakes its joiners. A run whose thread was deleted
+   * records nothing: its thread and its row are gone, and a thread of the same id may have been made since.
+   */
   private settle(spec: RunSpec, outcome: RunOutcome, trace: RunTraceBuilder): void {
     const { run, deployment } = spec;
     const { runs, threads } = this.deps;
@@ -305,12 +326,14 @@ export class RunManager {
       };
     }
     const shutdown = outcome.kind === 'stopped' && outcome.cause === 'shutdown';
+    const stopped = outcome.kind === 'stopped' ? outcome.cause : undefined;
+    const removal = stopped === 'rollback' || stopped === 'delete' ? stopped : undefined;
     // a stream cut by a stop of the platform says so, rather than end as a finished run's does
     if (shutdown) error = { error: 'PlatformShutdown', message: run.thread_id ? SHUTDOWN_RESUMED : SHUTDOWN_LOST };
     // back in the queue now: only a process that dies leaves a run `running` (see RunStore.requeueCrashed)
     if (shutdown && run.thread_id) runs.requeue(run.run_id);
-    if (run.thread_id && !shutdown) {
-      if (outcome.kind === 'stopped' && outcome.cause === 'rollback') {
+    if (run.thread_id && !shutdown && removal !== 'delete') {
+      if (removal === 'rollback') {
         threads.deleteCheckpointsOfRun(run.run_id);
         runs.delete(run.run_id);
       } else {
@@ -329,7 +352,7 @@ export class RunManager {
     // a run on a thread runs again at the next start, and is traced then; a stateless one ends here
     if (!shutdown || !run.thread_id) this.writeTrace(deployment, trace, outcome, error);
     this.streams.get(run.run_id)?.end(error);
-    this.finish(run.run_id);
+    this.finish(run.run_id, removal);
   }
 
   private writeTrace(
@@ -352,10 +375,10 @@ export class RunManager {
     }
   }
 
-  private finish(runId: string): void {
+  private finish(runId: string, removal?: RunRemoval): void {
     this.streams.get(runId)?.end();
     this.streams.delete(runId);
-    for (const resolve of this.waiters.get(runId) ?? []) resolve();
+    for (const resolve of this.waiters.get(runId) ?? []) resolve(removal);
     this.waiters.delete(runId);
   }
 

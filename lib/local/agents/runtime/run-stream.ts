@@ -53,10 +53,13 @@ export class RunStream {
     };
   }
 
-  /** Sends an event of the run to every attached stream, in the modes each asked for. */
+  /**
+   * Sends an event of the run to every attached stream, in the modes each asked for. Every event goes through the
+   * formatter, also when nobody listens: the `events` mode of a stream that joins later names its parents from what
+   * came before (the graphs' runs, the task of each model call in progress). With no mode asked for, it builds no
+   * chunk.
+   */
   publish(event: GraphEvent): void {
-    // Graph-level events are still formatted when nobody listens: the `events` mode keeps parent ids from them.
-    if (this.subscribers.size === 0 && event.kind !== 'graph_start') return;
     const chunks = this.formatter.format(event, this.modes);
     if (chunks.length === 0) return;
     for (const subscriber of this.subscribers) {

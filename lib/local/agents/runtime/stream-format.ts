@@ -27,7 +27,7 @@ export class RunEventFormatter {
   private readonly metadataJson = new WeakMap<MessageMetadata, string>();
   private readonly tokenJsonRest = new Map<string, string>();
   private readonly graphRunIds = new Map<string, string>();
-  /** The task of each model call in progress (a token names its call only). */
+  /** The task of each model call in progress (a token names its call only); kept whether or not anyone listens. */
   private readonly callTasks = new Map<string, string>();
 
   /** @param threadId the run's thread (null when stateless), for debug checkpoint configs */
@@ -116,7 +116,9 @@ export class RunEventFormatter {
         );
         break;
       case 'model_end':
+        // the call is over: what was kept for its tokens goes
         this.callTasks.delete(event.callId);
+        this.tokenJsonRest.delete(event.message.id);
         add('events', () =>
           this.eventsChunk(
             'on_chat_model_end',
