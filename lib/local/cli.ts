@@ -5,8 +5,10 @@
  */
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { MIN_API_KEY_LENGTH } from './auth';
 import { uniformStepTimings, type PipelineTimings } from './control-plane/pipeline';
+import { jsonErrorPosition } from './json-error-position';
 import { startLocalPlatform, type LocalPlatformOptions } from './platform';
 
 /** The port the CLI binds when neither `--port` nor `AGENTPLATFORM_LOCAL_PORT` is given. */
@@ -103,30 +105,43 @@ export interface CliSettings {
   readonly help: boolean;
 }
 
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'api-key': { type: 'string', multiple: true },
+  reset: { type: 'boolean' },
+  'step-ms': { type: 'string' },
+  timings: { type: 'string' },
+  'delete-delay-ms': { type: 'string' },
+  'sandbox-template': { type: 'string', multiple: true },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * What is wrong with the arguments, for an error of `parseArgs`. An argument that is not an option is not repeated
+ * (Node's message would): it is often a value meant for an option, such as an API key after `--api-key= `.
+ */
+function argumentsProblem(err: unknown, argv: readonly string[]): string {
+  if ((err as { code?: unknown }).code !== 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return err instanceof Error ? err.message : String(err);
+  const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const index = tokens.find((token) => token.kind === 'positional')?.index;
+  const before = index === undefined ? undefined : argv[index - 1];
+  const emptyValue = before !== undefined && /^--[a-z-]+=$/.test(before) ? `; ${before} has an empty value: write ${before}VALUE, without a space` : '';
+  return (
+    `${index === undefined ? 'an argument' : `argument ${index + 1}`} is neither an option nor the value of one ` +
+    `(it is not repeated here, as it may be a secret): this command takes options only${emptyValue}`
+  );
+}
+
 /** Reads flags and environment variables. Throws a usage error for a bad value. */
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliSettings {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'data-dir': { type: 'string' },
-        'api-key': { type: 'string', multiple: true },
-        reset: { type: 'boolean' },
-        'step-ms': { type: 'string' },
-        timings: { type: 'string' },
-        'delete-delay-ms': { type: 'string' },
-        'sandbox-template': { type: 'string', multiple: true },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
+    throw new UsageError(argumentsProblem(err, argv));
   }
   // a flag names itself in errors; an empty environment variable counts as unset
   const flagOrEnv = (flag: string | undefined, name: string) => flag ?? (env[name] === '' ? undefined : env[name]);
@@ -175,13 +190,29 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliSe
 }
 
 function readTemplates(source: string, file: string): unknown[] {
-  let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+    text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError(`${source} ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Node's message quotes the text around the mistake, which may be a token: only where it is is said
+    const at = Math.max(0, jsonErrorPosition(text));
+    const line = text.slice(0, at).split('\n').length;
+    const column = at - (text.lastIndexOf('\n', at - 1) + 1) + 1;
+    throw new UsageError(`${source} ${file}: not valid JSON: the mistake is at line ${line}, column ${column}`);
+  }
   return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** What is wrong with a template: each problem at its place (`proxy_config.rules.0.inject_headers: …`). */
+function templateProblem(err: unknown): string {
+  if (!(err instanceof z.ZodError)) return err instanceof Error ? err.message : String(err);
+  return err.issues.map((issue) => `${issue.path.join('.') || 'the template'}: ${issue.message}`).join('; ');
 }
 
 /** Runs the CLI until SIGINT or SIGTERM. Sets `process.exitCode` instead of throwing. */
@@ -216,7 +247,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2), env:
       for (const template of templates) platform.admin.addSandboxTemplate(platform.defaultTenantId, template as never);
     } catch (err) {
       await platform.close();
-      throw new UsageError(`${settings.templateSource}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new UsageError(`${settings.templateSource}: ${templateProblem(err)}`);
     }
     const shutdown = () => {
       process.off('SIGINT', shutdown).off('SIGTERM', shutdown);

@@ -28,24 +28,40 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A header value: visible characters, with spaces and tabs inside only (no CR, LF or other control characters). */
 const HEADER_VALUE = /^([^\x00-\x20\x7f]([^\x00-\x08\x0a-\x1f\x7f]*[^\x00-\x20\x7f])?)?$/;
 
-/** The headers a proxy rule injects: each name an HTTP token and each value a valid field value, reported by name. */
-const injectHeaders = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [name],
-        message: `header name ${JSON.stringify(name)} is not an HTTP token: use letters, digits and !#$%&'*+-.^_\`|~ only (no spaces or control characters)`,
-      });
-    } else if (!HEADER_VALUE.test(value)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [name],
-        message: `the value of header ${name} holds a CR, LF or other control character, or begins or ends with a space: send it on one line, trimmed`,
-      });
-    }
-  }
-});
+/** How a character is named in a message: printable ones quoted, others by their code. */
+const describeCharacter = (c: string): string =>
+  c === ' ' ? 'a space' : /[\x21-\x7e]/.test(c) ? JSON.stringify(c) : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * The headers a proxy rule injects: each name an HTTP token and each value a valid field value, reported by name. A
+ * name that is not a token is not repeated, in the message nor in `loc`: it is often a whole header pasted as a name
+ * (`"Authorization: Bearer sk-…"`), secret included; it is named by its place among the rule's headers instead.
+ */
+const injectHeaders = z
+  .record(z.string(), z.unknown())
+  .superRefine((headers, ctx) => {
+    Object.entries(headers).forEach(([name, value], index) => {
+      if (!HEADER_NAME.test(name)) {
+        const bad = [...name].findIndex((c) => !HEADER_NAME.test(c));
+        const where = bad < 0 ? 'it is empty' : `its character ${bad + 1}, ${describeCharacter([...name][bad])}, is not allowed`;
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message:
+            `the name of header ${index + 1} is not an HTTP token (${where}; the name is not repeated here, as it may hold a secret): ` +
+            "use letters, digits and !#$%&'*+-.^_`|~ only (no spaces or control characters), and put the value in the header's value",
+        });
+      } else if (typeof value !== 'string') {
+        ctx.addIssue({ code: 'invalid_type', expected: 'string', input: value, path: [name] });
+      } else if (!HEADER_VALUE.test(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `the value of header ${name} holds a CR, LF or other control character, or begins or ends with a space: send it on one line, trimmed`,
+        });
+      }
+    });
+  }) as unknown as z.ZodType<Record<string, string>, Record<string, string>>;
 
 /** The body of a new template: the SandboxTemplate without server fields; lists default to empty. */
 export const SandboxTemplateInput = z.strictObject({

@@ -140,6 +140,43 @@ describe('bad usage', () => {
   );
 });
 
+describe('bad usage never repeats what may be a secret', () => {
+  const SECRET = 'lp_SECRET-0123456789abcdefghijklmnop';
+
+  test('an argument that is not an option is named by its place, not repeated', async () => {
+    expect(() => parseCli([SECRET], {})).toThrow(/^argument 1 is neither an option nor the value of one \(it is not repeated here/);
+    expect(() => parseCli(['--port', '0', '--api-key=', SECRET], {})).toThrow(
+      /^argument 4 is neither an option nor the value of one .*; --api-key= has an empty value: write --api-key=VALUE, without a space$/,
+    );
+    expect(() => parseCli(['--verbose', '--', SECRET], {})).toThrow(/^argument 3 is neither/);
+    const result = await runCliToEnd(['--port', '0', '--data-dir', tempDataDir(), '--api-key=', SECRET]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('argument 6 is neither an option nor the value of one');
+    expect(result.stderr).not.toContain('SECRET');
+  });
+
+  test('a template file that is not JSON is named with the place of the mistake only, not the text around it', async () => {
+    const file = path.join(tempDataDir(), 'bad.json');
+    fs.writeFileSync(file, `{"name": "x", "image": "i",\n  "proxy_config": {"rules": [{"name": "api", "match_hosts": ["h"], "inject_headers": {"Authorization": Bearer ${SECRET}}}]}}\n`);
+    const result = await runCliToEnd(['--port', '0', '--data-dir', tempDataDir(), '--sandbox-template', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--sandbox-template ${file}: not valid JSON: the mistake is at line 2, column 104`);
+    expect(result.stderr).not.toMatch(/SECRET|Bearer/);
+  });
+
+  test('a template whose header name is a whole header, secret included, is refused without the name', async () => {
+    const file = path.join(tempDataDir(), 'pasted.json');
+    const rule = { name: 'api', match_hosts: ['api.example.com'], inject_headers: { [`Authorization: Bearer ${SECRET}`]: '' } };
+    fs.writeFileSync(file, JSON.stringify({ name: 'with-creds', image: 'python:3.12', proxy_config: { rules: [rule] } }));
+    const result = await runCliToEnd(['--port', '0', '--data-dir', tempDataDir(), '--sandbox-template', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '--sandbox-template: proxy_config.rules.0.inject_headers: the name of header 1 is not an HTTP token (its character 14, ":", is not allowed;',
+    );
+    expect(result.stderr).not.toMatch(/SECRET|Bearer/);
+  });
+});
+
 describe('bad usage, named by where it came from', () => {
   test('a bad port from the environment names the variable; an empty --data-dir is refused, not taken as the working directory', async () => {
     const fromEnv = await runCliToEnd(['--data-dir', tempDataDir()], childEnv({ AGENTPLATFORM_LOCAL_PORT: 'abc' }));

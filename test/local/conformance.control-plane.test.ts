@@ -319,16 +319,28 @@ describe('sandbox templates', () => {
       expect([memory, onlyValidationItem(answer).loc]).toEqual([memory, ['body', 'resources', 'memory']]);
     }
   });
-  test('a proxy rule injects only headers that are valid on the wire: a 422 names the header', async () => {
+  test('a proxy rule injects only headers that are valid on the wire: a 422 names the header, a name that is not a token by its place only', async () => {
     const rule = (inject_headers: Record<string, string>) => ({
       name: uniqueName('hdr'),
       image: 'i',
       proxy_config: { rules: [{ name: 'r', match_hosts: ['example.com'], inject_headers }] },
     });
     const at = ['body', 'proxy_config', 'rules', 0, 'inject_headers'];
-    const spaced = onlyValidationItem(await t.api.post('/v2/sandboxes/templates', rule({ 'X Team': 'a' })));
-    expect(spaced).toMatchObject({ loc: [...at, 'X Team'], type: 'value_error' });
-    expect(spaced.msg).toMatch(/^Value error, header name "X Team" is not an HTTP token/);
+    const spaced = onlyValidationItem(await t.api.post('/v2/sandboxes/templates', rule({ 'X-Ok': 'a', 'X Team': 'a' })));
+    expect(spaced).toMatchObject({ loc: at, type: 'value_error' });
+    expect(spaced.msg).toMatch(/^Value error, the name of header 2 is not an HTTP token \(its character 2, a space, is not allowed; /);
+    // a whole header pasted as a name, secret included: the name is repeated nowhere in the answer
+    const secret = 'sk-live-0123456789abcdefSECRET';
+    for (const value of ['', 7]) {
+      const pasted = await t.api.post('/v2/sandboxes/templates', rule({ [`Authorization: Bearer ${secret}`]: value as string }));
+      expect(onlyValidationItem(pasted)).toMatchObject({ loc: at, type: 'value_error' });
+      expect(onlyValidationItem(pasted).msg).toContain('its character 14, ":", is not allowed');
+      expect(JSON.stringify(pasted.body)).not.toMatch(/SECRET|0123456789|Bearer/);
+    }
+    expect(onlyValidationItem(await t.api.post('/v2/sandboxes/templates', rule({ 'X-Count': 7 as unknown as string })))).toMatchObject({
+      loc: [...at, 'X-Count'],
+      type: 'string_type',
+    });
     const split = onlyValidationItem(await t.api.post('/v2/sandboxes/templates', rule({ 'X-Team': 'a\r\nX-Admin: 1' })));
     expect(split).toMatchObject({ loc: [...at, 'X-Team'], type: 'value_error' });
     expect(split.msg).toMatch(/^Value error, the value of header X-Team holds a CR, LF or other control character/);

@@ -3,8 +3,9 @@
  * else failed, decides whether the run is retried and what its `errors` say. The errors are shaped as the S3 client
  * throws them; the same kinds are proven against real stores in destinations-ceph.test.ts and export-failures.test.ts.
  */
-import { classifyStorageError } from '../../lib/local/tracing/destinations/storage-errors';
-import { decideFailure } from '../../lib/local/tracing/exports/failures';
+import { SecretRedactor } from '../../lib/api/redact';
+import { classifyStorageError, MAX_DESCRIBED_MESSAGE_CHARS } from '../../lib/local/tracing/destinations/storage-errors';
+import { decideFailure, MAX_PROCESSING_ERROR_CHARS } from '../../lib/local/tracing/exports/failures';
 
 /** An error of the S3 client for an answer with this status and error code, with S3's request id when given. */
 function answer(status: number, code: string, requestId?: string): Error {
@@ -78,4 +79,20 @@ test('a request S3 refuses as it was sent, by a code that says so, is not retrie
     expect([code, decision(answer(400, code, 'req-7')).retryable]).toEqual([code, true]);
   }
   expect(decision(answer(409, 'OperationAborted', 'req-8')).retryable).toBe(true);
+});
+
+test('a secret the store writes back is redacted before its message is cut short: no piece of it is left at the cut', () => {
+  // 31 characters: too short for pieces, so a copy cut short is recognised by its first 16 characters only
+  const secret = 'Secret-Access-Key-0123456789abc';
+  const redactor = new SecretRedactor([secret]);
+  const storeError = Object.assign(new Error(`${'x'.repeat(MAX_DESCRIBED_MESSAGE_CHARS - 10)} ${secret} is not allowed`), {
+    name: 'InternalError',
+    $metadata: { httpStatusCode: 500, requestId: 'r' },
+  });
+  const failure = classifyStorageError(storeError, redactor);
+  expect(failure.description).toBe(`InternalError (HTTP 500): ${'x'.repeat(MAX_DESCRIBED_MESSAGE_CHARS - 10)} [REDACTED]`);
+  const stored = decideFailure(storeError, undefined, redactor);
+  expect(stored).toMatchObject({ action: 'record', message: `Storage unavailable: ${failure.description}` });
+  const processing = decideFailure(new Error(`${'y'.repeat(MAX_PROCESSING_ERROR_CHARS - 20)} ${secret}`), undefined, redactor);
+  expect(processing).toMatchObject({ action: 'record', message: `Processing error: Error: ${'y'.repeat(MAX_PROCESSING_ERROR_CHARS - 20)} [REDACTED]` });
 });

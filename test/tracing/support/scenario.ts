@@ -45,6 +45,8 @@ export interface ScenarioOptions {
   readonly dataDir?: string;
   /** A session token for the destination's credentials. */
   readonly sessionToken?: string;
+  /** A destination without credentials: the host's, from the SDK's default chain (the test sets them up). */
+  readonly hostCredentials?: boolean;
 }
 
 export async function startScenario(options: ScenarioOptions = {}): Promise<Scenario> {
@@ -70,7 +72,9 @@ export async function startScenario(options: ScenarioOptions = {}): Promise<Scen
   const destination = await platform.client.createDestination({
     display_name: 'through the proxy',
     config: { bucket_name: BUCKET, prefix: 'exports', endpoint_url: proxy.endpoint },
-    credentials: { ...s3.credentials, ...(options.sessionToken ? { session_token: options.sessionToken } : {}) },
+    ...(options.hostCredentials
+      ? {}
+      : { credentials: { ...s3.credentials, ...(options.sessionToken ? { session_token: options.sessionToken } : {}) } }),
   });
   const scenario: Scenario = {
     s3,

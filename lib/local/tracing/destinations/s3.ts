@@ -29,13 +29,45 @@ export interface S3ClientLimits {
   readonly maxAttempts?: number;
 }
 
+/**
+ * The secrets of the host's own credentials that destinations without credentials were sent with, as the SDK's
+ * default chain resolved them (environment, profile, SSO, container or instance role): they belong to the platform's
+ * operator, never to the workspace whose destination a store writes them back for.
+ */
+const hostSecrets = new Set<string>();
+/** Host secrets kept, the latest (credentials the chain refreshes, say every hour, replace the earlier ones). */
+const MAX_HOST_SECRETS = 8;
+
+/**
+ * Notes the credentials the client's default chain resolves, before each request goes out (the chain keeps them
+ * for the client, so this costs nothing more): when the request fails, the redactor built then knows them.
+ */
+function noteHostCredentials(client: S3Client): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        const resolved = await client.config.credentials();
+        for (const secret of [resolved.secretAccessKey, resolved.sessionToken]) {
+          if (!secret || hostSecrets.has(secret)) continue;
+          hostSecrets.add(secret);
+          if (hostSecrets.size > MAX_HOST_SECRETS) hostSecrets.delete(hostSecrets.values().next().value!);
+        }
+      } catch {
+        // no credentials: the request fails with the SDK's own error, which carries none
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'noteHostCredentials' },
+  );
+}
+
 /** An S3 client for a destination; the caller calls `destroy()` when done. */
 export function createDestinationClient(
   config: DestinationConfig,
   credentials: DestinationCredentials | null,
   limits: S3ClientLimits = {},
 ): S3Client {
-  return new S3Client({
+  const client = new S3Client({
     region: config.region ?? DEFAULT_SIGNING_REGION,
     ...(config.endpoint_url ? { endpoint: config.endpoint_url, forcePathStyle: true } : {}),
     ...(credentials
@@ -56,14 +88,22 @@ export function createDestinationClient(
       requestTimeout: limits.requestTimeoutMs ?? 60_000,
     },
   });
+  if (!credentials) noteHostCredentials(client);
+  return client;
 }
 
 /**
- * What scrubs a destination's secret credentials out of a text: a store may write them back in its error messages,
- * which the platform keeps in export runs, logs and answers.
+ * What scrubs the secret credentials a destination's requests were sent with out of a text: a store may write them
+ * back in its error messages, which the platform keeps in export runs, logs and answers. For a destination without
+ * credentials they are the host's: those of the environment (`AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) and those
+ * the default chain resolved (build the redactor after the request that failed: it then knows what it was sent with).
  */
 export const credentialRedactor = (credentials: DestinationCredentials | null): SecretRedactor =>
-  new SecretRedactor([credentials?.secret_access_key, credentials?.session_token]);
+  new SecretRedactor(
+    credentials
+      ? [credentials.secret_access_key, credentials.session_token]
+      : [process.env.AWS_SECRET_ACCESS_KEY, process.env.AWS_SESSION_TOKEN, ...hostSecrets],
+  );
 
 const trimSlashes = (text: string): string => text.replace(/^\/+|\/+$/g, '');
 

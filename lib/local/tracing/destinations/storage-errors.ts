@@ -3,6 +3,7 @@
  * kinds into the four documented messages; the export worker uses them to decide whether a failure is retried
  * (storage and destination errors are not: they need the user to fix the destination).
  */
+import type { SecretRedactor } from '../../../api/redact';
 import { DESTINATION_ERRORS, type DestinationErrorMessage } from '../../../api/schemas/bulk-export';
 
 /** Kinds of destination failures. */
@@ -32,7 +33,10 @@ export type StorageFailureKind =
 export interface StorageFailure {
   /** What kind of failure it is. */
   readonly kind: StorageFailureKind;
-  /** A one-line description (error code and message); never contains credentials. */
+  /**
+   * A one-line description (error code and message, at most {@link MAX_DESCRIBED_MESSAGE_CHARS} of it), redacted by
+   * the redactor given to {@link classifyStorageError} before it is cut.
+   */
   readonly description: string;
   /** The HTTP status S3 answered with, for a failure of no kind above (`other`). */
   readonly status?: number;
@@ -130,12 +134,21 @@ interface SdkErrorShape {
   $response?: { headers?: Record<string, string | undefined> };
 }
 
-/** Classifies an error thrown by the S3 client. */
-export function classifyStorageError(err: unknown): StorageFailure {
+/** Characters of the store's message kept in a failure's description. */
+export const MAX_DESCRIBED_MESSAGE_CHARS = 300;
+
+/**
+ * Classifies an error thrown by the S3 client. `redactor`: the secrets the store may write back in its message (the
+ * destination's credentials), redacted before the message is cut short, so that no piece of one is left that the
+ * redactor could no longer tell from other text.
+ */
+export function classifyStorageError(err: unknown, redactor?: SecretRedactor): StorageFailure {
   const e = (err ?? {}) as SdkErrorShape;
   const status = e.$metadata?.httpStatusCode;
   const code = e.name && e.name !== 'Error' && e.name !== 'Unknown' ? e.name : e.code;
-  const description = `${code ?? 'Error'}${status ? ` (HTTP ${status})` : ''}: ${String(e.message ?? err).split('\n')[0].slice(0, 300)}`;
+  const line = String(e.message ?? err).split('\n')[0];
+  const message = redactor ? redactor.redactAndCut(line, MAX_DESCRIBED_MESSAGE_CHARS) : line.slice(0, MAX_DESCRIBED_MESSAGE_CHARS);
+  const description = `${code ?? 'Error'}${status ? ` (HTTP ${status})` : ''}: ${message}`;
   const known = code ? CODE_KINDS[code] : undefined;
   if (known) return { kind: known, description };
   if (status === undefined && REGION_NOT_ACCEPTED.test(String(e.message ?? ''))) return { kind: 'bucket_not_valid', description };

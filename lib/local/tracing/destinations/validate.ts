@@ -101,15 +101,17 @@ export async function validateDestination(
       }
     } catch (err) {
       if (err instanceof HttpError) throw err;
-      const failure = classifyStorageError(err);
+      // built once the request failed: for a destination without credentials, it knows those the client resolved
+      const redactor = credentialRedactor(credentials);
+      const failure = classifyStorageError(err, redactor);
       const message = destinationErrorOf(failure.kind);
       if (message) throw new HttpError(400, message);
       // a 400 of a code the platform does not know: at validation, the user is told what the store said rather than
       // to try again (an export run retries it, as it may pass)
       if (failure.kind === 'refused' || (failure.kind === 'other' && failure.status === 400)) {
-        throw new HttpError(400, `The store refused the test object (${credentialRedactor(credentials).redact(failure.description)}): check the destination's settings`);
+        throw new HttpError(400, `The store refused the test object (${redactor.redact(failure.description)}): check the destination's settings`);
       }
-      throw new HttpError(503, `The destination could not be validated, try again later (${credentialRedactor(credentials).redact(failure.description)})`);
+      throw new HttpError(503, `The destination could not be validated, try again later (${redactor.redact(failure.description)})`);
     }
     try {
       await client.send(new DeleteObjectCommand({ Bucket: config.bucket_name, Key: testObjectKey }));

@@ -55,16 +55,20 @@ const isStorageError = (err: unknown): boolean =>
   err !== null &&
   ('$metadata' in err || (err as Error).name === 'TimeoutError' || classifyStorageError(err).kind !== 'other');
 
+/** Characters of a processing error's text kept in its message. */
+export const MAX_PROCESSING_ERROR_CHARS = 500;
+
 /**
  * Decides what an attempt's error means. Its message leaves out the destination's secrets (`redactor`): a store may
- * write them back in its error messages, and the message is kept in the run, logged and shown.
+ * write them back in its error messages, and the message is kept in the run, logged and shown. Texts are redacted
+ * before they are cut short, so that no piece of a secret is left that the redactor could no longer tell.
  */
 export function decideFailure(err: unknown, cause: AbortCause | undefined, redactor?: SecretRedactor): FailureDecision {
-  const decision = decide(err, cause);
+  const decision = decide(err, cause, redactor);
   return decision.action === 'record' && redactor ? { ...decision, message: redactor.redact(decision.message) } : decision;
 }
 
-function decide(err: unknown, cause: AbortCause | undefined): FailureDecision {
+function decide(err: unknown, cause: AbortCause | undefined, redactor: SecretRedactor | undefined): FailureDecision {
   if (cause?.kind === 'shutdown' || cause?.kind === 'workflow-timeout' || cause?.kind === 'export-finished') {
     return { action: 'ignore' };
   }
@@ -77,7 +81,7 @@ function decide(err: unknown, cause: AbortCause | undefined): FailureDecision {
     };
   }
   if (isStorageError(err)) {
-    const failure = classifyStorageError(err);
+    const failure = classifyStorageError(err, redactor);
     const meaning = destinationErrorOf(failure.kind);
     if (isPermanentStorageFailure(failure.kind)) {
       return {
@@ -90,5 +94,6 @@ function decide(err: unknown, cause: AbortCause | undefined): FailureDecision {
     return { action: 'record', message: `Storage unavailable: ${failure.description}`, retryable: true, finalStatus: 'Failed' };
   }
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return { action: 'record', message: `Processing error: ${text.slice(0, 500)}`, retryable: true, finalStatus: 'Failed' };
+  const shown = redactor ? redactor.redactAndCut(text, MAX_PROCESSING_ERROR_CHARS) : text.slice(0, MAX_PROCESSING_ERROR_CHARS);
+  return { action: 'record', message: `Processing error: ${shown}`, retryable: true, finalStatus: 'Failed' };
 }
