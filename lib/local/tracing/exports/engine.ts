@@ -201,8 +201,7 @@ export class ExportEngine {
     this.wakeAt(`workflow:${row.id}`, deadline);
     const runs = this.store.runsOf(row.id);
     if (runs.every((run) => run.status === 'Completed')) {
-      this.store.setExportStatus(row.id, 'Completed');
-      this.clearWakeup(`workflow:${row.id}`);
+      this.endExport(row.id, 'Completed');
       return;
     }
     let inProgress = runs.filter((run) => run.status === 'Running').length;
@@ -299,13 +298,19 @@ export class ExportEngine {
   }
 
   private finishExport(exportId: string, status: BulkExportStatus, openRunStatus: BulkExportStatus): void {
-    this.store.setExportStatus(exportId, status);
+    this.endExport(exportId, status);
     this.store.finishOpenRuns(exportId, openRunStatus);
-    this.clearWakeup(`workflow:${exportId}`);
     const cause: AbortCause = status === 'TimedOut' ? { kind: 'workflow-timeout' } : { kind: 'export-finished' };
     for (const attempt of this.attempts.values()) {
       if (attempt.exportId === exportId) attempt.controller.abort(cause);
     }
+  }
+
+  /** Gives an export its final status. Its slot is free: the pump looks at the queue again (also from inside itself). */
+  private endExport(exportId: string, status: BulkExportStatus): void {
+    this.store.setExportStatus(exportId, status);
+    this.clearWakeup(`workflow:${exportId}`);
+    this.pumpAgain = true;
   }
 
   /** Wakes the pump at `atMs` (one timer per key; an earlier or equal one already armed is kept). */
