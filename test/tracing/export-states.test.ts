@@ -217,4 +217,48 @@ describe('state table', () => {
       await restarted.close();
     }
   });
+
+  test('interrupted runs with no retries left: the first fails the export, the others stay Cancelled', async () => {
+    scenario = await startScenario({ days: 2, settings: { maxRetries: 0 } });
+    const { platform } = scenario;
+    scenario.proxy.setMode('hold-requests');
+    const exp = await scenario.createExport(2);
+    await waitFor('both runs to hold an upload', () => (scenario!.proxy.held === 2 ? true : undefined));
+    await platform.close();
+    scenario.proxy.dropHeld();
+    const restarted = await startTracingPlatform({ dataDir: platform.dataDir, clock: scenario.clock, settings: { maxRetries: 0 } });
+    try {
+      expect((await restarted.client.getExport(exp.id)).status).toBe('Failed');
+      const runs = await restarted.client.listExportRuns(exp.id);
+      expect(runs.map((run) => [run.status, run.errors])).toEqual([
+        ['Failed', { retry_0: INTERRUPTION_MESSAGE }],
+        ['Cancelled', {}],
+      ]);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  test('a restart after the workflow timeout has passed ends the export TimedOut, not as an interruption', async () => {
+    scenario = await startScenario({ days: 2, settings: { maxRetries: 0 } });
+    const { platform } = scenario;
+    scenario.proxy.setMode('hold-requests');
+    const exp = await scenario.createExport(2);
+    await waitFor('both runs to hold an upload', () => (scenario!.proxy.held === 2 ? true : undefined));
+    await platform.close();
+    scenario.proxy.dropHeld();
+    // the platform was down for longer than the export's 72 h
+    scenario.clock.advance(73 * 3_600_000);
+    const restarted = await startTracingPlatform({ dataDir: platform.dataDir, clock: scenario.clock, settings: { maxRetries: 0 } });
+    try {
+      expect((await restarted.client.getExport(exp.id)).status).toBe('TimedOut');
+      const runs = await restarted.client.listExportRuns(exp.id);
+      expect(runs.map((run) => [run.status, run.retry_number, run.errors])).toEqual([
+        ['TimedOut', 0, {}],
+        ['TimedOut', 0, {}],
+      ]);
+    } finally {
+      await restarted.close();
+    }
+  });
 });

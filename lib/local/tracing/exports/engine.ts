@@ -95,9 +95,17 @@ export class ExportEngine {
   start(): void {
     if (this.running) return;
     this.running = true;
+    const now = this.clock.now();
+    // the deadline first: an export whose time ran out while the platform was down ends TimedOut, whatever its runs
+    // were doing when it stopped
+    for (const row of this.store.exportsWithStatus('Running')) {
+      if (row.interval_hours === null && now >= this.deadlineOf(row, now)) this.finishExport(row.id, 'TimedOut', 'TimedOut');
+    }
     // an interrupted run is requeued at once: the fixed delay is for runs that failed, not for ones that were cut off
-    for (const run of this.store.interruptedRuns()) {
-      this.recordFailure(run, INTERRUPTION_MESSAGE, true, 'Failed', this.clock.now(), 0);
+    for (const interrupted of this.store.interruptedRuns()) {
+      // read again: an interrupted run before it may have failed the export, and ended this one with it
+      const run = this.store.runRow(interrupted.id)!;
+      if (run.status === 'Running') this.recordFailure(run, INTERRUPTION_MESSAGE, true, 'Failed', now, 0);
     }
     this.pump();
   }
@@ -192,8 +200,13 @@ export class ExportEngine {
     }
   }
 
+  /** When a one-off export times out: its workflow timeout after it started. */
+  private deadlineOf(row: ExportRow, now: number): number {
+    return (row.started_at_ms ?? now) + this.settings.workflowTimeoutMs;
+  }
+
   private advanceExport(row: ExportRow, now: number): void {
-    const deadline = (row.started_at_ms ?? now) + this.settings.workflowTimeoutMs;
+    const deadline = this.deadlineOf(row, now);
     if (now >= deadline) {
       this.finishExport(row.id, 'TimedOut', 'TimedOut');
       return;
