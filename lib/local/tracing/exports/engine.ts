@@ -17,6 +17,7 @@ import { credentialRedactor } from '../destinations/s3';
 import type { DestinationStore } from '../destinations/store';
 import type { RunStore } from '../store/runs';
 import { formatInstant, toMicros } from '../store/time';
+import { AttemptTimeLimit } from './attempt-time-limit';
 import { EncodeScheduler, type EncodeThreadSettings } from './encode-pool';
 import { DESTINATION_DELETED_MESSAGE, DESTINATION_UNREADABLE_MESSAGE, INTERRUPTION_MESSAGE, decideFailure, type AbortCause } from './failures';
 import { childRange, runRangesOf } from './plan';
@@ -29,7 +30,7 @@ export interface ExportEngineSettings extends EncodeThreadSettings {
   readonly maxRetries: number;
   /** Fixed delay before each retry (no backoff). */
   readonly retryDelayMs: number;
-  /** Time limit of one attempt of a run. */
+  /** Time limit of one attempt of a run, counting the time it works, not the time it waits for an encode thread. */
   readonly runTimeoutMs: number;
   /** Time limit of a whole export, from its start. */
   readonly workflowTimeoutMs: number;
@@ -247,9 +248,8 @@ export class ExportEngine {
     }
     this.store.startAttempt(run.id, now);
     const controller = new AbortController();
-    const runTimer = this.clock.setTimeout(
-      () => controller.abort({ kind: 'run-timeout', afterMs: this.settings.runTimeoutMs } satisfies AbortCause),
-      this.settings.runTimeoutMs,
+    const timeLimit = new AttemptTimeLimit(this.clock, this.settings.runTimeoutMs, () =>
+      controller.abort({ kind: 'run-timeout', afterMs: this.settings.runTimeoutMs } satisfies AbortCause),
     );
     const attempt = async (): Promise<void> => {
       try {
@@ -262,6 +262,7 @@ export class ExportEngine {
           limits: this.settings.writer,
           signal: controller.signal,
           shouldContinue: () => this.isStillRunning(exportRow.id, run.id),
+          work: timeLimit,
         });
         if (!this.running) return;
         if (outcome === 'completed' && this.isStillRunning(exportRow.id, run.id)) this.store.finishRun(run.id, 'Completed');
@@ -277,7 +278,7 @@ export class ExportEngine {
         this.log(`bulk export ${exportRow.id} run ${run.id}: ${decision.message}`);
         this.recordFailure(current, decision.message, decision.retryable, decision.finalStatus, this.clock.now());
       } finally {
-        this.clock.clearTimeout(runTimer);
+        timeLimit.stop();
         this.attempts.delete(run.id);
         this.pump();
       }

@@ -15,6 +15,7 @@ import { createDestinationClient, exportPartKey, type S3ClientLimits } from '../
 import { ParquetPartUpload } from '../parquet/part-upload';
 import { formatCursor, parseCursor } from '../store/runs';
 import { toMicros, utcDayStart, MICROS_PER_MS } from '../store/time';
+import type { AttemptWork } from './attempt-time-limit';
 import type { EncodeScheduler } from './encode-pool';
 import { cutSegments, runMetadata, wholeRunSegment, type RunSegment, type RunSegments } from './segments';
 import type { EncodeLimits } from './run-encoder';
@@ -39,6 +40,8 @@ export interface RunAttempt {
   readonly signal: AbortSignal;
   /** False once the run or its export stopped being Running (cancel): the attempt stops at its next checkpoint. */
   readonly shouldContinue: () => boolean;
+  /** Told while a segment has its encoder: the run timeout counts that time only (attempt-time-limit.ts). */
+  readonly work: AttemptWork;
 }
 
 /** How an attempt ended without an error. */
@@ -136,6 +139,8 @@ async function exportSegment(
     },
     signal,
   );
+  // from here on the attempt works: the time it waited for an encode thread did not count against its time limit
+  attempt.work.resume();
   try {
     for (;;) {
       if (!attempt.shouldContinue()) return 'stopped';
@@ -178,5 +183,6 @@ async function exportSegment(
     }
   } finally {
     source.close();
+    attempt.work.pause();
   }
 }
