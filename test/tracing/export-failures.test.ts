@@ -87,6 +87,8 @@ describe('failure table', () => {
     const held = await scenario.createExport(1);
     await waitFor('a held upload', () => (proxy.held > 0 ? true : undefined));
     clock.advance(3_600_000);
+    // the file's PUT, once sent, is let finish: here it fails
+    proxy.dropHeld();
     expect((await scenario.exportStatus(held.id, isFinal)).status).toBe('Failed');
     expect((await scenario.platform.client.listExportRuns(held.id))[0]).toMatchObject({
       status: 'TimedOut',

@@ -5,8 +5,13 @@
  *
  * One `pump()` looks at the stored state and does what is due: spawn the children of scheduled exports, start
  * queued exports (at most N per workspace), start queued runs (at most M per export), relaunch runs whose retry
- * delay is over, time out exports past their workflow timeout, and complete exports whose runs all completed. It is
- * synchronous and runs after every change; timers only wake it.
+ * delay is over, time out exports past their workflow timeout, and complete exports whose runs all completed; then
+ * it has the files that runs which ended for good left uncommitted deleted, in the background (uncommitted-files.ts).
+ * It is synchronous and runs after every change; timers only wake it.
+ *
+ * An export ended from outside (workflow timeout, a run failing for good) stops its attempts in flight as a cancel
+ * does, but at once: a file whose last request is under way is let finish and committed (run-executor.ts); only a
+ * shutdown cuts that request off.
  */
 import { availableParallelism } from 'node:os';
 import { isFinalBulkExportStatus, type BulkExportStatus } from '../../../api/schemas/bulk-export';
@@ -22,6 +27,7 @@ import { EncodeScheduler, type EncodeThreadSettings } from './encode-pool';
 import { DESTINATION_DELETED_MESSAGE, DESTINATION_UNREADABLE_MESSAGE, INTERRUPTION_MESSAGE, decideFailure, type AbortCause } from './failures';
 import { childRange, runRangesOf } from './plan';
 import { executeRunAttempt, type ExportWriterLimits } from './run-executor';
+import { UncommittedFileSweeper } from './uncommitted-files';
 import type { ExportRow, ExportStore, RunRow } from './store';
 
 /** Limits and delays of the engine; the defaults are the platform's documented values. */
@@ -80,6 +86,9 @@ export class ExportEngine {
   private pumping = false;
   private pumpAgain = false;
   private readonly encoders: EncodeScheduler;
+  private readonly uncommitted: UncommittedFileSweeper;
+  /** Aborted by `stop()`: cuts off everything, even the request that makes a file appear, and the deletes. */
+  private shutdown = new AbortController();
 
   constructor(
     private readonly store: ExportStore,
@@ -90,12 +99,15 @@ export class ExportEngine {
     private readonly log: (line: string) => void,
   ) {
     this.encoders = new EncodeScheduler(settings, runs);
+    this.uncommitted = new UncommittedFileSweeper(store, destinations, settings.writer.s3, log);
   }
 
   /** Requeues attempts a previous process left unfinished, then starts working. */
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.shutdown = new AbortController();
+    this.uncommitted.restart();
     const now = this.clock.now();
     // the deadline first: an export whose time ran out while the platform was down ends TimedOut, whatever its runs
     // were doing when it stopped
@@ -114,11 +126,13 @@ export class ExportEngine {
   /** Stops every attempt (they resume from their checkpoints on the next start) and every timer. */
   async stop(): Promise<void> {
     this.running = false;
+    this.shutdown.abort({ kind: 'shutdown' } satisfies AbortCause);
     for (const { handle } of this.wakeups.values()) this.clock.clearTimeout(handle);
     this.wakeups.clear();
     const attempts = [...this.attempts.values()];
     for (const attempt of attempts) attempt.controller.abort({ kind: 'shutdown' } satisfies AbortCause);
     await Promise.allSettled(attempts.map((attempt) => attempt.done));
+    await this.uncommitted.settled();
     await this.encoders.close();
   }
 
@@ -152,6 +166,8 @@ export class ExportEngine {
           if (row.interval_hours === null) this.advanceExport(row, now);
         }
       } while (this.pumpAgain && this.running);
+      // what runs that ended for good left uncommitted (their attempts in flight may still commit it)
+      this.uncommitted.sweep((runId) => this.attempts.has(runId), this.shutdown.signal);
     } finally {
       this.pumping = false;
     }
@@ -261,6 +277,7 @@ export class ExportEngine {
           store: this.store,
           limits: this.settings.writer,
           signal: controller.signal,
+          shutdown: this.shutdown.signal,
           shouldContinue: () => this.isStillRunning(exportRow.id, run.id),
           work: timeLimit,
         });
