@@ -138,6 +138,35 @@ describe('a file made but never committed by a run that ended for good is delete
     await waitFor('nothing uncommitted', () => (uncommitted(scenario!.platform).length === 0 ? true : undefined));
   });
 
+  test('a delete the store cannot take (HTTP 500) is tried again at the next start', async () => {
+    scenario = await startScenario({ days: 1 });
+    const { platform } = scenario;
+    scenario.proxy.setMode('hold-responses', 'x-id=PutObject');
+    const exp = await scenario.createExport(1);
+    await held(scenario);
+    scenario.clock.advance(72 * 3_600_000);
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('TimedOut');
+    scenario.proxy.setMode('fail', 'x-id=DeleteObject');
+    scenario.proxy.dropHeld();
+    await waitFor('the failed delete to be logged', () => platform.logs.find((line) => line.includes('tried again at the next start')));
+    expect(await listKeys(scenario.s3.client, BUCKET, `exports/export_id=${exp.id}/`)).toHaveLength(1);
+    // not tried again by this process
+    const deletes = () => scenario!.proxy.seen.filter((line) => line.startsWith('DELETE') && line.includes('part-00000')).length;
+    expect(deletes()).toBe(1);
+    await scenario.createExport(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(deletes()).toBe(1);
+    await platform.close();
+    scenario.proxy.setMode('pass');
+    const restarted = await startTracingPlatform({ dataDir: platform.dataDir, clock: scenario.clock });
+    try {
+      expect(await onlyRecordedFiles(scenario, exp.id, restarted)).toEqual([]);
+      await waitFor('nothing uncommitted', () => (uncommitted(restarted).length === 0 ? true : undefined));
+    } finally {
+      await restarted.close();
+    }
+  });
+
   test('the platform stops while a cancelled export writes its last file: deleted at the next start', async () => {
     scenario = await startScenario({ days: 1 });
     const { platform } = scenario;

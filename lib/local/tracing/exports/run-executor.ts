@@ -9,9 +9,10 @@
  * steps the resumed attempt writes the same name again, replacing the orphan instead of duplicating its rows.
  *
  * Nothing left unrecorded: a part's name is recorded as uncommitted before its first request, and forgotten by the
- * checkpoint that commits it. A stop lets the request that makes the part appear finish and the part be committed;
- * whatever a run that ends for good still has uncommitted (a request whose answer was lost, a crash) is deleted from
- * the bucket (uncommitted-files.ts), as no attempt will write that name again.
+ * checkpoint that commits it. A stop other than a shutdown lets the request that makes the part appear finish, once
+ * sent, and the part be committed; whatever a run that ends for good still has uncommitted (a request whose answer
+ * was lost, a shutdown or crash) is deleted from the bucket (uncommitted-files.ts), as no attempt writes that name
+ * again.
  */
 import { EXPORTABLE_FIELD_NAMES, type ExportableFieldName } from '../../../api/schemas/trace';
 import type { BulkExportRunMetadata } from '../../../api/schemas/bulk-export';

@@ -9,8 +9,8 @@
  *
  * Such names are deleted from the bucket: after an attempt of the run ends (the platform is running), and at start
  * (after a crash). One try per name and process: a name whose delete is refused (no delete permission, the
- * destination gone) is forgotten with a log line; one the store could not be reached for is tried again at the next
- * start. A delete that goes out while a lost request is still being carried out by the store could come first; that
+ * destination gone) is forgotten with a log line; when the store cannot be reached, that name and the destination's
+ * others are tried again at the next start. A delete that goes out while a lost request is still being carried out by the store could come first; that
  * is left to the bucket's lifecycle rule, as multipart uploads cut off by a crash are.
  */
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
@@ -81,7 +81,7 @@ export class UncommittedFileSweeper {
       const redactor = credentialRedactor(destination.credentials);
       const client = createDestinationClient(destination.destination.config, destination.credentials, this.limits);
       try {
-        for (const file of ofDestination) {
+        for (const [index, file] of ofDestination.entries()) {
           if (signal.aborted) return;
           try {
             await client.send(new DeleteObjectCommand({ Bucket: destination.destination.config.bucket_name, Key: file.key }), { abortSignal: signal });
@@ -91,11 +91,18 @@ export class UncommittedFileSweeper {
             if (signal.aborted) return;
             const failure = classifyStorageError(err);
             const reason = redactor.redact(failure.description);
-            if (isPermanentStorageFailure(failure.kind)) this.giveUp(file, reason);
-            else {
-              this.deferred.add(`${file.runId} ${file.key}`);
-              this.log(`bulk export ${file.exportId}: could not delete ${file.key}, which its run left uncommitted (${reason}); tried again at the next start`);
+            if (isPermanentStorageFailure(failure.kind)) {
+              this.giveUp(file, reason);
+              continue;
             }
+            // the store is away: its other names wait for the next start too, rather than each for its own timeout
+            const waiting = ofDestination.slice(index);
+            for (const later of waiting) this.deferred.add(`${later.runId} ${later.key}`);
+            this.log(
+              `bulk export ${file.exportId}: could not delete ${waiting.length} file(s) its runs left uncommitted, ${file.key} first ` +
+                `(${reason}); tried again at the next start`,
+            );
+            break;
           }
         }
       } finally {
