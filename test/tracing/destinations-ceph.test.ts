@@ -202,6 +202,11 @@ describe('failure table: storage and destination errors during an export are not
     expect(run).toMatchObject({ status: 'Failed', retry_number: 0 });
     expect(Object.keys(run.errors)).toEqual(['retry_0']);
     expect(run.errors.retry_0).toContain('Storage or destination error (not retried): Access denied');
+    // the name of the file it could not write was recorded first: its delete is refused too, which is logged
+    const refused = await waitFor('the refused delete to be logged', () =>
+      platform.logs.find((line) => line.includes('which its run left uncommitted, may stay in the bucket: AccessDenied')),
+    );
+    expect(refused).toContain('/part-00000.parquet');
   });
 
   test('destination deleted (bucket removed): Failed with "Bucket is not valid", no retry', async () => {

@@ -146,6 +146,45 @@ describe('export request validation (422)', () => {
   });
 });
 
+describe('a body that does not parse still gets every check its other fields allow', () => {
+  const unknownId = '00000000-0000-4000-8000-000000000000';
+  const where = (items: { loc: (string | number)[]; type: string }[]) => items.map((item) => [item.loc.join('.'), item.type]);
+
+  test('an empty body: every required field is missing, end_time too', async () => {
+    expect(where(await invalid({}, ['bulk_export_destination_id', 'session_id', 'start_time', 'end_time']))).toEqual([
+      ['body.bulk_export_destination_id', 'missing'],
+      ['body.session_id', 'missing'],
+      ['body.start_time', 'missing'],
+      ['body.end_time', 'missing'],
+    ]);
+  });
+
+  test('the destination and the project must exist, whatever the type of start_time', async () => {
+    expect(where(await invalid({ bulk_export_destination_id: unknownId, session_id: unknownId, start_time: 5 }))).toEqual([
+      ['body.start_time', 'string_type'],
+      ['body.bulk_export_destination_id', 'value_error'],
+      ['body.session_id', 'value_error'],
+    ]);
+  });
+
+  test('end_time is checked against start_time and interval_hours beside a format_version of the wrong value', async () => {
+    expect(where(await invalid({ format_version: 'v3', end_time: '2023-12-31T00:00:00Z' }))).toEqual([
+      ['body.format_version', 'enum'],
+      ['body.end_time', 'value_error'],
+    ]);
+    expect(where(await invalid({ format_version: 'v3', interval_hours: 24 }))).toEqual([
+      ['body.format_version', 'enum'],
+      ['body.end_time', 'value_error'],
+    ]);
+    expect(where(await invalid({ format_version: 'v3' }, ['end_time']))).toEqual([
+      ['body.format_version', 'enum'],
+      ['body.end_time', 'missing'],
+    ]);
+    // a value of the wrong type is that problem only, not a missing one
+    expect(where(await invalid({ end_time: 5 }))).toEqual([['body.end_time', 'string_type']]);
+  });
+});
+
 describe('resources and errors', () => {
   test('an export gets one run per UTC day and is listed; format_version defaults to v1', async () => {
     const created = await platform.client.createExport({

@@ -52,6 +52,52 @@ describe('failure table', () => {
     expect(run).toMatchObject({ status: 'Completed', retry_number: 1 });
   });
 
+  test('Run timeout: the time a run waits for an encode thread does not count against it', async () => {
+    scenario = await startScenario({
+      days: 2,
+      runsPerDay: 400,
+      settings: { encodeThreads: 1, encodeWorkerMinRows: 10, segmentMinRows: 1_000_000, runTimeoutMs: 3_600_000, maxRetries: 0 },
+    });
+    const { proxy, clock } = scenario;
+    proxy.setMode('hold-requests', 'day=01');
+    const exp = await scenario.createExport(2);
+    // the first day holds the only worker; the second waits for it
+    await waitFor('a held upload of the first day', () => (proxy.held > 0 ? true : undefined));
+    clock.advance(59 * 60_000);
+    expect(proxy.seen.some((line) => line.includes('day=02'))).toBe(false);
+    proxy.setMode('hold-requests', 'day=02');
+    proxy.release();
+    await scenario.runsWhere(exp.id, (runs) => runs[0].status === 'Completed');
+    await waitFor('a held upload of the second day', () => (proxy.held > 0 ? true : undefined));
+    // an hour and a minute after its attempt started, two minutes after it got the worker
+    clock.advance(2 * 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await scenario.platform.client.listExportRuns(exp.id))[1]).toMatchObject({ status: 'Running', errors: {} });
+    proxy.setMode('pass');
+    proxy.release();
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Completed');
+    const runs = await scenario.platform.client.listExportRuns(exp.id);
+    expect(runs.map((run) => [run.status, run.retry_number, run.errors])).toEqual([
+      ['Completed', 0, {}],
+      ['Completed', 0, {}],
+    ]);
+    expect(runs[0].metadata.rows_written + runs[1].metadata.rows_written).toBe(800);
+    // while working, the limit applies as before
+    proxy.setMode('hold-requests');
+    const held = await scenario.createExport(1);
+    await waitFor('a held upload', () => (proxy.held > 0 ? true : undefined));
+    clock.advance(3_600_000);
+    // the file's PUT, once sent, is let finish: here it fails
+    proxy.dropHeld();
+    expect((await scenario.exportStatus(held.id, isFinal)).status).toBe('Failed');
+    expect((await scenario.platform.client.listExportRuns(held.id))[0]).toMatchObject({
+      status: 'TimedOut',
+      errors: { retry_0: expect.stringContaining('Run timeout: the run exceeded its time limit of 1h') },
+    });
+    proxy.setMode('pass');
+    proxy.release();
+  });
+
   test('Workflow timeout: the whole export over its limit ends TimedOut and is not retried', async () => {
     scenario = await startScenario({ days: 2, settings: { workflowTimeoutMs: 6 * 3_600_000 } });
     scenario.proxy.setMode('hold-requests', 'day=02');

@@ -5,6 +5,8 @@
  * crash-and-resume case of a cut run is in kill-and-resume.test.ts.)
  */
 import type { BulkExport, BulkExportRun } from '../../lib/api/schemas/bulk-export';
+import { ManualClock } from '../../lib/local/clock';
+import { AttemptTimeLimit } from '../../lib/local/tracing/exports/attempt-time-limit';
 import { cutSegments, runMetadata, segmentEnds, type RunSegment } from '../../lib/local/tracing/exports/segments';
 import { toMicros } from '../../lib/local/tracing/store/time';
 import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
@@ -281,4 +283,26 @@ test("a run's progress is the progress of its first segment not done", () => {
   expect(runMetadata(segments).latest_cursor).toBe('15:x');
   Object.assign(segments[1], { cursor: '20:b', done: true });
   expect(runMetadata(segments)).toEqual({ latest_cursor: '30:z', rows_written: 16, exported_files: ['s0-f0', 's1-f0', 's2-f0'] });
+});
+
+test("a run's time limit runs while any of its segments has its encoder, and is paused while all wait for one", () => {
+  const clock = new ManualClock(0);
+  let expiredAt: number | undefined;
+  const limit = new AttemptTimeLimit(clock, 100, () => (expiredAt = clock.now()));
+  clock.advance(1_000); // waiting for a worker
+  limit.resume(); // segment 0 at t=1000
+  clock.advance(30);
+  limit.resume(); // segment 1 at t=1030
+  clock.advance(30);
+  limit.pause(); // segment 0 done at t=1060: segment 1 works on
+  clock.advance(20);
+  limit.pause(); // segment 1 done at t=1080: 80 of the 100 used
+  clock.advance(1_000);
+  limit.resume(); // segment 2 got a worker at t=2080
+  clock.advance(19);
+  expect(expiredAt).toBeUndefined();
+  clock.advance(1);
+  expect(expiredAt).toBe(2_100);
+  limit.pause();
+  limit.stop();
 });

@@ -96,6 +96,63 @@ describe('state table', () => {
     expect(run).toMatchObject({ status: 'Cancelled', metadata: { exported_files: [] } });
   });
 
+  describe('a slot freed by an export that ends goes to the next export in the queue at once', () => {
+    /** With one slot: `first` runs, `queued` waits; `end` makes `first` end; then `queued` must start. */
+    async function queueAfter(end: (first: string) => Promise<void>, settings = {}): Promise<string> {
+      scenario = await startScenario({ days: 1, settings: { maxConcurrentExportsPerWorkspace: 1, ...settings } });
+      const { client } = scenario.platform;
+      const other = await client.createDestination({
+        display_name: 'the queued export',
+        config: { bucket_name: 'exports', prefix: 'queued', endpoint_url: scenario.proxy.endpoint },
+        credentials: scenario.s3.credentials,
+      });
+      scenario.proxy.setMode('hold-requests');
+      const first = await scenario.createExport(1);
+      const queued = await scenario.createExport(1, { bulk_export_destination_id: other.id });
+      expect((await client.getExport(queued.id)).status).toBe('Created');
+      // from here on only the queued export's requests wait, so that it is seen Running
+      scenario.proxy.setMode('hold-requests', `export_id=${queued.id}`);
+      await end(first.id);
+      const outcome = (await scenario.exportStatus(first.id, isFinal)).status;
+      expect((await scenario.exportStatus(queued.id, (status) => status !== 'Created')).status).toBe('Running');
+      scenario.proxy.setMode('pass');
+      scenario.proxy.release();
+      expect((await scenario.exportStatus(queued.id, isFinal)).status).toBe('Completed');
+      return outcome;
+    }
+
+    test('Completed', async () => {
+      expect(await queueAfter(async () => scenario!.proxy.release())).toBe('Completed');
+    });
+
+    test('TimedOut (while its run waits for a retry)', async () => {
+      const outcome = await queueAfter(
+        async (first) => {
+          await waitFor('a held upload', () => (scenario!.proxy.held > 0 ? true : undefined));
+          scenario!.proxy.dropHeld();
+          await scenario!.runsWhere(first, (runs) => runs[0].retry_number === 1);
+          scenario!.clock.advance(20_000);
+        },
+        { workflowTimeoutMs: 20_000 },
+      );
+      expect(outcome).toBe('TimedOut');
+    });
+
+    test('Failed as its retry starts (its destination became unreadable meanwhile)', async () => {
+      const outcome = await queueAfter(async (first) => {
+        const { platform } = scenario!;
+        await waitFor('a held upload', () => (scenario!.proxy.held > 0 ? true : undefined));
+        scenario!.proxy.dropHeld();
+        await scenario!.runsWhere(first, (runs) => runs[0].retry_number === 1);
+        platform.db
+          .prepare('UPDATE bulk_export_destinations SET credentials_ciphertext = ? WHERE id = ?')
+          .run('v1:AAAA:AAAA:AAAA', scenario!.destinationId);
+        scenario!.clock.advance(30_000);
+      });
+      expect(outcome).toBe('Failed');
+    });
+  });
+
   test('RUNNING → TIMEDOUT when the export exceeds the 72 h workflow timeout; no automatic retry', async () => {
     scenario = await startScenario({ days: 1 });
     scenario.proxy.setMode('hold-requests');
@@ -156,6 +213,50 @@ describe('state table', () => {
       expect((await restarted.client.getExport(exp.id)).status).toBe('Failed');
       const [run] = await restarted.client.listExportRuns(exp.id);
       expect(run).toMatchObject({ status: 'Failed', retry_number: 0, errors: { retry_0: INTERRUPTION_MESSAGE } });
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  test('interrupted runs with no retries left: the first fails the export, the others stay Cancelled', async () => {
+    scenario = await startScenario({ days: 2, settings: { maxRetries: 0 } });
+    const { platform } = scenario;
+    scenario.proxy.setMode('hold-requests');
+    const exp = await scenario.createExport(2);
+    await waitFor('both runs to hold an upload', () => (scenario!.proxy.held === 2 ? true : undefined));
+    await platform.close();
+    scenario.proxy.dropHeld();
+    const restarted = await startTracingPlatform({ dataDir: platform.dataDir, clock: scenario.clock, settings: { maxRetries: 0 } });
+    try {
+      expect((await restarted.client.getExport(exp.id)).status).toBe('Failed');
+      const runs = await restarted.client.listExportRuns(exp.id);
+      expect(runs.map((run) => [run.status, run.errors])).toEqual([
+        ['Failed', { retry_0: INTERRUPTION_MESSAGE }],
+        ['Cancelled', {}],
+      ]);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  test('a restart after the workflow timeout has passed ends the export TimedOut, not as an interruption', async () => {
+    scenario = await startScenario({ days: 2, settings: { maxRetries: 0 } });
+    const { platform } = scenario;
+    scenario.proxy.setMode('hold-requests');
+    const exp = await scenario.createExport(2);
+    await waitFor('both runs to hold an upload', () => (scenario!.proxy.held === 2 ? true : undefined));
+    await platform.close();
+    scenario.proxy.dropHeld();
+    // the platform was down for longer than the export's 72 h
+    scenario.clock.advance(73 * 3_600_000);
+    const restarted = await startTracingPlatform({ dataDir: platform.dataDir, clock: scenario.clock, settings: { maxRetries: 0 } });
+    try {
+      expect((await restarted.client.getExport(exp.id)).status).toBe('TimedOut');
+      const runs = await restarted.client.listExportRuns(exp.id);
+      expect(runs.map((run) => [run.status, run.retry_number, run.errors])).toEqual([
+        ['TimedOut', 0, {}],
+        ['TimedOut', 0, {}],
+      ]);
     } finally {
       await restarted.close();
     }

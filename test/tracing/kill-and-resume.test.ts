@@ -2,7 +2,8 @@
  * Failure table, infrastructure interruption, the hard way: the platform process is SIGKILLed in the middle of an
  * export, right after the store accepted a part file whose checkpoint was never committed (an orphan). Restarted on
  * the same data dir, the run is requeued, resumes from its last checkpoint and rewrites the orphan's name: in the end
- * every source row is in the bucket exactly once.
+ * every source row is in the bucket exactly once. A run that never resumes (its export was cancelled) cannot rewrite
+ * it: the restart deletes it instead.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -135,4 +136,47 @@ test.each([
   expect(exportedIds.length).toBe(sourceIds.length);
   expect(new Set(exportedIds).size).toBe(exportedIds.length);
   expect([...exportedIds].sort()).toEqual([...sourceIds].sort());
+}, 120_000);
+
+test('SIGKILL while a cancelled export writes its last file: the run never resumes, so at restart the object is deleted', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kill-cancelled-'));
+  const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const generated = ['--data-dir', dataDir, '--project', 'cancelled', '--count', '150', '--payload-bytes', '200'];
+  expect(generateRunsCommand([...generated, '--start', '2024-03-01T00:00:00Z', '--end', '2024-03-01T23:00:00Z'], {}, quiet, quiet)).toBe(0);
+  const settings = { encodeThreads: 0, writer: WRITER };
+  const first = await startPlatformProcess(dataDir, settings);
+  running.push(first);
+  const session = (await first.client.findSessionByName('cancelled'))!;
+  const destination = await first.client.createDestination({
+    display_name: 'exports',
+    config: { bucket_name: 'exports', prefix: 'cancelled', endpoint_url: proxy.endpoint },
+    credentials: s3.credentials,
+  });
+  // the store makes the first file; the platform never hears so
+  proxy.setMode('hold-responses', '.parquet?x-id=PutObject');
+  const exp = await first.client.createExport({
+    bulk_export_destination_id: destination.id,
+    session_id: session.id,
+    start_time: '2024-03-01T00:00:00Z',
+    end_time: '2024-03-02T00:00:00Z',
+  });
+  await waitFor('a part written but not acknowledged', () => (proxy.held > 0 ? true : undefined));
+  expect((await first.client.cancelExport(exp.id)).status).toBe('Cancelled');
+  await sigkill(first);
+  proxy.dropHeld();
+  proxy.setMode('pass');
+  const prefix = `cancelled/export_id=${exp.id}/`;
+  expect(await listKeys(s3.client, 'exports', prefix)).toHaveLength(1);
+
+  const second = await startPlatformProcess(dataDir, settings);
+  running.push(second);
+  await waitFor('the unrecorded object to be deleted', async () => ((await listKeys(s3.client, 'exports', prefix)).length === 0 ? true : undefined));
+  const [run] = await second.client.listExportRuns(exp.id);
+  expect(run).toMatchObject({ status: 'Cancelled', errors: {}, metadata: { exported_files: [] } });
+  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+  try {
+    await waitFor('nothing uncommitted', () => (db.prepare('SELECT count(*) FROM bulk_export_uncommitted_files').pluck().get() === 0 ? true : undefined));
+  } finally {
+    db.close();
+  }
 }, 120_000);

@@ -5,8 +5,13 @@
  *
  * One `pump()` looks at the stored state and does what is due: spawn the children of scheduled exports, start
  * queued exports (at most N per workspace), start queued runs (at most M per export), relaunch runs whose retry
- * delay is over, time out exports past their workflow timeout, and complete exports whose runs all completed. It is
- * synchronous and runs after every change; timers only wake it.
+ * delay is over, time out exports past their workflow timeout, and complete exports whose runs all completed; then
+ * it has the files that runs which ended for good left uncommitted deleted, in the background (uncommitted-files.ts).
+ * It is synchronous and runs after every change; timers only wake it.
+ *
+ * An export ended from outside (workflow timeout, a run failing for good) stops its attempts in flight as a cancel
+ * does, but at once: a file whose last request is under way is let finish and committed (run-executor.ts); only a
+ * shutdown cuts that request off.
  */
 import { availableParallelism } from 'node:os';
 import { isFinalBulkExportStatus, type BulkExportStatus } from '../../../api/schemas/bulk-export';
@@ -17,10 +22,12 @@ import { credentialRedactor } from '../destinations/s3';
 import type { DestinationStore } from '../destinations/store';
 import type { RunStore } from '../store/runs';
 import { formatInstant, toMicros } from '../store/time';
+import { AttemptTimeLimit } from './attempt-time-limit';
 import { EncodeScheduler, type EncodeThreadSettings } from './encode-pool';
 import { DESTINATION_DELETED_MESSAGE, DESTINATION_UNREADABLE_MESSAGE, INTERRUPTION_MESSAGE, decideFailure, type AbortCause } from './failures';
 import { childRange, runRangesOf } from './plan';
 import { executeRunAttempt, type ExportWriterLimits } from './run-executor';
+import { UncommittedFileSweeper } from './uncommitted-files';
 import type { ExportRow, ExportStore, RunRow } from './store';
 
 /** Limits and delays of the engine; the defaults are the platform's documented values. */
@@ -29,7 +36,7 @@ export interface ExportEngineSettings extends EncodeThreadSettings {
   readonly maxRetries: number;
   /** Fixed delay before each retry (no backoff). */
   readonly retryDelayMs: number;
-  /** Time limit of one attempt of a run. */
+  /** Time limit of one attempt of a run, counting the time it works, not the time it waits for an encode thread. */
   readonly runTimeoutMs: number;
   /** Time limit of a whole export, from its start. */
   readonly workflowTimeoutMs: number;
@@ -79,6 +86,9 @@ export class ExportEngine {
   private pumping = false;
   private pumpAgain = false;
   private readonly encoders: EncodeScheduler;
+  private readonly uncommitted: UncommittedFileSweeper;
+  /** Aborted by `stop()`: cuts off everything, even the request that makes a file appear, and the deletes. */
+  private shutdown = new AbortController();
 
   constructor(
     private readonly store: ExportStore,
@@ -89,15 +99,26 @@ export class ExportEngine {
     private readonly log: (line: string) => void,
   ) {
     this.encoders = new EncodeScheduler(settings, runs);
+    this.uncommitted = new UncommittedFileSweeper(store, destinations, settings.writer.s3, log);
   }
 
   /** Requeues attempts a previous process left unfinished, then starts working. */
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.shutdown = new AbortController();
+    this.uncommitted.restart();
+    const now = this.clock.now();
+    // the deadline first: an export whose time ran out while the platform was down ends TimedOut, whatever its runs
+    // were doing when it stopped
+    for (const row of this.store.exportsWithStatus('Running')) {
+      if (row.interval_hours === null && now >= this.deadlineOf(row, now)) this.finishExport(row.id, 'TimedOut', 'TimedOut');
+    }
     // an interrupted run is requeued at once: the fixed delay is for runs that failed, not for ones that were cut off
-    for (const run of this.store.interruptedRuns()) {
-      this.recordFailure(run, INTERRUPTION_MESSAGE, true, 'Failed', this.clock.now(), 0);
+    for (const interrupted of this.store.interruptedRuns()) {
+      // read again: an interrupted run before it may have failed the export, and ended this one with it
+      const run = this.store.runRow(interrupted.id)!;
+      if (run.status === 'Running') this.recordFailure(run, INTERRUPTION_MESSAGE, true, 'Failed', now, 0);
     }
     this.pump();
   }
@@ -105,11 +126,13 @@ export class ExportEngine {
   /** Stops every attempt (they resume from their checkpoints on the next start) and every timer. */
   async stop(): Promise<void> {
     this.running = false;
+    this.shutdown.abort({ kind: 'shutdown' } satisfies AbortCause);
     for (const { handle } of this.wakeups.values()) this.clock.clearTimeout(handle);
     this.wakeups.clear();
     const attempts = [...this.attempts.values()];
     for (const attempt of attempts) attempt.controller.abort({ kind: 'shutdown' } satisfies AbortCause);
     await Promise.allSettled(attempts.map((attempt) => attempt.done));
+    await this.uncommitted.settled();
     await this.encoders.close();
   }
 
@@ -143,6 +166,8 @@ export class ExportEngine {
           if (row.interval_hours === null) this.advanceExport(row, now);
         }
       } while (this.pumpAgain && this.running);
+      // what runs that ended for good left uncommitted (their attempts in flight may still commit it)
+      this.uncommitted.sweep((runId) => this.attempts.has(runId), this.shutdown.signal);
     } finally {
       this.pumping = false;
     }
@@ -192,8 +217,13 @@ export class ExportEngine {
     }
   }
 
+  /** When a one-off export times out: its workflow timeout after it started. */
+  private deadlineOf(row: ExportRow, now: number): number {
+    return (row.started_at_ms ?? now) + this.settings.workflowTimeoutMs;
+  }
+
   private advanceExport(row: ExportRow, now: number): void {
-    const deadline = (row.started_at_ms ?? now) + this.settings.workflowTimeoutMs;
+    const deadline = this.deadlineOf(row, now);
     if (now >= deadline) {
       this.finishExport(row.id, 'TimedOut', 'TimedOut');
       return;
@@ -201,8 +231,7 @@ export class ExportEngine {
     this.wakeAt(`workflow:${row.id}`, deadline);
     const runs = this.store.runsOf(row.id);
     if (runs.every((run) => run.status === 'Completed')) {
-      this.store.setExportStatus(row.id, 'Completed');
-      this.clearWakeup(`workflow:${row.id}`);
+      this.endExport(row.id, 'Completed');
       return;
     }
     let inProgress = runs.filter((run) => run.status === 'Running').length;
@@ -235,9 +264,8 @@ export class ExportEngine {
     }
     this.store.startAttempt(run.id, now);
     const controller = new AbortController();
-    const runTimer = this.clock.setTimeout(
-      () => controller.abort({ kind: 'run-timeout', afterMs: this.settings.runTimeoutMs } satisfies AbortCause),
-      this.settings.runTimeoutMs,
+    const timeLimit = new AttemptTimeLimit(this.clock, this.settings.runTimeoutMs, () =>
+      controller.abort({ kind: 'run-timeout', afterMs: this.settings.runTimeoutMs } satisfies AbortCause),
     );
     const attempt = async (): Promise<void> => {
       try {
@@ -249,7 +277,9 @@ export class ExportEngine {
           store: this.store,
           limits: this.settings.writer,
           signal: controller.signal,
+          shutdown: this.shutdown.signal,
           shouldContinue: () => this.isStillRunning(exportRow.id, run.id),
+          work: timeLimit,
         });
         if (!this.running) return;
         if (outcome === 'completed' && this.isStillRunning(exportRow.id, run.id)) this.store.finishRun(run.id, 'Completed');
@@ -265,7 +295,7 @@ export class ExportEngine {
         this.log(`bulk export ${exportRow.id} run ${run.id}: ${decision.message}`);
         this.recordFailure(current, decision.message, decision.retryable, decision.finalStatus, this.clock.now());
       } finally {
-        this.clock.clearTimeout(runTimer);
+        timeLimit.stop();
         this.attempts.delete(run.id);
         this.pump();
       }
@@ -299,13 +329,19 @@ export class ExportEngine {
   }
 
   private finishExport(exportId: string, status: BulkExportStatus, openRunStatus: BulkExportStatus): void {
-    this.store.setExportStatus(exportId, status);
+    this.endExport(exportId, status);
     this.store.finishOpenRuns(exportId, openRunStatus);
-    this.clearWakeup(`workflow:${exportId}`);
     const cause: AbortCause = status === 'TimedOut' ? { kind: 'workflow-timeout' } : { kind: 'export-finished' };
     for (const attempt of this.attempts.values()) {
       if (attempt.exportId === exportId) attempt.controller.abort(cause);
     }
+  }
+
+  /** Gives an export its final status. Its slot is free: the pump looks at the queue again (also from inside itself). */
+  private endExport(exportId: string, status: BulkExportStatus): void {
+    this.store.setExportStatus(exportId, status);
+    this.clearWakeup(`workflow:${exportId}`);
+    this.pumpAgain = true;
   }
 
   /** Wakes the pump at `atMs` (one timer per key; an earlier or equal one already armed is kept). */

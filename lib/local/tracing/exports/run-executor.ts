@@ -7,6 +7,12 @@
  * Exactly-once across crashes: a part is first made visible in the bucket, then its checkpoint (cursor after its
  * last row, rows, file list) is committed. Part names come from the part index, so after a crash between the two
  * steps the resumed attempt writes the same name again, replacing the orphan instead of duplicating its rows.
+ *
+ * Nothing left unrecorded: a part's name is recorded as uncommitted before its first request, and forgotten by the
+ * checkpoint that commits it. A stop other than a shutdown lets the request that makes the part appear finish, once
+ * sent, and the part be committed; whatever a run that ends for good still has uncommitted (a request whose answer
+ * was lost, a shutdown or crash) is deleted from the bucket (uncommitted-files.ts), as no attempt writes that name
+ * again.
  */
 import { EXPORTABLE_FIELD_NAMES, type ExportableFieldName } from '../../../api/schemas/trace';
 import type { BulkExportRunMetadata } from '../../../api/schemas/bulk-export';
@@ -15,6 +21,7 @@ import { createDestinationClient, exportPartKey, type S3ClientLimits } from '../
 import { ParquetPartUpload } from '../parquet/part-upload';
 import { formatCursor, parseCursor } from '../store/runs';
 import { toMicros, utcDayStart, MICROS_PER_MS } from '../store/time';
+import type { AttemptWork } from './attempt-time-limit';
 import type { EncodeScheduler } from './encode-pool';
 import { cutSegments, runMetadata, wholeRunSegment, type RunSegment, type RunSegments } from './segments';
 import type { EncodeLimits } from './run-encoder';
@@ -35,10 +42,17 @@ export interface RunAttempt {
   readonly encoders: EncodeScheduler;
   readonly store: ExportStore;
   readonly limits: ExportWriterLimits;
-  /** Aborts S3 requests in flight and the encoding (run timeout, workflow timeout, shutdown). */
+  /**
+   * Aborts S3 requests in flight and the encoding (run timeout, workflow timeout, export ended, shutdown), but not the
+   * request that makes a file's object appear, once sent: that file is committed when the store made it.
+   */
   readonly signal: AbortSignal;
+  /** Aborted when the platform stops: cuts off even that request (the file stays recorded as uncommitted). */
+  readonly shutdown: AbortSignal;
   /** False once the run or its export stopped being Running (cancel): the attempt stops at its next checkpoint. */
   readonly shouldContinue: () => boolean;
+  /** Told while a segment has its encoder: the run timeout counts that time only (attempt-time-limit.ts). */
+  readonly work: AttemptWork;
 }
 
 /** How an attempt ended without an error. */
@@ -114,7 +128,8 @@ async function exportSegment(
   const fromMicros = toMicros(run.start_time);
   const dayStartMs = utcDayStart(fromMicros) / MICROS_PER_MS;
   const config = attempt.destination.destination.config;
-  const commit = (): void => store.checkpoint(run.id, runMetadata(plan.segments), plan.cut ? plan.segments : undefined);
+  const commit = (committedKey?: string): void =>
+    store.checkpoint(run.id, runMetadata(plan.segments), plan.cut ? plan.segments : undefined, committedKey);
   const resumeAt = segment.cursor ?? segment.after;
   const source = await attempt.encoders.open(
     {
@@ -136,6 +151,8 @@ async function exportSegment(
     },
     signal,
   );
+  // from here on the attempt works: the time it waited for an encode thread did not count against its time limit
+  attempt.work.resume();
   try {
     for (;;) {
       if (!attempt.shouldContinue()) return 'stopped';
@@ -148,9 +165,10 @@ async function exportSegment(
         segmentIndex: plan.cut ? index : undefined,
         partIndex: segment.files.length,
       });
-      const upload = new ParquetPartUpload({ client, bucket: config.bucket_name, key, signal });
+      const upload = new ParquetPartUpload({ client, bucket: config.bucket_name, key, signal, finishSignal: attempt.shutdown });
       try {
         let event = await source.next();
+        if (event.kind !== 'end') store.recordUncommittedFile(run.id, key);
         while (event.kind === 'chunk') {
           await upload.sendChunk(event.bytes);
           event = await source.next();
@@ -170,7 +188,7 @@ async function exportSegment(
         segment.files.push(key);
         segment.rows += event.rows;
         segment.cursor = formatCursor(event.cursor);
-        commit();
+        commit(key);
       } catch (err) {
         await upload.abort();
         throw err;
@@ -178,5 +196,6 @@ async function exportSegment(
     }
   } finally {
     source.close();
+    attempt.work.pause();
   }
 }

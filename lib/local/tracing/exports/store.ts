@@ -59,6 +59,14 @@ export interface RunRow {
   finished_at: string | null;
 }
 
+/** A file a run started to write and did not commit. */
+export interface UncommittedFile {
+  readonly runId: string;
+  readonly exportId: string;
+  readonly key: string;
+  readonly destinationId: string;
+}
+
 /** What a new export is made of (validated). */
 export interface NewExport {
   readonly tenantId: string;
@@ -282,12 +290,39 @@ export class ExportStore {
 
   /**
    * Persists progress after a file is safely in the bucket: the API's metadata, and for a run cut into segments
-   * (segments.ts) the segments' own progress, in one statement.
+   * (segments.ts) the segments' own progress, in one statement; with `committedKey`, in one transaction with it, the
+   * file is no longer uncommitted.
    */
-  checkpoint(runId: string, metadata: BulkExportRunMetadata, segments?: readonly RunSegment[]): void {
-    this.db
-      .prepare('UPDATE bulk_export_runs SET metadata = ?, segments = coalesce(?, segments), updated_at = ? WHERE id = ?')
-      .run(JSON.stringify(metadata), segments ? JSON.stringify(segments) : null, this.timestamp(), runId);
+  checkpoint(runId: string, metadata: BulkExportRunMetadata, segments?: readonly RunSegment[], committedKey?: string): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare('UPDATE bulk_export_runs SET metadata = ?, segments = coalesce(?, segments), updated_at = ? WHERE id = ?')
+        .run(JSON.stringify(metadata), segments ? JSON.stringify(segments) : null, this.timestamp(), runId);
+      if (committedKey !== undefined) this.forgetUncommittedFile(runId, committedKey);
+    })();
+  }
+
+  /** Records that a run starts to write a file, before its first request: until committed, it may be an object nothing records. */
+  recordUncommittedFile(runId: string, key: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO bulk_export_uncommitted_files (run_id, key) VALUES (?, ?)').run(runId, key);
+  }
+
+  forgetUncommittedFile(runId: string, key: string): void {
+    this.db.prepare('DELETE FROM bulk_export_uncommitted_files WHERE run_id = ? AND key = ?').run(runId, key);
+  }
+
+  /** The files left uncommitted by runs that ended for good (never to be written again), with their destination. */
+  uncommittedFilesOfFinalRuns(): UncommittedFile[] {
+    return this.db
+      .prepare(
+        `SELECT f.run_id AS runId, f.key AS key, e.id AS exportId, e.bulk_export_destination_id AS destinationId
+         FROM bulk_export_uncommitted_files f
+         JOIN bulk_export_runs r ON r.id = f.run_id
+         JOIN bulk_exports e ON e.id = r.bulk_export_id
+         WHERE r.status NOT IN ('Created', 'Running')
+         ORDER BY e.bulk_export_destination_id, f.key`,
+      )
+      .all() as UncommittedFile[];
   }
 
   /** Ends the current attempt with a final status. */

@@ -11,6 +11,7 @@ import {
 import { validateFilter } from '../../../api/filter';
 import { MAX_DUE_INTERVALS, MAX_EXPORT_DAYS, SCHEDULE_DELAY_MS, exportDays } from '../../../api/schemas/bulk-export-constants';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../../../api/schemas/trace';
+import type { z } from 'zod';
 import { RequestValidator, enumMessage } from '../../validation';
 import { BulkExportCreateBody } from '../request-bodies';
 
@@ -82,41 +83,55 @@ function checkFilter(validator: RequestValidator, filter: string): void {
   if (!parsed.ok) validator.add(['body', 'filter'], 'value_error', `Value error, ${parsed.error.message}`);
 }
 
+/** The fields of an export body, each one when its value is valid on its own. */
+type ExportRequestFields = Partial<z.output<typeof BulkExportCreateBody>>;
+
+/**
+ * The fields of a body that did not parse whose values are valid on their own (each read by its own schema), so that
+ * their checks run all the same; undefined when the body is no object (that is its only problem).
+ */
+function validFieldsOf(body: unknown): ExportRequestFields | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const fields: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(BulkExportCreateBody.shape)) {
+    const parsed = (schema as z.ZodType).safeParse((body as Record<string, unknown>)[name]);
+    if (parsed.success) fields[name] = parsed.data;
+  }
+  return fields as ExportRequestFields;
+}
+
 /**
  * Validates a creation body; throws the 422 when anything is wrong. As pydantic's field validators do, the checks of
- * one field run even when another field has the wrong type, so that every problem is reported at once.
+ * one field run even when another field has the wrong type or is missing, so that every problem is reported at once:
+ * every check below runs on the fields that are valid on their own, whether or not the body as a whole parsed.
  */
 export function validateExportRequest(body: unknown, refs: ExportReferences): ValidExportRequest {
   const validator = new RequestValidator();
-  const input = validator.parse(BulkExportCreateBody, body, ['body']);
-  if (!input) {
-    const raw = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-    if (Array.isArray(raw.export_fields) && raw.export_fields.every((field) => typeof field === 'string')) {
-      checkExportFields(validator, raw.export_fields as string[]);
-    }
-    if (typeof raw.filter === 'string') checkFilter(validator, raw.filter);
-    if (typeof raw.start_time === 'string') instant(validator, 'start_time', raw.start_time);
-    if (typeof raw.end_time === 'string') instant(validator, 'end_time', raw.end_time);
-    if (Number.isInteger(raw.interval_hours)) checkIntervalRange(validator, raw.interval_hours as number);
-  }
-  validator.throwIfFailed();
-  const request = input!;
+  const parsed = validator.parse(BulkExportCreateBody, body, ['body']);
+  const fields: ExportRequestFields | undefined = parsed ?? validFieldsOf(body);
+  if (fields === undefined) validator.throwIfFailed();
+  const request = fields!;
+  // a field sent with a value of the wrong type has that problem, not a missing value
+  const sent = (name: keyof ExportRequestFields): boolean => {
+    const value = (body as Record<string, unknown>)[name];
+    return value !== undefined && value !== null;
+  };
   // ids are kept in lower case, and read in any (as in paths)
-  const destinationId = request.bulk_export_destination_id.toLowerCase();
-  const sessionId = request.session_id.toLowerCase();
+  const destinationId = request.bulk_export_destination_id?.toLowerCase();
+  const sessionId = request.session_id?.toLowerCase();
 
-  if (!refs.destinationExists(destinationId)) {
+  if (destinationId !== undefined && !refs.destinationExists(destinationId)) {
     validator.add(['body', 'bulk_export_destination_id'], 'value_error', `Value error, bulk export destination ${request.bulk_export_destination_id} not found`);
   }
-  if (!refs.sessionExists(sessionId)) {
+  if (sessionId !== undefined && !refs.sessionExists(sessionId)) {
     validator.add(['body', 'session_id'], 'value_error', `Value error, tracing project ${request.session_id} not found`);
   }
 
-  const startMicros = instant(validator, 'start_time', request.start_time);
+  const startMicros = request.start_time === undefined ? NaN : instant(validator, 'start_time', request.start_time);
   const endTime = request.end_time ?? null;
   const intervalHours = request.interval_hours ?? null;
   let endMicros: number | null = null;
-  if (endTime === null && intervalHours === null) {
+  if (!sent('end_time') && !sent('interval_hours')) {
     validator.add(['body', 'end_time'], 'missing', 'Field required (end_time is required unless interval_hours makes the export scheduled)');
   } else if (endTime !== null && intervalHours !== null) {
     validator.add(['body', 'end_time'], 'value_error', 'Value error, end_time must be omitted for a scheduled export (interval_hours is set)');
@@ -137,7 +152,7 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
     }
   }
   if (intervalHours !== null && checkIntervalRange(validator, intervalHours)) {
-    if (endTime === null && !Number.isNaN(startMicros) && (refs.nowMs - SCHEDULE_DELAY_MS - startMicros / 1000) / (intervalHours * 3_600_000) > MAX_DUE_INTERVALS) {
+    if (!sent('end_time') && !Number.isNaN(startMicros) && (refs.nowMs - SCHEDULE_DELAY_MS - startMicros / 1000) / (intervalHours * 3_600_000) > MAX_DUE_INTERVALS) {
       validator.add(
         ['body', 'start_time'],
         'value_error',
@@ -153,9 +168,9 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
 
   validator.throwIfFailed();
   return {
-    destinationId,
-    sessionId,
-    startTime: request.start_time,
+    destinationId: destinationId!,
+    sessionId: sessionId!,
+    startTime: request.start_time!,
     startMicros,
     endTime,
     endMicros,

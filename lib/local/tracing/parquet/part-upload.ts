@@ -2,7 +2,8 @@
  * Sends one Parquet part file into a bucket while it is being encoded. Every full chunk the encoder hands out
  * becomes one part of a multipart upload; a file that never fills a chunk is sent with a single PUT. The object
  * appears only when the upload completes, so a reader never sees half a file; a failed upload is aborted so no
- * parts linger.
+ * parts linger. The request that makes the object appear is not cut off by a stop once sent (only by a shutdown):
+ * the store may have carried it out, and an object made but not known would be left in the bucket unrecorded.
  */
 import {
   AbortMultipartUploadCommand,
@@ -22,8 +23,15 @@ export interface PartUploadOptions {
   readonly bucket: string;
   /** Object key of the part. */
   readonly key: string;
-  /** Aborts every request in flight (run timeout, shutdown). */
+  /** Aborts the requests in flight (run timeout, export ended, shutdown), but the one that makes the object appear. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts, once sent, the request that makes the object appear (the single PUT, or the completion of the multipart
+   * upload) and the size check after it. Only a shutdown should: any other stop lets them finish (bounded by the
+   * client's timeouts), so that the object is committed as a file of its run rather than left in the bucket unknown.
+   * @default signal
+   */
+  readonly finishSignal?: AbortSignal;
 }
 
 /** One Parquet file being written to the bucket. */
@@ -58,10 +66,13 @@ export class ParquetPartUpload {
    */
   async finish(lastBytes: Uint8Array, totalBytes: number): Promise<void> {
     const { client, bucket, key, signal } = this.options;
+    const finishSignal = this.options.finishSignal ?? signal;
     if (this.uploadId === undefined) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: asBuffer(lastBytes) }), { abortSignal: signal });
+      signal.throwIfAborted();
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: asBuffer(lastBytes) }), { abortSignal: finishSignal });
     } else {
       await this.sendChunk(lastBytes);
+      signal.throwIfAborted();
       await client.send(
         new CompleteMultipartUploadCommand({
           Bucket: bucket,
@@ -69,10 +80,10 @@ export class ParquetPartUpload {
           UploadId: this.uploadId,
           MultipartUpload: { Parts: this.parts },
         }),
-        { abortSignal: signal },
+        { abortSignal: finishSignal },
       );
     }
-    await this.verifySize(totalBytes);
+    await this.verifySize(totalBytes, finishSignal);
   }
 
   /** Drops a multipart upload in progress; failures to abort are ignored (the permission is optional). */
@@ -87,8 +98,8 @@ export class ParquetPartUpload {
   }
 
   /** Read permission is optional but recommended: with it, a short object is caught before it is checkpointed. */
-  private async verifySize(expected: number): Promise<void> {
-    const { client, bucket, key, signal } = this.options;
+  private async verifySize(expected: number, signal: AbortSignal): Promise<void> {
+    const { client, bucket, key } = this.options;
     let actual: number | undefined;
     try {
       actual = (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal })).ContentLength;

@@ -164,6 +164,18 @@ export const TRACING_MIGRATIONS: MigrationSet = {
         ALTER TABLE trace_runs_v4 RENAME TO trace_runs;
         CREATE INDEX trace_runs_export_order ON trace_runs (session_id, start_time, id);`,
     },
+    {
+      // the files an export run has started to write and not committed (exports/uncommitted-files.ts): written before
+      // a file's first request, deleted with the checkpoint that commits it. One left behind by a run that ended for
+      // good may be an object nothing records: it is deleted from the bucket
+      id: '005-export-uncommitted-files',
+      up: `
+        CREATE TABLE bulk_export_uncommitted_files (
+          run_id TEXT NOT NULL REFERENCES bulk_export_runs(id) ON DELETE CASCADE,
+          key TEXT NOT NULL,
+          PRIMARY KEY (run_id, key)
+        );`,
+    },
   ],
   sealedColumns: [{ table: 'bulk_export_destinations', column: 'credentials_ciphertext' }],
 };
