@@ -246,7 +246,8 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     const squatter: Server = createServer();
     await new Promise<void>((listening, failed) => squatter.once('error', failed).listen(rgwPort, '127.0.0.1', listening));
     try {
-      expect(await exited).toBe(75);
+      // the status with what up.sh printed, so a failure shows which step it stopped at
+      expect({ status: await exited, stderr: stderr() }).toEqual({ status: 75, stderr: expect.any(String) });
       expect(stderr()).toContain('the RADOS Gateway on port');
       expect(stderr()).toContain('could not bind its port');
       expect(stderr()).not.toContain('timed out');
