@@ -68,6 +68,18 @@ afterEach(async () => {
   }
 });
 
+/**
+ * Makes the store fail an export's first attempt with an error that echoes the session token; checks the run keeps that
+ * error redacted, and returns the API's answer for the export's runs.
+ */
+async function runsAfterEchoedToken(scenario: Scenario): Promise<string> {
+  scenario.proxy.setMode('fail-echoing-token', 'export_id');
+  const exp = await scenario.createExport(1);
+  const [run] = await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === 1);
+  expect(run.errors.retry_0).toMatch(/^Storage unavailable: InternalError \(HTTP 500\): Backend rejected session \[REDACTED\]/);
+  return (await fetch(`${scenario.platform.url}/api/v1/bulk-exports/${exp.id}/runs`, { headers: { 'x-api-key': scenario.platform.apiKey } })).text();
+}
+
 describe('a long session token written back by the store', () => {
   test.each([
     [400, 'InvalidArgument', 'The store refused the test object'],
@@ -92,11 +104,7 @@ describe('a long session token written back by the store', () => {
     const token = longToken();
     const scenario: Scenario = await startScenario({ days: 1, sessionToken: token });
     cleanups.push(() => scenario.close());
-    scenario.proxy.setMode('fail-echoing-token', 'export_id');
-    const exp = await scenario.createExport(1);
-    const [run] = await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === 1);
-    expect(run.errors.retry_0).toMatch(/^Storage unavailable: InternalError \(HTTP 500\): Backend rejected session \[REDACTED\]/);
-    const answer = await (await fetch(`${scenario.platform.url}/api/v1/bulk-exports/${exp.id}/runs`, { headers: { 'x-api-key': scenario.platform.apiKey } })).text();
+    const answer = await runsAfterEchoedToken(scenario);
     const logs = scenario.platform.logs.join('\n');
     expect(logs).toContain('Backend rejected session [REDACTED]');
     scenario.platform.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -135,11 +143,7 @@ describe("a destination without credentials: the host's are never shown to the w
     Object.assign(process.env, { AWS_PROFILE: 'host', AWS_SHARED_CREDENTIALS_FILE: join(dir, 'credentials'), AWS_CONFIG_FILE: join(dir, 'config') });
     const scenario: Scenario = await startScenario({ days: 1, hostCredentials: true });
     cleanups.push(() => scenario.close());
-    scenario.proxy.setMode('fail-echoing-token', 'export_id');
-    const exp = await scenario.createExport(1);
-    const [run] = await scenario.runsWhere(exp.id, (runs) => runs[0].retry_number === 1);
-    expect(run.errors.retry_0).toMatch(/^Storage unavailable: InternalError \(HTTP 500\): Backend rejected session \[REDACTED\]/);
-    const answer = await (await fetch(`${scenario.platform.url}/api/v1/bulk-exports/${exp.id}/runs`, { headers: { 'x-api-key': scenario.platform.apiKey } })).text();
+    const answer = await runsAfterEchoedToken(scenario);
     scenario.platform.db.pragma('wal_checkpoint(TRUNCATE)');
     const places = { answer, logs: scenario.platform.logs.join('\n'), dataDir: dataDirText(scenario.platform.dataDir) };
     expect(Object.entries(places).map(([place, text]) => [place, leakedPiece(token, text), text.includes(secret)])).toEqual(

@@ -37,16 +37,22 @@ async function onlyRecordedFiles(s: Scenario, exportId: string, platform: Tracin
   });
 }
 
+/** An export of one day whose single PUT the store has answered and the proxy holds, ended by the workflow timeout. */
+async function timedOutWhileStoring(s: Scenario): Promise<{ id: string }> {
+  s.proxy.setMode('hold-responses', 'x-id=PutObject');
+  const exp = await s.createExport(1);
+  await held(s);
+  s.clock.advance(72 * 3_600_000);
+  expect((await s.exportStatus(exp.id, isFinal)).status).toBe('TimedOut');
+  return exp;
+}
+
 const uncommitted = (platform: TracingPlatform) => platform.db.prepare('SELECT key FROM bulk_export_uncommitted_files').pluck().all();
 
 describe('an attempt stopped while the store makes a file: the file is committed', () => {
   test('by the workflow timeout (a single PUT)', async () => {
     scenario = await startScenario({ days: 1 });
-    scenario.proxy.setMode('hold-responses', 'x-id=PutObject');
-    const exp = await scenario.createExport(1);
-    await held(scenario);
-    scenario.clock.advance(72 * 3_600_000);
-    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('TimedOut');
+    const exp = await timedOutWhileStoring(scenario);
     scenario.proxy.setMode('pass');
     scenario.proxy.release();
     const files = await onlyRecordedFiles(scenario, exp.id);
@@ -125,11 +131,7 @@ describe('an attempt stopped while the store makes a file: the file is committed
 describe('a file made but never committed by a run that ended for good is deleted', () => {
   test('the answer to its PUT is lost after the workflow timeout', async () => {
     scenario = await startScenario({ days: 1 });
-    scenario.proxy.setMode('hold-responses', 'x-id=PutObject');
-    const exp = await scenario.createExport(1);
-    await held(scenario);
-    scenario.clock.advance(72 * 3_600_000);
-    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('TimedOut');
+    const exp = await timedOutWhileStoring(scenario);
     // the store made the object; the platform never hears so
     scenario.proxy.setMode('pass');
     scenario.proxy.dropHeld();
@@ -141,11 +143,7 @@ describe('a file made but never committed by a run that ended for good is delete
   test('a delete the store cannot take (HTTP 500) is tried again at the next start', async () => {
     scenario = await startScenario({ days: 1 });
     const { platform } = scenario;
-    scenario.proxy.setMode('hold-responses', 'x-id=PutObject');
-    const exp = await scenario.createExport(1);
-    await held(scenario);
-    scenario.clock.advance(72 * 3_600_000);
-    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('TimedOut');
+    const exp = await timedOutWhileStoring(scenario);
     scenario.proxy.setMode('fail', 'x-id=DeleteObject');
     scenario.proxy.dropHeld();
     await waitFor('the failed delete to be logged', () => platform.logs.find((line) => line.includes('tried again at the next start')));
