@@ -13,6 +13,7 @@
  * does, but at once: a file whose last request is under way is let finish and committed (run-executor.ts); only a
  * shutdown cuts that request off.
  */
+import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { isFinalBulkExportStatus, type BulkExportStatus } from '../../../api/schemas/bulk-export';
 import { SCHEDULE_DELAY_MS } from '../../../api/schemas/bulk-export-constants';
@@ -88,7 +89,7 @@ export class ExportEngine {
   private readonly encoders: EncodeScheduler;
   private readonly uncommitted: UncommittedFileSweeper;
   /** Aborted by `stop()`: cuts off everything, even the request that makes a file appear, and the deletes. */
-  private shutdown = new AbortController();
+  private shutdown = shutdownController();
 
   constructor(
     private readonly store: ExportStore,
@@ -106,7 +107,7 @@ export class ExportEngine {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.shutdown = new AbortController();
+    this.shutdown = shutdownController();
     this.uncommitted.restart();
     const now = this.clock.now();
     // the deadline first: an export whose time ran out while the platform was down ends TimedOut, whatever its runs
@@ -362,4 +363,15 @@ export class ExportEngine {
     this.clock.clearTimeout(existing.handle);
     this.wakeups.delete(key);
   }
+}
+
+/**
+ * The engine's shutdown signal. The S3 client listens to it for each request that makes a file appear, for as long as
+ * the request is in flight: with more than 10 runs finishing a file at once (up to 45 per export), Node's default
+ * limit of listeners would print a warning of a leak that is none.
+ */
+export function shutdownController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

@@ -5,11 +5,13 @@
  * | failure                                   | retried                  | final run status |
  * |-------------------------------------------|--------------------------|------------------|
  * | infrastructure interruption (restart)     | yes, with retries left   | Failed           |
- * | run timeout                               | yes, up to the maximum   | TimedOut         |
+ * | run timeout                               | no                       | TimedOut         |
  * | storage / destination error, bucket gone  | no                       | Failed           |
  * | terminal processing error (serialization) | yes, up to the maximum   | Failed           |
  * | network error or 5xx of the store         | yes, up to the maximum   | Failed           |
- * The workflow timeout is not an attempt failure: it ends the whole export (TimedOut) and is never retried.
+ * The workflow timeout is not an attempt failure: it ends the whole export (TimedOut) and is never retried. Neither
+ * is the run timeout: an attempt that ran out of time would take as long again (and 20 retries of 4 h outlast the
+ * export's 72 h), so the run ends TimedOut at once and the message says how to make the export smaller.
  */
 import type { SecretRedactor } from '../../../api/redact';
 import type { BulkExportStatus } from '../../../api/schemas/bulk-export';
@@ -75,8 +77,8 @@ function decide(err: unknown, cause: AbortCause | undefined, redactor: SecretRed
   if (cause?.kind === 'run-timeout') {
     return {
       action: 'record',
-      message: `Run timeout: the run exceeded its time limit of ${duration(cause.afterMs)}; narrow the date range, add filters, or limit exported fields`,
-      retryable: true,
+      message: `Run timeout (not retried): the run exceeded its time limit of ${duration(cause.afterMs)}; narrow the date range, add filters, or limit exported fields`,
+      retryable: false,
       finalStatus: 'TimedOut',
     };
   }
