@@ -4,7 +4,7 @@ import * as cdktf from 'cdktf';
 import type { Construct } from 'constructs';
 import { PROVIDER_TYPE_NAME, PROVIDER_VERSION } from '../../provider/constants';
 
-/** Time limits of the operations (defaults: create 60m). When one runs out, the operation fails and says which status it last saw. */
+/** Time limits of the operations (defaults: create 60m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
 export interface TfBulkExportTimeouts {
   /** How long create may take, e.g. "30s", "10m", "1h30m". Default: `60m`. */
   readonly create?: string;
@@ -48,11 +48,11 @@ export interface TfBulkExportConfig extends cdktf.TerraformMetaArguments {
   readonly exportFields?: Array<string>;
   /** Parquet layout: `v1`, or `v2_beta` (typed columns for JSON and timestamps). */
   readonly formatVersion?: string;
-  /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` or `TimedOut` fail the apply with the run errors. */
+  /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. */
   readonly waitForCompletion?: boolean | cdktf.IResolvable;
   /** On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise). */
   readonly cancelSpawnedOnDestroy?: boolean | cdktf.IResolvable;
-  /** Time limits of the operations (defaults: create 60m). When one runs out, the operation fails and says which status it last saw. */
+  /** Time limits of the operations (defaults: create 60m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
   readonly timeouts?: TfBulkExportTimeouts | cdktf.IResolvable;
 }
 
@@ -123,7 +123,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getStringAttribute('format_version');
   }
 
-  /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` or `TimedOut` fail the apply with the run errors. */
+  /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. */
   get waitForCompletion(): cdktf.IResolvable {
     return this.getBooleanAttribute('wait_for_completion');
   }
@@ -133,7 +133,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getBooleanAttribute('cancel_spawned_on_destroy');
   }
 
-  /** Time limits of the operations (defaults: create 60m). When one runs out, the operation fails and says which status it last saw. */
+  /** Time limits of the operations (defaults: create 60m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
   get timeouts(): TfBulkExportTimeoutsOutputReference {
     return new TfBulkExportTimeoutsOutputReference(this, 'timeouts');
   }

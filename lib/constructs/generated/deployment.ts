@@ -27,7 +27,7 @@ export function tfDeploymentResourceSpecToTerraform(struct?: TfDeploymentResourc
   };
 }
 
-/** Time limits of the operations (defaults: create 30m, update 30m, delete 15m). When one runs out, the operation fails and says which status it last saw. */
+/** Time limits of the operations (defaults: create 30m, update 30m, delete 15m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
 export interface TfDeploymentTimeouts {
   /** How long create may take, e.g. "30s", "10m", "1h30m". Default: `30m`. */
   readonly create?: string;
@@ -126,7 +126,7 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly secretsVersion?: number;
   /** Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. A newer revision of the same source that takes its place (new secrets, a push built) is waited for instead; one of another source, made outside Terraform meanwhile, fails the apply, and the state records what that one deploys. The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time (and every quarter of it on the way, so a quicker build is seen soon too), so an apply returns soon after `DEPLOYED` with a few polls. */
   readonly waitForDeployed?: boolean | cdktf.IResolvable;
-  /** Time limits of the operations (defaults: create 30m, update 30m, delete 15m). When one runs out, the operation fails and says which status it last saw. */
+  /** Time limits of the operations (defaults: create 30m, update 30m, delete 15m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
   readonly timeouts?: TfDeploymentTimeouts | cdktf.IResolvable;
 }
 
@@ -227,7 +227,7 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getBooleanAttribute('wait_for_deployed');
   }
 
-  /** Time limits of the operations (defaults: create 30m, update 30m, delete 15m). When one runs out, the operation fails and says which status it last saw. */
+  /** Time limits of the operations (defaults: create 30m, update 30m, delete 15m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
   get timeouts(): TfDeploymentTimeoutsOutputReference {
     return new TfDeploymentTimeoutsOutputReference(this, 'timeouts');
   }

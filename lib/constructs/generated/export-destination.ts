@@ -24,7 +24,7 @@ export function tfExportDestinationCredentialsToTerraform(struct?: TfExportDesti
   };
 }
 
-/** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says which status it last saw. */
+/** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
 export interface TfExportDestinationTimeouts {
   /** How long create may take, e.g. "30s", "10m", "1h30m". Default: `5m`. */
   readonly create?: string;
@@ -76,7 +76,7 @@ export interface TfExportDestinationConfig extends cdktf.TerraformMetaArguments 
   readonly credentials?: TfExportDestinationCredentials | cdktf.IResolvable;
   /** Change it (for example, increment it) to rotate `credentials` in place: the platform validates the new keys first. */
   readonly credentialsVersion?: number;
-  /** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says which status it last saw. */
+  /** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
   readonly timeouts?: TfExportDestinationTimeouts | cdktf.IResolvable;
 }
 
@@ -147,7 +147,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
     return this.getListAttribute('credentials_keys');
   }
 
-  /** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says which status it last saw. */
+  /** Time limits of the operations (defaults: create 5m, update 5m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
   get timeouts(): TfExportDestinationTimeoutsOutputReference {
     return new TfExportDestinationTimeoutsOutputReference(this, 'timeouts');
   }

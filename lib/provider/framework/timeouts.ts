@@ -85,7 +85,7 @@ export function timeoutsAttribute<const D extends TimeoutDefaults>(defaults: D):
     kind: 'nested',
     nesting: 'single',
     optional: true,
-    description: `Time limits of the operations (defaults: ${ops}). When one runs out, the operation fails and says which status it last saw.`,
+    description: `Time limits of the operations (defaults: ${ops}). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one).`,
     attributes: fields,
     defaults,
   };

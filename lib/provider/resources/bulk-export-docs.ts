@@ -98,8 +98,8 @@ terraform import agentplatform_bulk_export.january 6d2c8f0a-91b3-4e7d-a5c4-0f3b2
 \`\`\`
 
 The platform does not know Terraform's own settings (\`wait_for_completion\`, \`cancel_spawned_on_destroy\`,
-\`timeouts\`): a configuration that matches the export plans one in-place update that sets them in the state, and
-nothing after it.
+\`timeouts\`): a configuration that matches the export and leaves them at their defaults plans no change; one that
+sets them otherwise plans an in-place update that sets them in the state and calls no API.
 
 An export cancelled outside Terraform (for example with \`PATCH /api/v1/bulk-exports/<id>\`) cannot be restarted: the
 next plan warns and replaces it. The replacement's destroy of the cancelled export still cancels, with

@@ -150,7 +150,7 @@ export const bulkExportSchema = defineSchema({
       optional: true,
       computed: true,
       default: false,
-      description: 'On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` or `TimedOut` fail the apply with the run errors.',
+      description: 'On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export.',
     }),
     cancel_spawned_on_destroy: attr.bool({
       optional: true,
