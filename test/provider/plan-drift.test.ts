@@ -7,6 +7,7 @@
  * of Terraform's own settings of a bulk export shows no platform value as unknown; a workspace id that is no UUID is
  * refused before anything is sent (the schema's check of the block's `tenant_id` is the same function).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +140,59 @@ ${extra}`;
     const rotation = await dir.plan();
     expect(rotation.code).toBe(1);
     expect(flat(diagnostic(rotation.stderr, 'Missing credentials.access_key_id'))).toContain('is required, and its value is null');
+  });
+
+  it('warns that a destination keeps its keys when its configuration gives none and there is no version to change', async () => {
+    const dir = lp.terraform();
+    const config = (credentials: string): string => `
+resource "agentplatform_export_destination" "d" {
+  display_name = "drift"
+  bucket_name  = "${BUCKET}"
+  endpoint_url = "${s3.endpoint}"
+  ${credentials}
+}
+`;
+    dir.configure(config('credentials = { access_key_id = "S3RVER", secret_access_key = "S3RVER" }'));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    const id = dir.instance('agentplatform_export_destination.d').attributes.id as string;
+    dir.configure(config(''));
+    const kept = await dir.plan();
+    expect(kept.code).toBe(0);
+    expect(flat(diagnostic(kept.stdout + kept.stderr, 'Export destination keeps its keys'))).toContain(
+      'the platform holds the credential fields access_key_id, secret_access_key for this destination and keeps using them',
+    );
+    expect((await lp.client.getDestination(id)).credentials_keys).toEqual(['access_key_id', 'secret_access_key']);
+    // with a version, taking both out replaces the destination, and the warning has nothing to say
+    dir.configure(destination('"S3RVER"'));
+    expect((await dir.apply()).code).toBe(0);
+    dir.configure(config(''));
+    const replaced = await dir.plan();
+    expect(replaced.code).toBe(2);
+    expect(replaced.stdout).toContain('agentplatform_export_destination.d must be replaced');
+    expect(replaced.stdout + replaced.stderr).not.toContain('Export destination keeps its keys');
+  });
+
+  it('warns of a new destination with neither region nor endpoint_url, and names the workspace setting when an import finds nothing', async () => {
+    const dir = lp.terraform();
+    dir.configure(`
+resource "agentplatform_export_destination" "aws" {
+  display_name = "no-region"
+  bucket_name  = "${BUCKET}"
+}
+`);
+    expect((await dir.init()).code).toBe(0);
+    const plan = await dir.plan();
+    expect(plan.code).toBe(2);
+    expect(flat(diagnostic(plan.stdout + plan.stderr, 'Export destination without region'))).toContain(
+      'Neither `region` nor `endpoint_url` is set: the platform writes to Amazon S3 with requests signed for us-east-1',
+    );
+    const missing = randomUUID();
+    const imported = await dir.tf.run(['import', '-input=false', '-no-color', 'agentplatform_export_destination.aws', missing]);
+    expect(imported.code).toBe(1);
+    expect(flat(diagnostic(imported.stderr, 'Cannot import export destination'))).toContain(
+      `There is no export destination ${missing} in this workspace: check the id, and the workspace the provider uses (its \`tenant_id\` or AGENTPLATFORM_TENANT_ID).`,
+    );
   });
 
   it('takes a filter written as the constructs write it now (\\u escapes) as the one an earlier version wrote: changed in place', async () => {

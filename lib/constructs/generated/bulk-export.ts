@@ -50,7 +50,7 @@ export interface TfBulkExportConfig extends cdktf.TerraformMetaArguments {
   readonly formatVersion?: string;
   /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. */
   readonly waitForCompletion?: boolean | cdktf.IResolvable;
-  /** On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise). */
+  /** On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise). A destroy reads it from the state: set it with an apply before the destroy. */
   readonly cancelSpawnedOnDestroy?: boolean | cdktf.IResolvable;
   /** Time limits of the operations (defaults: create 60m). When one runs out, the operation fails and says what it was waiting for (the last status it saw, where the object has one). */
   readonly timeouts?: TfBulkExportTimeouts | cdktf.IResolvable;
@@ -128,7 +128,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getBooleanAttribute('wait_for_completion');
   }
 
-  /** On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise). */
+  /** On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise). A destroy reads it from the state: set it with an apply before the destroy. */
   get cancelSpawnedOnDestroy(): cdktf.IResolvable {
     return this.getBooleanAttribute('cancel_spawned_on_destroy');
   }

@@ -66,7 +66,7 @@ export interface TfExportDestinationConfig extends cdktf.TerraformMetaArguments 
   readonly bucketName: string;
   /** Key prefix inside the bucket under which every export writes (the root of the bucket when empty). */
   readonly prefix?: string;
-  /** Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set. */
+  /** Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set; left out without it, the platform signs for us-east-1 and the plan warns. */
   readonly region?: string;
   /** Address of the S3 API of an S3-compatible store (Ceph, MinIO, R2, ...). Leave it out for Amazon S3. */
   readonly endpointUrl?: string;
@@ -122,7 +122,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
     return this.getStringAttribute('prefix');
   }
 
-  /** Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set. */
+  /** Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set; left out without it, the platform signs for us-east-1 and the plan warns. */
   get region(): string {
     return this.getStringAttribute('region');
   }

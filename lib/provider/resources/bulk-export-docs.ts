@@ -50,7 +50,9 @@ terraform import agentplatform_export_destination.s3 0b7e4a6c-3f21-4d8e-9c55-2a1
 \`\`\`
 
 The platform never returns credentials, so the imported state has no \`credentials_version\`: a configuration that sets
-one plans one in-place update that sends \`credentials\` again (validated by the platform like a rotation).
+one plans one in-place update that sends \`credentials\` again (validated by the platform like a rotation). A
+configuration with no \`credentials\` for a destination that holds keys plans no change, with a warning that the
+platform keeps using them; \`terraform apply -replace\` makes a destination of the host's credentials instead.
 
 The platform has no API to delete a destination: \`terraform destroy\` removes it from the state and says so in a
 warning; it stays in the workspace. So a create that gets no clear answer (\`timeouts.create\` ran out, terraform was

@@ -92,6 +92,32 @@ export function credentialsChangedOutside(diagnostics: Diagnostics, held: readon
   );
 }
 
+/**
+ * A destination whose configuration gives no keys while the platform holds some (they were removed from the
+ * configuration, or it was imported): nothing changes, and the platform keeps using the keys it holds.
+ */
+export function credentialsLeftOut(diagnostics: Diagnostics, held: readonly string[]): void {
+  diagnostics.warning(
+    'Export destination keeps its keys',
+    `The configuration gives no \`credentials\`, but the platform holds the credential fields ${held.join(', ')} for this ` +
+      'destination and keeps using them: keys cannot be removed in place. To use the credentials of the platform\'s ' +
+      'host instead, replace the destination (`terraform apply -replace=` and its address); to manage the keys, set ' +
+      '`credentials` and `credentials_version`.',
+    'credentials',
+  );
+}
+
+/** A new destination with neither a region nor an endpoint: Amazon S3, with requests signed for us-east-1. */
+export function regionLeftOut(diagnostics: Diagnostics): void {
+  diagnostics.warning(
+    'Export destination without region',
+    'Neither `region` nor `endpoint_url` is set: the platform writes to Amazon S3 with requests signed for us-east-1, and ' +
+      'a bucket in another region is refused as "Bucket is not valid". Set `region` to the bucket\'s region, or ' +
+      '`endpoint_url` for an S3-compatible store.',
+    'region',
+  );
+}
+
 /** The warning of a destroyed destination: the platform has no API to delete one. */
 export function destinationKept(diagnostics: Diagnostics, id: string, name: string): void {
   diagnostics.warning(

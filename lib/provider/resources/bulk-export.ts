@@ -156,7 +156,7 @@ export const bulkExportSchema = defineSchema({
       optional: true,
       computed: true,
       default: false,
-      description: 'On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise).',
+      description: 'On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise). A destroy reads it from the state: set it with an apply before the destroy.',
     }),
     timeouts,
     status: attr.string({ computed: true, useStateForUnknown: true, description: 'Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`).' }),
@@ -379,7 +379,7 @@ async function importExport({ id, ctx, signal }: ImportRequest): Promise<Partial
     await bulkExportClient(ctx).getExport(id, { signal });
   } catch (err) {
     if (statusOf(err) !== 404) throw err;
-    throw new DiagnosticError('Cannot import bulk export', `There is no bulk export ${id} in this workspace (check the id, and \`tenant_id\`).`);
+    throw new DiagnosticError('Cannot import bulk export', `There is no bulk export ${id} in this workspace: check the id, and the workspace the provider uses (its \`tenant_id\` or AGENTPLATFORM_TENANT_ID).`);
   }
   return { id };
 }

@@ -376,7 +376,7 @@ async function importDeployment({ id, ctx, signal }: ImportRequest): Promise<Par
     deployment = await ctx.controlPlane().getDeployment(id, { signal });
   } catch (err) {
     if ((err as { status?: number }).status !== 404) throw err;
-    throw new DiagnosticError('Cannot import deployment', `There is no deployment ${id} in this workspace (check the id, and \`tenant_id\`).`);
+    throw new DiagnosticError('Cannot import deployment', `There is no deployment ${id} in this workspace: check the id, and the workspace the provider uses (its \`tenant_id\` or AGENTPLATFORM_TENANT_ID).`);
   }
   if (deployment.status === 'AWAITING_DELETE') {
     throw new DiagnosticError('Cannot import deployment', `Deployment ${id} is being deleted (AWAITING_DELETE): the platform refuses every change to it.`);

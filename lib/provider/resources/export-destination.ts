@@ -28,7 +28,7 @@ import { NULL_REQUIRED } from '../framework/validate';
 import { planWorkspace, tenantIdAttribute, workspaceId, workspaceOf } from './workspace';
 import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
 import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
-import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, destinationKept, destinationRefused, type DestinationTarget } from './bulk-export-messages';
+import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, credentialsLeftOut, destinationKept, regionLeftOut, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
 import { httpUrlProblem } from '../../api/urls';
 import { confirmGone } from '../api-errors';
@@ -93,7 +93,7 @@ export const exportDestinationSchema = defineSchema({
       optional: true,
       requiresReplace: true,
       validate: regionProblem,
-      description: 'Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set.',
+      description: 'Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set; left out without it, the platform signs for us-east-1 and the plan warns.',
     }),
     endpoint_url: attr.string({
       optional: true,
@@ -195,6 +195,7 @@ function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: Plan
       'credentials_version',
     );
   }
+  if (!prior && planned.region === null && planned.endpoint_url === null) regionLeftOut(diagnostics);
   const keys = config.credentials;
   if (prior && planned.credentials_version === prior.credentials_version && keys !== null && isKnown(keys)) {
     // keys changed outside Terraform (the platform shows their names only): the configured ones are sent again
@@ -206,6 +207,10 @@ function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: Plan
       planned.credentials_keys = configured;
       credentialsChangedOutside(diagnostics, held, configured);
     }
+  }
+  const held = prior?.credentials_keys;
+  if (prior && planned.credentials_version === prior.credentials_version && keys === null && Array.isArray(held) && held.length > 0) {
+    credentialsLeftOut(diagnostics, held);
   }
   if (!prior || planned.credentials_version === prior.credentials_version) return;
   // a rotation sends the keys (a create's are checked with every attribute; an update's write-only ones are not)
@@ -290,7 +295,7 @@ async function importDestination({ id, ctx, signal }: ImportRequest): Promise<Pa
     await bulkExportClient(ctx).getDestination(id, { signal });
   } catch (err) {
     if (statusOf(err) !== 404) throw err;
-    throw new DiagnosticError('Cannot import export destination', `There is no export destination ${id} in this workspace (check the id, and \`tenant_id\`).`);
+    throw new DiagnosticError('Cannot import export destination', `There is no export destination ${id} in this workspace: check the id, and the workspace the provider uses (its \`tenant_id\` or AGENTPLATFORM_TENANT_ID).`);
   }
   return { id };
 }
