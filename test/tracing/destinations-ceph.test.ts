@@ -117,9 +117,19 @@ describe('destination validation writes a test object with the given credentials
     }
   });
 
-  test('error bodies never contain the secret', async () => {
-    const error = await platform.client.createDestination(destination(keys(readOnly))).catch((err: Error) => err);
-    expect(String((error as Error).message)).not.toContain(readOnly.secretAccessKey);
+  test('error bodies never contain the secret (the answers as sent, not as the client shows them)', async () => {
+    const wrongSecret = 'not-the-secret-111111111111111111111111';
+    for (const credentials of [keys(readOnly), { access_key_id: writer.accessKeyId, secret_access_key: wrongSecret }]) {
+      const response = await fetch(`${platform.url}/api/v1/bulk-exports/destinations`, {
+        method: 'POST',
+        headers: { 'X-Api-Key': platform.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify(destination(credentials)),
+      });
+      const text = await response.text();
+      expect(response.status).toBe(400);
+      expect(JSON.parse(text)).toEqual({ detail: DESTINATION_ERRORS.accessDenied });
+      expect(text).not.toContain(credentials.secret_access_key);
+    }
   });
 
   test('omitted credentials use the host environment (the SDK default chain)', async () => {

@@ -217,6 +217,33 @@ describe('resources and errors', () => {
     expect(nulls.config).toMatchObject({ region: null, include_bucket_in_prefix: false });
   });
 
+  test('no answer of the destination routes carries its credentials, only their names (raw bodies, not through the client)', async () => {
+    const sessionToken = 'session-token-that-must-not-come-back';
+    const send = async (method: string, path: string, body?: object): Promise<{ status: number; text: string }> => {
+      const response = await fetch(`${platform.url}/api/v1/bulk-exports/destinations${path}`, {
+        method,
+        headers: { 'X-Api-Key': platform.apiKey, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, text: await response.text() };
+    };
+    const credentials = { ...s3.credentials, session_token: sessionToken };
+    const created = await send('POST', '', {
+      display_name: 'raw',
+      config: { bucket_name: 'exports', prefix: 'raw', endpoint_url: s3.server.endpoint },
+      credentials,
+    });
+    expect(created.status).toBe(201);
+    const { id } = JSON.parse(created.text) as { id: string };
+    const answers = [created, await send('GET', `/${id}`), await send('GET', ''), await send('PATCH', `/${id}`, { credentials })];
+    expect(answers.map((answer) => answer.status)).toEqual([201, 200, 200, 200]);
+    for (const { text } of answers) {
+      for (const secret of Object.values(credentials)) expect(text).not.toContain(secret);
+      expect(text).not.toContain('"credentials"');
+    }
+    expect(JSON.parse(answers[3].text)).toMatchObject({ id, credentials_keys: ['access_key_id', 'secret_access_key', 'session_token'] });
+  });
+
   test('unknown export and destination ids are 404 {"detail"}; a malformed id is 422', async () => {
     const missing = '00000000-0000-4000-8000-000000000000';
     await expect(platform.client.getExport(missing)).rejects.toMatchObject({ status: 404, body: { detail: `Bulk export ${missing} not found` } });

@@ -141,6 +141,17 @@ test('a v1 export writes every source row exactly once, in cursor order, one run
   for (const key of keys) expect(key).toMatch(layout);
   expect(await listKeys(s3.client, BUCKET, `team/traces/export_id=${exp.id}/`)).toEqual([...keys].sort());
 
+  // files of up to 400 rows in row groups of up to 150, every column chunk compressed with Snappy
+  const metadata = await Promise.all(keys.map(async (key) => readParquetMetadata(await getObjectBytes(s3.client, BUCKET, key))));
+  expect(Math.max(...metadata.map((file) => Number(file.num_rows)))).toBe(400);
+  expect(Math.max(...metadata.map((file) => file.row_groups.length))).toBe(3);
+  for (const file of metadata) {
+    for (const group of file.row_groups) {
+      expect(Number(group.num_rows)).toBeLessThanOrEqual(150);
+      expect(group.columns.map((column) => column.meta_data?.codec)).toEqual(new Array(EXPORTABLE_FIELD_NAMES.length).fill('SNAPPY'));
+    }
+  }
+
   expect(rows.map((row) => row.id)).toEqual(source.map((run) => run.id));
   expect(Object.keys(rows[0]).sort()).toEqual([...EXPORTABLE_FIELD_NAMES].sort());
   rows.forEach((row, i) => {
@@ -156,6 +167,31 @@ test('a v1 export writes every source row exactly once, in cursor order, one run
       completion_tokens: run.completion_tokens === null ? null : BigInt(run.completion_tokens),
     });
   });
+});
+
+test('include_bucket_in_prefix puts the bucket name before the prefix of every exported file, once', async () => {
+  for (const [prefix, root] of [
+    ['legacy', `${BUCKET}/legacy`],
+    [`${BUCKET}/already`, `${BUCKET}/already`],
+  ]) {
+    const destination = await platform.client.createDestination({
+      display_name: `bucket in prefix ${prefix}`,
+      config: { bucket_name: BUCKET, prefix, endpoint_url: s3.server.endpoint, include_bucket_in_prefix: true },
+      credentials: s3.credentials,
+    });
+    const created = await platform.client.createExport({
+      bulk_export_destination_id: destination.id,
+      session_id: sessionId,
+      start_time: START,
+      end_time: '2024-03-02T00:00:00Z',
+      export_fields: ['id'],
+    });
+    expect((await finished(created.id)).status).toBe('Completed');
+    const { keys, rows } = await exportedRows(created);
+    expect(rows).toHaveLength(sourceRows(START, '2024-03-02T00:00:00Z').length);
+    for (const key of keys) expect(key.startsWith(`${root}/export_id=${created.id}/tenant_id=`)).toBe(true);
+    expect(await listKeys(s3.client, BUCKET, `${root}/export_id=${created.id}/`)).toEqual([...keys].sort());
+  }
 });
 
 test('export_fields selects the columns and the filter selects the rows', async () => {
