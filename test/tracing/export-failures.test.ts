@@ -5,12 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { DeleteBucketCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { DESTINATION_DELETED_MESSAGE } from '../../lib/local/tracing/exports/failures';
 import { runRangesOf } from '../../lib/local/tracing/exports/plan';
 import { toMicros } from '../../lib/local/tracing/store/time';
 import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
 import { ensureCliBuilt, REPO_ROOT } from '../local/support/build';
-import { FIRST_DAY, startScenario, isFinal, type Scenario } from './support/scenario';
+import { listKeys } from './support/parquet';
+import { BUCKET, FIRST_DAY, startScenario, isFinal, type Scenario } from './support/scenario';
 import { waitFor } from './support/wait';
 
 let scenario: Scenario | undefined;
@@ -189,6 +191,26 @@ describe('failure table', () => {
     expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Completed');
     const [run] = await scenario.platform.client.listExportRuns(exp.id);
     expect(run.metadata.exported_files).toEqual([expect.stringMatching(/part-00000\.parquet$/)]);
+  });
+
+  test('A bucket deleted during the export, after its first files: the next file fails without retry ("Bucket is not valid")', async () => {
+    scenario = await startScenario({ days: 2, settings: { maxRetries: 3 } });
+    const { proxy, s3 } = scenario;
+    proxy.setMode('hold-requests', 'day=02');
+    const exp = await scenario.createExport(2);
+    await scenario.runsWhere(exp.id, (runs) => runs[0].status === 'Completed');
+    await waitFor('a held upload of the second day', () => (proxy.held > 0 ? true : undefined));
+    const written = await listKeys(s3.client, BUCKET, '');
+    expect(written.length).toBeGreaterThan(0);
+    for (const key of written) await s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+    await s3.client.send(new DeleteBucketCommand({ Bucket: BUCKET }));
+    proxy.setMode('pass');
+    proxy.release();
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Failed');
+    const [first, second] = await scenario.platform.client.listExportRuns(exp.id);
+    expect(first.status).toBe('Completed');
+    expect(second).toMatchObject({ status: 'Failed', retry_number: 0 });
+    expect(Object.values(second.errors)).toEqual([expect.stringContaining('Storage or destination error (not retried): Bucket is not valid')]);
   });
 
   test('A deleted destination fails the run without retry; the export fails and its other runs are Cancelled', async () => {

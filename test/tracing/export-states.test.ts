@@ -183,6 +183,7 @@ describe('state table', () => {
     await platform.close();
     scenario.proxy.dropHeld();
     scenario.proxy.setMode('pass');
+    const seenBeforeRestart = scenario.proxy.seen.length;
     const restarted = await startTracingPlatform({ dataDir: platform.dataDir, clock: scenario.clock, settings: { writer: { rowGroupRows: 50, maxRowsPerFile: 100 } } });
     try {
       const [requeued] = await restarted.client.listExportRuns(exp.id);
@@ -195,6 +196,11 @@ describe('state table', () => {
       const [run] = await restarted.client.listExportRuns(exp.id);
       expect(run.metadata.exported_files.slice(0, before.metadata.exported_files.length)).toEqual(before.metadata.exported_files);
       expect(run.metadata.rows_written).toBe(400);
+      // the files committed before the restart are not written again: only the ones after them are
+      const putAfterRestart = (key: string): boolean =>
+        scenario!.proxy.seen.slice(seenBeforeRestart).some((line) => line.startsWith('PUT') && line.includes(key.split('/').pop()!));
+      expect(before.metadata.exported_files.filter(putAfterRestart)).toEqual([]);
+      expect(run.metadata.exported_files.slice(before.metadata.exported_files.length).every(putAfterRestart)).toBe(true);
     } finally {
       await restarted.close();
     }
