@@ -9,7 +9,7 @@ import {
   type Destination,
 } from '../../../api/schemas/bulk-export';
 import type { Clock } from '../../clock';
-import type { PlatformDatabase } from '../../db';
+import { prepared, type PlatformDatabase } from '../../db';
 import type { SecretBox } from '../../secret-box';
 
 interface DestinationRow {
@@ -125,7 +125,7 @@ export class DestinationStore {
   }
 
   private row(id: string): DestinationRow | undefined {
-    return this.db.prepare('SELECT * FROM bulk_export_destinations WHERE id = ?').get(id) as DestinationRow | undefined;
+    return prepared(this.db, 'SELECT * FROM bulk_export_destinations WHERE id = ?').get(id) as DestinationRow | undefined;
   }
 
   private seal(credentials: DestinationCredentials | null): string | null {

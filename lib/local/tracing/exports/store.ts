@@ -11,7 +11,7 @@ import {
   type FormatVersion,
 } from '../../../api/schemas/bulk-export';
 import type { Clock } from '../../clock';
-import type { PlatformDatabase } from '../../db';
+import { prepared, type PlatformDatabase } from '../../db';
 import type { RunSegment } from './segments';
 
 /** A stored export. */
@@ -152,7 +152,8 @@ export class ExportStore {
           now,
           now,
         );
-      const insertRun = this.db.prepare(
+      const insertRun = prepared(
+        this.db,
         `INSERT INTO bulk_export_runs (id, bulk_export_id, seq, status, start_time, end_time, metadata, created_at, updated_at)
          VALUES (?, ?, ?, 'Created', ?, ?, ?, ?, ?)`,
       );
@@ -164,7 +165,7 @@ export class ExportStore {
   }
 
   exportRow(id: string): ExportRow | undefined {
-    return this.db.prepare('SELECT * FROM bulk_exports WHERE id = ?').get(id) as ExportRow | undefined;
+    return prepared(this.db, 'SELECT * FROM bulk_exports WHERE id = ?').get(id) as ExportRow | undefined;
   }
 
   /** The export in the workspace, or undefined. */
@@ -175,12 +176,12 @@ export class ExportStore {
 
   /** Every export of the workspace, oldest first. */
   list(tenantId: string): ExportRow[] {
-    return this.db.prepare('SELECT * FROM bulk_exports WHERE tenant_id = ? ORDER BY seq').all(tenantId) as ExportRow[];
+    return prepared(this.db, 'SELECT * FROM bulk_exports WHERE tenant_id = ? ORDER BY seq').all(tenantId) as ExportRow[];
   }
 
   /** Exports in a status, oldest first. */
   exportsWithStatus(status: BulkExportStatus): ExportRow[] {
-    return this.db.prepare('SELECT * FROM bulk_exports WHERE status = ? ORDER BY seq').all(status) as ExportRow[];
+    return prepared(this.db, 'SELECT * FROM bulk_exports WHERE status = ? ORDER BY seq').all(status) as ExportRow[];
   }
 
   /** One-off exports in progress, per workspace. */
@@ -218,12 +219,12 @@ export class ExportStore {
   }
 
   runRow(id: string): RunRow | undefined {
-    return this.db.prepare('SELECT * FROM bulk_export_runs WHERE id = ?').get(id) as RunRow | undefined;
+    return prepared(this.db, 'SELECT * FROM bulk_export_runs WHERE id = ?').get(id) as RunRow | undefined;
   }
 
   /** The runs of an export, in range order. */
   runsOf(exportId: string): RunRow[] {
-    return this.db.prepare('SELECT * FROM bulk_export_runs WHERE bulk_export_id = ? ORDER BY seq').all(exportId) as RunRow[];
+    return prepared(this.db, 'SELECT * FROM bulk_export_runs WHERE bulk_export_id = ? ORDER BY seq').all(exportId) as RunRow[];
   }
 
   /** Sets an export's status; a final status also sets `finished_at`. */
@@ -239,7 +240,7 @@ export class ExportStore {
 
   /** Records that a scheduled export has spawned `count` children so far. */
   setSpawnedCount(id: string, count: number): void {
-    this.db.prepare('UPDATE bulk_exports SET spawned_count = ?, updated_at = ? WHERE id = ?').run(count, this.timestamp(), id);
+    prepared(this.db, 'UPDATE bulk_exports SET spawned_count = ?, updated_at = ? WHERE id = ?').run(count, this.timestamp(), id);
   }
 
   /**
@@ -275,7 +276,7 @@ export class ExportStore {
 
   /** Clears the in-progress mark of an attempt that stopped without a result (its run was cancelled meanwhile). */
   clearAttempt(runId: string): void {
-    this.db.prepare('UPDATE bulk_export_runs SET attempt_started_at_ms = NULL WHERE id = ?').run(runId);
+    prepared(this.db, 'UPDATE bulk_export_runs SET attempt_started_at_ms = NULL WHERE id = ?').run(runId);
   }
 
   /** Marks an attempt as started (status Running); the mark survives a crash, telling recovery it was interrupted. */
@@ -304,11 +305,11 @@ export class ExportStore {
 
   /** Records that a run starts to write a file, before its first request: until committed, it may be an object nothing records. */
   recordUncommittedFile(runId: string, key: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO bulk_export_uncommitted_files (run_id, key) VALUES (?, ?)').run(runId, key);
+    prepared(this.db, 'INSERT OR IGNORE INTO bulk_export_uncommitted_files (run_id, key) VALUES (?, ?)').run(runId, key);
   }
 
   forgetUncommittedFile(runId: string, key: string): void {
-    this.db.prepare('DELETE FROM bulk_export_uncommitted_files WHERE run_id = ? AND key = ?').run(runId, key);
+    prepared(this.db, 'DELETE FROM bulk_export_uncommitted_files WHERE run_id = ? AND key = ?').run(runId, key);
   }
 
   /** The files left uncommitted by runs that ended for good (never to be written again), with their destination. */
@@ -366,7 +367,7 @@ export class ExportStore {
   }
 
   private nextSeq(table: 'bulk_exports'): number {
-    return (this.db.prepare(`SELECT coalesce(max(seq), 0) + 1 AS seq FROM ${table}`).get() as { seq: number }).seq;
+    return (prepared(this.db, `SELECT coalesce(max(seq), 0) + 1 AS seq FROM ${table}`).get() as { seq: number }).seq;
   }
 
   private timestamp(): string {

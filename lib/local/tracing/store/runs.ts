@@ -186,7 +186,7 @@ export class RunStore {
 
   /** One run of the workspace in the API's shape, or undefined. */
   get(tenantId: string, id: string): TraceRun | undefined {
-    const row = this.db.prepare('SELECT * FROM trace_runs WHERE id = ? AND tenant_id = ?').get(id, tenantId) as
+    const row = prepared(this.db, 'SELECT * FROM trace_runs WHERE id = ? AND tenant_id = ?').get(id, tenantId) as
       | StoredRun
       | undefined;
     return row && toTraceRun(row);

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Session } from '../../../api/schemas/tracing';
 import type { Clock } from '../../clock';
-import type { PlatformDatabase } from '../../db';
+import { prepared, type PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
 
 interface SessionRow {
@@ -30,7 +30,7 @@ export class SessionStore {
       throw new HttpError(409, `A tracing project named "${input.name}" already exists in this workspace`);
     }
     const id = input.id ?? randomUUID();
-    if (this.db.prepare('SELECT 1 FROM tracing_sessions WHERE id = ?').get(id)) {
+    if (prepared(this.db, 'SELECT 1 FROM tracing_sessions WHERE id = ?').get(id)) {
       throw new HttpError(409, `A tracing project with id ${id} already exists`);
     }
     const row: SessionRow = {
@@ -48,7 +48,7 @@ export class SessionStore {
 
   /** The project with this id in the workspace, or undefined. */
   get(tenantId: string, id: string): Session | undefined {
-    const row = this.db.prepare('SELECT * FROM tracing_sessions WHERE id = ? AND tenant_id = ?').get(id, tenantId) as
+    const row = prepared(this.db, 'SELECT * FROM tracing_sessions WHERE id = ? AND tenant_id = ?').get(id, tenantId) as
       | SessionRow
       | undefined;
     return row && toSession(row);
@@ -71,8 +71,8 @@ export class SessionStore {
   list(tenantId: string, name?: string): Session[] {
     const rows = (
       name === undefined
-        ? this.db.prepare('SELECT * FROM tracing_sessions WHERE tenant_id = ? ORDER BY created_at, id').all(tenantId)
-        : this.db.prepare('SELECT * FROM tracing_sessions WHERE tenant_id = ? AND name = ?').all(tenantId, name)
+        ? prepared(this.db, 'SELECT * FROM tracing_sessions WHERE tenant_id = ? ORDER BY created_at, id').all(tenantId)
+        : prepared(this.db, 'SELECT * FROM tracing_sessions WHERE tenant_id = ? AND name = ?').all(tenantId, name)
     ) as SessionRow[];
     return rows.map(toSession);
   }
