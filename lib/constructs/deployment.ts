@@ -207,6 +207,8 @@ export class Deployment extends Construct implements IDeployment {
   readonly deploymentName: string;
   /** The newest revision's id. */
   readonly latestRevisionId: string;
+  /** The id of the revision that serves: the newest once it is `DEPLOYED`, the one before while a newer one builds or after it failed. */
+  readonly activeRevisionId: string;
   /** Status of the newest revision, e.g. `DEPLOYED`. */
   readonly revisionStatus: string;
   /** Where the deployment is served: `customUrl`, or the platform's URL for it. */
@@ -259,6 +261,7 @@ export class Deployment extends Construct implements IDeployment {
     this.deploymentId = this.resource.id;
     this.deploymentName = props.name;
     this.latestRevisionId = this.resource.latestRevisionId;
+    this.activeRevisionId = this.resource.activeRevisionId;
     this.revisionStatus = this.resource.revisionStatus;
     this.url = this.resource.url;
     this.repoCommitSha = this.resource.repoCommitSha;

@@ -71,16 +71,18 @@ describe('Deployment', () => {
     expect(warningsOf(agent)).toEqual([expect.stringContaining('set secretsVersion')]);
   });
 
-  test('exposes deploymentId, latestRevisionId and url as references', () => {
+  test('exposes deploymentId, latestRevisionId, activeRevisionId and url as references', () => {
     const stack = providerStack();
     const agent = deploy({}, stack);
     new TerraformOutput(stack, 'id', { value: agent.deploymentId });
     new TerraformOutput(stack, 'revision', { value: agent.latestRevisionId });
+    new TerraformOutput(stack, 'serving', { value: agent.activeRevisionId });
     new TerraformOutput(stack, 'url', { value: agent.url });
     const outputs = (JSON.parse(Testing.synth(stack)) as { output: Record<string, { value: string }> }).output;
     const address = Object.keys(synthesized(stack).resource.agentplatform_deployment!)[0];
     expect(outputs.id!.value).toBe(`\${agentplatform_deployment.${address}.id}`);
     expect(outputs.revision!.value).toBe(`\${agentplatform_deployment.${address}.latest_revision_id}`);
+    expect(outputs.serving!.value).toBe(`\${agentplatform_deployment.${address}.active_revision_id}`);
     expect(outputs.url!.value).toBe(`\${agentplatform_deployment.${address}.url}`);
   });
 

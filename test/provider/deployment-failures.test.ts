@@ -47,7 +47,7 @@ describe('agentplatform_deployment failures', () => {
     const instance = dir.instance('agentplatform_deployment.agent');
     const { id, latest_revision_id: revisionId } = instance.attributes as { id: string; latest_revision_id: string };
     expect(result.stderr).toContain(`Error: Deployment "${name}": revision ${revisionId} ended in BUILD_FAILED`);
-    expect(instance).toMatchObject({ status: 'tainted', attributes: { revision_status: 'BUILD_FAILED' } });
+    expect(instance).toMatchObject({ status: 'tainted', attributes: { revision_status: 'BUILD_FAILED', active_revision_id: null } });
     expect((await fast.client.getDeployment(id)).name).toBe(name);
     expect((await fast.client.getRevision(id, revisionId)).status).toBe('BUILD_FAILED');
   });
@@ -59,6 +59,8 @@ describe('agentplatform_deployment failures', () => {
     expect((await dir.init()).code).toBe(0);
     expect((await dir.apply()).code).toBe(0);
     const id = dir.instance('agentplatform_deployment.agent').attributes.id as string;
+    const serving = dir.instance('agentplatform_deployment.agent').attributes.latest_revision_id as string;
+    expect(dir.instance('agentplatform_deployment.agent').attributes.active_revision_id).toBe(serving);
 
     dir.configure(githubDeployment('agent', { name, repo_ref: 'main#fail-deploy' }));
     const failed = await dir.apply();
@@ -67,6 +69,10 @@ describe('agentplatform_deployment failures', () => {
     const first = dir.instance('agentplatform_deployment.agent');
     expect(first.status).toBeUndefined();
     expect(first.attributes).toMatchObject({ id, repo_ref: 'main#fail-deploy', revision_status: 'DEPLOY_FAILED' });
+    // the revision before the failed one still serves, and a refresh reads the same
+    expect(first.attributes.latest_revision_id).not.toBe(serving);
+    expect(first.attributes.active_revision_id).toBe(serving);
+    expect((await fast.client.getDeployment(id)).active_revision_id).toBe(serving);
 
     // no change in the configuration: the plan still deploys again, and says so
     const plan = await dir.plan();
@@ -91,7 +97,9 @@ describe('agentplatform_deployment failures', () => {
 
     dir.configure(githubDeployment('agent', { name, repo_ref: 'main' }));
     expect((await dir.apply()).code).toBe(0);
-    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id, revision_status: 'DEPLOYED' });
+    const fixed = dir.instance('agentplatform_deployment.agent').attributes;
+    expect(fixed).toMatchObject({ id, revision_status: 'DEPLOYED', active_revision_id: fixed.latest_revision_id });
+    expect(fixed.active_revision_id).not.toBe(serving);
     expect((await dir.plan()).code).toBe(0);
     expect((await dir.destroy()).code).toBe(0);
   });

@@ -237,6 +237,11 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('latest_revision_id');
   }
 
+  /** The revision that serves: the newest once it is `DEPLOYED`, the one before while a newer one builds or after it failed (null before the first). */
+  get activeRevisionId(): string {
+    return this.getStringAttribute('active_revision_id');
+  }
+
   /** Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED`. When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), the next plan deploys the same source again as a new revision, as an in-place update. */
   get revisionStatus(): string {
     return this.getStringAttribute('revision_status');

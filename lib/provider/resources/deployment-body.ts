@@ -36,6 +36,7 @@ export function toModel(d: Deployment, revisionStatus: string | null, local: Loc
     ...localSettings(local),
     secret_names: sortedNames(d.secrets.map((secret) => secret.name)),
     latest_revision_id: d.latest_revision_id,
+    active_revision_id: d.active_revision_id,
     revision_status: revisionStatus,
     repo_commit_sha: revision.repo_commit_sha ?? null,
     url: d.url,

@@ -48,7 +48,9 @@ export async function settle(
     });
     const took = revisionDurationMs(revision);
     if (took !== undefined) req.private.set(REVISION_MS_KEY, took);
-    return { ...model, latest_revision_id: revision.id, revision_status: revision.status, repo_commit_sha: revision.source_revision_config.repo_commit_sha ?? null };
+    // a DEPLOYED revision is the one that serves
+    const deployed = { latest_revision_id: revision.id, active_revision_id: revision.id, revision_status: revision.status };
+    return { ...model, ...deployed, repo_commit_sha: revision.source_revision_config.repo_commit_sha ?? null };
   } catch (err) {
     if (err instanceof WaitError) {
       waitEnded(req.diagnostics, err, operation, deployment);

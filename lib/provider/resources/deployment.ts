@@ -151,6 +151,11 @@ export const deploymentSchema = defineSchema({
     }),
     timeouts,
     latest_revision_id: attr.string({ computed: true, useStateForUnknown: true, description: 'The newest revision.' }),
+    active_revision_id: attr.string({
+      computed: true,
+      useStateForUnknown: true,
+      description: 'The revision that serves: the newest once it is `DEPLOYED`, the one before while a newer one builds or after it failed (null before the first).',
+    }),
     revision_status: attr.string({
       computed: true,
       useStateForUnknown: true,
@@ -238,6 +243,7 @@ function plan({ config, prior, planned, diagnostics, ctx, requireReplace }: Plan
   if (!inputsChange && revisionFailed(prior)) failedRevisionDeployedAgain(diagnostics, prior.latest_revision_id, prior.revision_status);
   if (inputsChange || revisionFailed(prior)) {
     planned.latest_revision_id = UNKNOWN;
+    planned.active_revision_id = UNKNOWN;
     planned.revision_status = UNKNOWN;
     planned.repo_commit_sha = prior.source === 'github' ? UNKNOWN : null;
   }
@@ -341,7 +347,8 @@ async function update({ config, planned, prior, ctx, signal, diagnostics, privat
     throw apiFailure(diagnostics, err, `update deployment "${prior.name}"`);
   }
   if (deployment.latest_revision_id === prior.latest_revision_id) {
-    const kept = { latest_revision_id: prior.latest_revision_id, revision_status: prior.revision_status, repo_commit_sha: prior.repo_commit_sha };
+    const { latest_revision_id, active_revision_id, revision_status, repo_commit_sha } = prior;
+    const kept = { latest_revision_id, active_revision_id, revision_status, repo_commit_sha };
     return { ...toModel(deployment, prior.revision_status, planned), ...kept };
   }
   ctx.log.info(`deployment ${deployment.id} has a new revision ${deployment.latest_revision_id}`);
