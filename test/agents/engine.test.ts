@@ -127,6 +127,26 @@ describe('the stream formatter', () => {
   });
 });
 
+describe('the updates stream', () => {
+  it('shows a node that writes nothing as null, as LangGraph streams it, and a node that writes as its update', async () => {
+    const graph = new StateGraph('quiet', { note: { initial: () => '' } })
+      .addNode('look', () => undefined)
+      .addNode('write', () => ({ note: 'seen' }))
+      .addEdge(START, 'look')
+      .addEdge('look', 'write')
+      .addEdge('write', END)
+      .compile();
+    const events: GraphEvent[] = [];
+    await graph.invoke({}, {}, invocation(events));
+    const formatter = new RunEventFormatter(null);
+    const updates = events
+      .filter((event) => event.kind === 'task_end')
+      .flatMap((event) => formatter.format(event, new Set(['updates'])))
+      .map((wire) => JSON.parse(wire.json) as unknown);
+    expect(updates).toEqual([{ look: null }, { write: { note: 'seen' } }]);
+  });
+});
+
 describe('the fake model', () => {
   it('fails a run, not the process, on settings stored before they were checked (an old assistant or cron)', () => {
     const model = new FakeChatModel();

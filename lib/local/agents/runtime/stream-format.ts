@@ -75,7 +75,8 @@ export class RunEventFormatter {
         );
         break;
       case 'task_end':
-        if (!event.error) add('updates', () => ({ [event.node]: event.update ?? {} }));
+        // a node that writes nothing is null there, as LangGraph streams it (not an empty object)
+        if (!event.error) add('updates', () => ({ [event.node]: writesSomething(event.update) ? event.update : null }));
         add('debug', () =>
           this.debug('task_result', event.time, event.step, {
             id: event.taskId,
@@ -221,3 +222,6 @@ interface EventLabels {
   readonly metadata: object;
   readonly task?: string;
 }
+
+/** Whether a node's update writes any channel. */
+const writesSomething = (update: object | undefined): boolean => update !== undefined && Object.keys(update).length > 0;
