@@ -164,7 +164,7 @@ export interface ExistingExportBucketOptions {
   readonly partition?: string;
   /**
    * The ARN of the KMS key of the bucket's default encryption, when it is SSE-KMS: grants then also allow
-   * `kms:GenerateDataKey` (to write) and `kms:Decrypt` (to complete multipart uploads and read files back) with it.
+   * `kms:GenerateDataKey` (to write) and `kms:Decrypt` (to complete multipart uploads) with it.
    * @default the bucket is not encrypted with a KMS key (SSE-S3)
    */
   readonly kmsKeyArn?: string;

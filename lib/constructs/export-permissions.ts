@@ -7,12 +7,15 @@
 export interface ExportPermissionOptions {
   /**
    * `s3:DeleteObject`, on `<prefix>/tmp/*` only: the platform deletes the test object it writes there when a
-   * destination is created. It deletes nothing else, so the key cannot delete the exported files.
+   * destination is created. The key cannot delete the exported files: nor, then, a file that a run which ended for
+   * good (failed, cancelled or timed out) started and did not record, which the platform tries to delete and logs
+   * when it cannot (the file stays beside the export's other files).
    * @default true
    */
   readonly deleteObject?: boolean;
   /**
-   * `s3:GetObject`: the platform reads back each file it wrote to verify its size.
+   * `s3:GetObject`: the platform checks the size of each file it wrote (a HEAD request, which S3 allows with
+   * `s3:GetObject`; the key can then also read the exported files).
    * @default true
    */
   readonly getObject?: boolean;
@@ -49,14 +52,15 @@ export const EXPORT_PERMISSIONS: readonly ExportPermission[] = [
     action: 's3:DeleteObject',
     option: 'deleteObject',
     on: 'tmp',
-    purpose: 'deletes the test object after writing it (and nothing else: the exported files cannot be deleted with the key)',
+    purpose:
+      'deletes the test object after writing it; the exported files cannot be deleted with the key (nor a file a run that ended for good left unrecorded: the platform logs it, and it stays)',
     without: 'the test object stays under `<prefix>/tmp/`',
   },
   {
     action: 's3:GetObject',
     option: 'getObject',
     on: 'prefix',
-    purpose: 'reads back each file it wrote to verify its size',
+    purpose: 'checks the size of each file it wrote (a HEAD request; the key can also read the files)',
     without: 'file sizes are not verified',
   },
   {
@@ -86,7 +90,7 @@ export function exportKeyPattern(keyPrefix: string): string {
 /**
  * The IAM policy document (as an object) allowing exactly the export actions: on `objectsArn` (the ARN of the keys
  * under the prefix, ending in `/*`), and, for `s3:DeleteObject`, only on the test objects under its `tmp/`; with
- * `kmsKeyArn` (a bucket encrypted with SSE-KMS), the use of that key for writing and reading.
+ * `kmsKeyArn` (a bucket encrypted with SSE-KMS), the use of that key for writing.
  */
 export function exportPolicyDocument(objectsArn: string, options: ExportPermissionOptions = {}, kmsKeyArn?: string): object {
   if (!objectsArn.endsWith('/*')) throw new Error(`the ARN of an export's objects ends in "/*"; got ${objectsArn}`);
@@ -97,7 +101,7 @@ export function exportPolicyDocument(objectsArn: string, options: ExportPermissi
     const testObjects = `${objectsArn.slice(0, -1)}tmp/*`;
     statements.push({ Sid: 'AgentPlatformDestinationTestObject', Effect: 'Allow', Action: actionsOn('tmp'), Resource: [testObjects] });
   }
-  // SSE-KMS: a write needs a data key; completing a multipart upload and reading a file back decrypt with the key
+  // SSE-KMS: a write needs a data key; completing a multipart upload decrypts with the key
   if (kmsKeyArn !== undefined) {
     statements.push({ Sid: 'AgentPlatformBucketKey', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] });
   }
