@@ -1,12 +1,13 @@
 /**
  * The ExportBucket policy, proven on a real policy engine: the IAM policy document is taken from the synthesized
  * stack, put on a fresh Ceph RGW user (iam:PutUserPolicy), and the local platform validates a destination (its
- * PutObject under `<prefix>/tmp/`) and runs an export with that user's keys; the key deletes nothing but those test
- * objects.
+ * PutObject under `<prefix>/tmp/`) and runs exports with that user's keys (a small file, and one larger than a
+ * multipart chunk, which goes up in parts); the key deletes nothing but those test objects.
  */
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import { Testing, TerraformStack } from 'cdktf';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,23 +133,28 @@ describe('the ExportBucket policy on Ceph RGW', () => {
     await expect(createDestination(await userWithPolicy(synthesizedPolicy()), 'elsewhere')).rejects.toThrow(DESTINATION_ERRORS.accessDenied);
   });
 
-  test('the synthesized policy is enough for a whole export: Parquet files land under the prefix', async () => {
-    const destination = await createDestination(await userWithPolicy(synthesizedPolicy()));
-    const project = await tracing.createSession({ name: 'policy-replay' });
+  /** Ingests runs of 2025-01-15 into a new project, exports that day with the destination, and returns its files. */
+  async function exportDay(destinationId: string, project: string, inputs: (i: number) => Record<string, unknown> = () => ({})): Promise<string[]> {
+    const session = await tracing.createSession({ name: project });
     const start = new Date(Date.UTC(2025, 0, 15, 12));
-    await tracing.ingestRuns({
-      post: [0, 1, 2].map((i) => ({
-        name: `step-${i}`,
-        run_type: 'llm',
-        session_id: project.id,
-        start_time: new Date(start.getTime() + i * 1000).toISOString(),
-        end_time: new Date(start.getTime() + i * 1000 + 500).toISOString(),
-        total_tokens: 10 * (i + 1),
-      })),
-    });
+    for (const i of [0, 1, 2]) {
+      await tracing.ingestRuns({
+        post: [
+          {
+            name: `step-${i}`,
+            run_type: 'llm',
+            session_id: session.id,
+            start_time: new Date(start.getTime() + i * 1000).toISOString(),
+            end_time: new Date(start.getTime() + i * 1000 + 500).toISOString(),
+            total_tokens: 10 * (i + 1),
+            inputs: inputs(i),
+          },
+        ],
+      });
+    }
     const created = await tracing.createExport({
-      bulk_export_destination_id: destination.id,
-      session_id: project.id,
+      bulk_export_destination_id: destinationId,
+      session_id: session.id,
       start_time: '2025-01-15T00:00:00Z',
       end_time: '2025-01-16T00:00:00Z',
     });
@@ -158,7 +164,30 @@ describe('the ExportBucket policy on Ceph RGW', () => {
       status = (await tracing.getExport(created.id)).status;
     }
     expect(status).toBe('Completed');
-    const files = await ceph.listObjects(BUCKET, `${PREFIX}/export_id=${created.id}/`);
+    return ceph.listObjects(BUCKET, `${PREFIX}/export_id=${created.id}/`);
+  }
+
+  test('the synthesized policy is enough for a whole export: Parquet files land under the prefix', async () => {
+    const destination = await createDestination(await userWithPolicy(synthesizedPolicy()));
+    const files = await exportDay(destination.id, 'policy-replay');
     expect(files).toEqual([expect.stringMatching(/\/runs\/year=2025\/month=01\/day=15\/[^/]+\.parquet$/)]);
+  });
+
+  test('the synthesized policy is enough for a file larger than a multipart chunk (5 MiB): it goes up in parts', async () => {
+    const keys = await userWithPolicy(synthesizedPolicy());
+    const destination = await createDestination(keys);
+    // 2.4 MB of text a run that Snappy cannot shrink: a file of about 7 MB
+    const files = await exportDay(destination.id, 'policy-replay-multipart', () => ({ blob: randomBytes(1_200_000).toString('hex') }));
+    expect(files).toHaveLength(1);
+    // read with the export's own keys (s3:GetObject, for the size check): the object is that user's
+    const client = ceph.s3Client(keys);
+    try {
+      const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: files[0] }));
+      expect(head.ContentLength).toBeGreaterThan(5 * 1024 * 1024);
+      // the ETag of an object made by a multipart upload ends with the number of its parts
+      expect(head.ETag).toMatch(/-\d+"?$/);
+    } finally {
+      client.destroy();
+    }
   });
 });
