@@ -2,7 +2,8 @@
  * `ExportDestination`: where bulk exports write, on an `ExportBucket` (credentials wired by reference, created after
  * the bucket's grants so the platform's validation write is allowed) or on any S3-compatible bucket.
  */
-import { Annotations, Aspects, dependable, type ITerraformDependable, type TerraformProvider } from 'cdktf';
+import { createHash } from 'node:crypto';
+import { Annotations, Aspects, Fn, dependable, type ITerraformDependable, type TerraformProvider } from 'cdktf';
 import type { Duration } from './duration';
 import { Construct, type IConstruct } from 'constructs';
 import { booleanProblem, httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
@@ -138,7 +139,8 @@ export interface ExportDestinationProps {
   readonly target: DestinationTarget;
   /**
    * Change it (for example, increment it) to send the credentials again, rotating them in place.
-   * @default 1 when the destination has keys
+   * @default when the destination has keys, a number made of the access key id (the first 8 hex digits of its SHA-256),
+   * so that another key (a replaced access key, another variable value) is sent on the next apply
    */
   readonly credentialsVersion?: number;
   /**
@@ -219,7 +221,7 @@ export class ExportDestination extends Construct implements IExportDestination {
       endpointUrl: target.endpointUrl,
       includeBucketInPrefix: target.includeBucketInPrefix,
       credentials,
-      credentialsVersion: keys ? (props.credentialsVersion ?? 1) : undefined,
+      credentialsVersion: keys ? (props.credentialsVersion ?? versionOfKeyId(keys.accessKeyId)) : undefined,
       timeouts: props.timeout && { create: props.timeout.toTerraformString(), update: props.timeout.toTerraformString() },
       provider: props.provider,
     });
@@ -238,6 +240,16 @@ export class ExportDestination extends Construct implements IExportDestination {
     });
     this.destinationId = this.resource.id;
   }
+}
+
+/**
+ * The credentials version of keys given without one: the first 8 hex digits of the SHA-256 of the access key id, as
+ * a number (computed by Terraform for a reference). Credentials are write-only, so Terraform sends them only when the
+ * version changes: this way a new key id (an ExportBucket's access key replaced, a variable given another key) is sent.
+ */
+function versionOfKeyId(accessKeyId: string): number {
+  if (isToken(accessKeyId)) return Fn.parseint(Fn.substr(Fn.sha256(accessKeyId), 0, 8), 16);
+  return Number.parseInt(createHash('sha256').update(accessKeyId).digest('hex').slice(0, 8), 16);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Testing, TerraformVariable, type TerraformStack } from 'cdktf';
 import { ExportBucket, ExportPrincipal } from '../../lib/constructs/export-bucket';
 import { DestinationCredentials, DestinationTarget, ExportDestination, type S3DestinationSettings } from '../../lib/constructs/export-destination';
@@ -21,7 +22,8 @@ describe('ExportDestination', () => {
       prefix: 'agent-traces',
       region: `\${aws_s3_bucket.${bucketAddress}.region}`,
       credentials: { access_key_id: `\${aws_iam_access_key.${keyAddress}.id}`, secret_access_key: `\${aws_iam_access_key.${keyAddress}.secret}` },
-      credentials_version: 1,
+      // made of the key's id, so a replaced key is sent: write-only credentials go out only when the version changes
+      credentials_version: `\${parseint(substr(sha256(aws_iam_access_key.${keyAddress}.id), 0, 8), 16)}`,
       depends_on: [`aws_iam_user_policy.${policyAddress}`],
     });
   });
@@ -53,6 +55,24 @@ describe('ExportDestination', () => {
     expect(onlyResource(json, 'agentplatform_export_destination').depends_on).toEqual(['terraform_data.network', ...policies]);
     // synthesized again: the same dependencies, once
     expect(onlyResource(synthesized(stack), 'agentplatform_export_destination').depends_on).toEqual(['terraform_data.network', ...policies]);
+  });
+
+  test('keys given without credentialsVersion take a version made of the access key id: another key id is another version', () => {
+    const versionOf = (accessKeyId: string): unknown => {
+      const stack = providerStack();
+      new ExportDestination(stack, 'Destination', {
+        displayName: 'local',
+        target: DestinationTarget.s3({
+          bucketName: 'exports',
+          endpointUrl: 'http://127.0.0.1:9000',
+          credentials: DestinationCredentials.fromValues({ accessKeyId, secretAccessKey: secretVariable(stack, 'secret') }),
+        }),
+      });
+      return onlyResource(synthesized(stack), 'agentplatform_export_destination').credentials_version;
+    };
+    // what Terraform's parseint(substr(sha256("S3RVER"), 0, 8), 16) gives
+    expect(versionOf('S3RVER')).toBe(Number.parseInt(createHash('sha256').update('S3RVER').digest('hex').slice(0, 8), 16));
+    expect(versionOf('S3RVER')).not.toBe(versionOf('S3RVER2'));
   });
 
   test('on any S3-compatible store, with keys from sensitive variables', () => {

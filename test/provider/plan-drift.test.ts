@@ -142,6 +142,19 @@ ${extra}`;
     expect(flat(diagnostic(rotation.stderr, 'Missing credentials.access_key_id'))).toContain('is required, and its value is null');
   });
 
+  it('takes a credentials_version as large as the constructs make it of a key id (up to 2^32 - 1), and rotates on another', async () => {
+    const dir = lp.terraform();
+    dir.configure(destination('"S3RVER"', '', 4_294_967_295));
+    expect((await dir.init()).code).toBe(0);
+    expect((await dir.apply()).code).toBe(0);
+    expect(dir.instance('agentplatform_export_destination.d').attributes.credentials_version).toBe(4_294_967_295);
+    expect((await dir.plan()).code).toBe(0);
+    dir.configure(destination('"S3RVER"', '', 3_400_406_527));
+    const rotation = await dir.plan();
+    expect(rotation.code).toBe(2);
+    expect(rotation.stdout).toContain('agentplatform_export_destination.d will be updated in-place');
+  });
+
   it('warns that a destination keeps its keys when its configuration gives none and there is no version to change', async () => {
     const dir = lp.terraform();
     const config = (credentials: string): string => `
