@@ -90,7 +90,7 @@ export function exportKeyPattern(keyPrefix: string): string {
 /**
  * The IAM policy document (as an object) allowing exactly the export actions: on `objectsArn` (the ARN of the keys
  * under the prefix, ending in `/*`), and, for `s3:DeleteObject`, only on the test objects under its `tmp/`; with
- * `kmsKeyArn` (a bucket encrypted with SSE-KMS), the use of that key for writing.
+ * `kmsKeyArn` (a bucket encrypted with SSE-KMS), the use of that key for writing, through S3 only.
  */
 export function exportPolicyDocument(objectsArn: string, options: ExportPermissionOptions = {}, kmsKeyArn?: string): object {
   if (!objectsArn.endsWith('/*')) throw new Error(`the ARN of an export's objects ends in "/*"; got ${objectsArn}`);
@@ -101,11 +101,21 @@ export function exportPolicyDocument(objectsArn: string, options: ExportPermissi
     const testObjects = `${objectsArn.slice(0, -1)}tmp/*`;
     statements.push({ Sid: 'AgentPlatformDestinationTestObject', Effect: 'Allow', Action: actionsOn('tmp'), Resource: [testObjects] });
   }
-  // SSE-KMS: a write needs a data key; completing a multipart upload decrypts with the key
-  if (kmsKeyArn !== undefined) {
-    statements.push({ Sid: 'AgentPlatformBucketKey', Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] });
-  }
-  return { Version: '2012-10-17', Statement: statements };
+  // SSE-KMS: a write needs a data key; completing a multipart upload decrypts with the key. Only through S3: the
+  // credentials cannot use the key by themselves (to decrypt other data it protects)
+  const withKey =
+    kmsKeyArn === undefined
+      ? []
+      : [
+          {
+            Sid: 'AgentPlatformBucketKey',
+            Effect: 'Allow',
+            Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+            Resource: [kmsKeyArn],
+            Condition: { StringLike: { 'kms:ViaService': 's3.*' } },
+          },
+        ];
+  return { Version: '2012-10-17', Statement: [...statements, ...withKey] };
 }
 
 /** The permissions as a markdown table, for the documentation. */

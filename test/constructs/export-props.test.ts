@@ -177,7 +177,10 @@ describe('ExportBucket names and keys', () => {
     const kmsKeyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
     ExportBucket.fromBucketName(stack, 'Traces', 'acme-traces', { kmsKeyArn }).withAccessKey();
     const policy = JSON.parse(onlyResource(synthesized(stack), 'aws_iam_user_policy').policy as string) as { Statement: { Action: string[]; Resource: string[] }[] };
-    expect(policy.Statement).toContainEqual(expect.objectContaining({ Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn] }));
+    // through S3 only: the keys cannot call KMS with it themselves
+    expect(policy.Statement).toContainEqual(
+      expect.objectContaining({ Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: [kmsKeyArn], Condition: { StringLike: { 'kms:ViaService': 's3.*' } } }),
+    );
     expect(policy.Statement.flatMap((s) => s.Action).filter((a) => a.startsWith('kms:'))).toHaveLength(2);
     for (const wrong of ['my-key', 'arn:aws:kms:eu-west-1:123456789012:alias/traces']) {
       expect(violationsOf(() => ExportBucket.fromBucketName(exportStack(), 'Traces', 'acme-traces', { kmsKeyArn: wrong }))).toEqual([
