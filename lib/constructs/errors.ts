@@ -130,6 +130,9 @@ export const messages = {
   exportKeyWithBucketInPrefix: () =>
     "cannot be used with an ExportBucket's access key: the key may write under the bucket's prefix only, and with " +
     'includeBucketInPrefix the platform writes under <bucket>/<prefix>/. Leave includeBucketInPrefix out, or give keys allowed there.',
+  exportKeyDeletesThere: (tmp: string) =>
+    `is under ${quote(tmp)}, where an ExportBucket's access key may delete objects (the test objects the platform ` +
+    'writes when a destination is made): the exported files could be deleted with the key. Choose a prefix outside it.',
   doubleSlashPrefix: (value: string) =>
     `holds "//" (${quote(value)}): the platform writes keys with an empty segment there, which Amazon S3 takes but some S3-compatible stores refuse.`,
   exportKeyElsewhere: (bucket: string, prefix: string, bucketUnknown: boolean) => {

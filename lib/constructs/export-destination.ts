@@ -193,6 +193,8 @@ export class ExportDestination extends Construct implements IExportDestination {
     violations.check('timeout', props.timeout, positiveDurationProblem);
     const keyScope = target.credentials.writesUnder;
     if (keyScope && !writableWith(keyScope, target)) violations.add('target.credentials', messages.exportKeyElsewhere(keyScope.bucketName, keyScope.prefix, isToken(keyScope.bucketName)));
+    const deletable = keyScope && deletableWith(keyScope, target);
+    if (deletable) violations.add('target.prefix', messages.exportKeyDeletesThere(deletable));
     violations.check('target.endpointUrl', target.endpointUrl, httpUrlProblem);
     if (target.region === undefined && target.endpointUrl === undefined) violations.add('target.region', messages.regionOrEndpoint());
     violations.check('target.region', target.region, (region) => (isRegionName(region) ? undefined : messages.notRegion(region)));
@@ -250,6 +252,18 @@ export class ExportDestination extends Construct implements IExportDestination {
 function versionOfKeyId(accessKeyId: string): number {
   if (isToken(accessKeyId)) return Fn.parseint(Fn.substr(Fn.sha256(accessKeyId), 0, 8), 16);
   return Number.parseInt(createHash('sha256').update(accessKeyId).digest('hex').slice(0, 8), 16);
+}
+
+/**
+ * Where keys of `scope` may delete (their test objects, `<prefix>/tmp/`) when `target` points under it, so that they
+ * could delete its exported files; undefined otherwise (or when a prefix is a token).
+ */
+function deletableWith(scope: { readonly prefix: string }, target: S3DestinationSettings): string | undefined {
+  if (isToken(scope.prefix) || isToken(target.prefix ?? '')) return undefined;
+  const trimmed = (prefix: string | undefined): string => (prefix ?? '').replace(/^\/+|\/+$/g, '');
+  const tmp = trimmed(scope.prefix) === '' ? 'tmp' : `${trimmed(scope.prefix)}/tmp`;
+  const written = trimmed(target.prefix);
+  return written === tmp || written.startsWith(`${tmp}/`) ? `${tmp}/` : undefined;
 }
 
 /**

@@ -153,6 +153,28 @@ describe("an ExportBucket's access key", () => {
     expect(violationsOf(() => new ExportDestination(alike, 'D', { displayName: 'd', target })).map((v) => v.prop)).toEqual(['target.credentials']);
   });
 
+  test("is refused under its prefix's tmp/, where it may delete objects: the exported files would be deletable", () => {
+    for (const [prefix, tmp] of [
+      ['agent-traces/tmp', 'agent-traces/tmp/'],
+      ['agent-traces/tmp/prod', 'agent-traces/tmp/'],
+    ]) {
+      const stack = exportStack();
+      const credentials = DestinationCredentials.fromExportAccessKey(keyOf(stack));
+      const target = DestinationTarget.s3({ bucketName: 'acme-traces', prefix, region: 'eu-west-1', credentials });
+      expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target }))).toEqual([
+        { prop: 'target.prefix', message: expect.stringContaining(`is under "${tmp}", where an ExportBucket's access key may delete objects`) },
+      ]);
+    }
+    // a key of the whole bucket deletes under tmp/; a prefix that only starts alike is another prefix
+    const whole = exportStack();
+    const anywhere = DestinationCredentials.fromExportAccessKey(ExportBucket.fromBucketName(whole, 'Traces', 'acme-traces', { prefix: '' }).withAccessKey());
+    const atTmp = DestinationTarget.s3({ bucketName: 'acme-traces', prefix: 'tmp', region: 'eu-west-1', credentials: anywhere });
+    expect(violationsOf(() => new ExportDestination(whole, 'D', { displayName: 'd', target: atTmp })).map((v) => v.prop)).toEqual(['target.prefix']);
+    const alike = exportStack();
+    const target = DestinationTarget.s3({ bucketName: 'acme-traces', prefix: 'agent-traces/tmpfiles', region: 'eu-west-1', credentials: DestinationCredentials.fromExportAccessKey(keyOf(alike)) });
+    expect(() => new ExportDestination(alike, 'D', { displayName: 'd', target })).not.toThrow();
+  });
+
   test('takes an IAM user name, for a stack deployed more than once into one account', () => {
     const stack = exportStack();
     const bucket = ExportBucket.fromBucketName(stack, 'Traces', 'acme-traces', { region: 'eu-west-1' });
