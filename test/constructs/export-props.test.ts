@@ -118,16 +118,20 @@ describe('BulkExport ranges and options the platform refuses', () => {
 
 describe("an ExportBucket's access key", () => {
   const keyOf = (stack: TerraformStack) => ExportBucket.fromBucketName(stack, 'Traces', 'acme-traces', { prefix: 'agent-traces', region: 'eu-west-1' }).withAccessKey();
+  /** The violations of a destination at `bucketName`/`prefix` given the bucket's access key. */
+  const violationsWithKey = (bucketName: string, prefix: string) => {
+    const stack = exportStack();
+    const credentials = DestinationCredentials.fromExportAccessKey(keyOf(stack));
+    const target = DestinationTarget.s3({ bucketName, prefix, region: 'eu-west-1', credentials });
+    return violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target }));
+  };
 
   test('is refused on another bucket or prefix than its own, which it may not write', () => {
     for (const [bucketName, prefix] of [
       ['other-bucket', 'agent-traces'],
       ['acme-traces', 'elsewhere'],
     ]) {
-      const stack = exportStack();
-      const credentials = DestinationCredentials.fromExportAccessKey(keyOf(stack));
-      const target = DestinationTarget.s3({ bucketName, prefix, region: 'eu-west-1', credentials });
-      expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target }))).toEqual([
+      expect(violationsWithKey(bucketName!, prefix!)).toEqual([
         { prop: 'target.credentials', message: expect.stringContaining('may write only under "acme-traces/agent-traces/"') },
       ]);
     }
@@ -158,10 +162,7 @@ describe("an ExportBucket's access key", () => {
       ['agent-traces/tmp', 'agent-traces/tmp/'],
       ['agent-traces/tmp/prod', 'agent-traces/tmp/'],
     ]) {
-      const stack = exportStack();
-      const credentials = DestinationCredentials.fromExportAccessKey(keyOf(stack));
-      const target = DestinationTarget.s3({ bucketName: 'acme-traces', prefix, region: 'eu-west-1', credentials });
-      expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'traces', target }))).toEqual([
+      expect(violationsWithKey('acme-traces', prefix!)).toEqual([
         { prop: 'target.prefix', message: expect.stringContaining(`is under "${tmp}", where an ExportBucket's access key may delete objects`) },
       ]);
     }
