@@ -157,6 +157,19 @@ describe('list offsets', () => {
   });
 });
 
+describe('a thread\'s runs by status', () => {
+  it('lists only the runs of the status asked for; a status no run can have is a 422', async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, { assistant_id: 'chat', input: { messages: [{ role: 'user', content: 'hi' }] } });
+    await client.runs.join(thread.thread_id, run.run_id);
+    const runsWith = async (query: string) => send('GET', `/threads/${thread.thread_id}/runs?${query}`);
+    expect(await runsWith('status=success')).toEqual({ status: 200, body: [expect.objectContaining({ run_id: run.run_id, status: 'success' })] });
+    expect(await runsWith('status=pending')).toEqual({ status: 200, body: [] });
+    expect(await runsWith('status=pending,success')).toEqual({ status: 200, body: [expect.objectContaining({ run_id: run.run_id })] });
+    expect(await problems('GET', `/threads/${thread.thread_id}/runs?status=done`)).toEqual([['query.status', 'enum']]);
+  });
+});
+
 describe('a cron search by thread_id', () => {
   it('reads the id as a uuid whatever its case, and refuses one that is not a uuid with uuid_parsing', async () => {
     const thread = await client.threads.create();

@@ -4,7 +4,7 @@
  * (`run_id`, `attempt`) and whose `Content-Location` names the run.
  */
 import type { Context, Hono } from 'hono';
-import { RunCreate, StreamMode, type Assistant, type Run } from '../../../api/schemas/agent-server';
+import { RUN_STATUSES, RunCreate, StreamMode, type Assistant, type Run } from '../../../api/schemas/agent-server';
 import { HttpError } from '../../errors';
 import { RequestValidator } from '../../validation';
 import { queryParam } from '../../query-params';
@@ -124,9 +124,10 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
       max: Number.MAX_SAFE_INTEGER,
       fallback: 0,
     });
+    const statuses = validator.enumListQuery('status', queryParam(c, 'status'), RUN_STATUSES);
     validator.throwIfFailed();
     threads.assertExists(c.get('deployment').id, threadId);
-    return c.json(runs.list(c.get('deployment').id, threadId, limit, offset));
+    return c.json(runs.list(c.get('deployment').id, threadId, limit, offset, statuses?.length ? statuses : undefined));
   });
 
   app.get('/threads/:threadId/runs/:runId', (c) => {

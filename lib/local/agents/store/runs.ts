@@ -89,11 +89,12 @@ export class RunStore {
     return row && toStoredRun(row);
   }
 
-  /** Runs of a thread, newest first. */
-  list(deploymentId: string, threadId: string, limit: number, offset: number): Run[] {
+  /** Runs of a thread, newest first; with `statuses`, only the runs in one of them. */
+  list(deploymentId: string, threadId: string, limit: number, offset: number, statuses?: readonly RunStatus[]): Run[] {
+    const byStatus = statuses ? ` AND status IN (${statuses.map(() => '?').join(', ')})` : '';
     const rows = this.db
-      .prepare('SELECT * FROM agent_runs WHERE deployment_id = ? AND thread_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
-      .all(deploymentId, threadId, limit, offset) as RunRow[];
+      .prepare(`SELECT * FROM agent_runs WHERE deployment_id = ? AND thread_id = ?${byStatus} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+      .all(deploymentId, threadId, ...(statuses ?? []), limit, offset) as RunRow[];
     return rows.map((row) => toStoredRun(row).run);
   }
 
