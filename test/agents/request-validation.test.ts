@@ -3,6 +3,7 @@
  * body in one 422 (as FastAPI answers), list offsets within the integers the store can page by, and body ids read as
  * uuids whatever their case, in searches too.
  */
+import { randomUUID } from 'node:crypto';
 import type { AgentServerClient } from '../../lib/api/agent-server';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 
@@ -167,6 +168,22 @@ describe('a thread\'s runs by status', () => {
     expect(await runsWith('status=pending')).toEqual({ status: 200, body: [] });
     expect(await runsWith('status=pending,success')).toEqual({ status: 200, body: [expect.objectContaining({ run_id: run.run_id })] });
     expect(await problems('GET', `/threads/${thread.thread_id}/runs?status=done`)).toEqual([['query.status', 'enum']]);
+  });
+});
+
+describe('a run on a thread that does not exist', () => {
+  it('is a 404, unless if_not_exists is create: then the thread is made with the id of the path', async () => {
+    const threadId = randomUUID();
+    const body = { assistant_id: 'chat', input: { messages: [{ role: 'user', content: 'hi' }] } };
+    expect(await send('POST', `/threads/${threadId}/runs`, body)).toEqual({ status: 404, body: { detail: `Thread ${threadId} not found` } });
+    expect(await send('POST', `/threads/${threadId}/runs`, { ...body, if_not_exists: 'reject' })).toMatchObject({ status: 404 });
+    const created = await send('POST', `/threads/${threadId}/runs`, { ...body, if_not_exists: 'create' });
+    expect(created).toMatchObject({ status: 200, body: { thread_id: threadId } });
+    await client.runs.join(threadId, (created.body as { run_id: string }).run_id);
+    expect(await client.threads.get(threadId)).toMatchObject({ thread_id: threadId, values: { messages: expect.any(Array) } });
+    // on a thread that exists, it changes nothing
+    expect(await send('POST', `/threads/${threadId}/runs`, { ...body, if_not_exists: 'create' })).toMatchObject({ status: 200 });
+    expect(await problems('POST', `/threads/${threadId}/runs`, { ...body, if_not_exists: 'maybe' })).toEqual([['body.if_not_exists', 'enum']]);
   });
 });
 

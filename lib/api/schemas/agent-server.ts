@@ -138,6 +138,8 @@ export const RunCreate = z.object({
   stream_subgraphs: z.boolean().optional(),
   multitask_strategy: MultitaskStrategy.optional(),
   on_disconnect: z.enum(['cancel', 'continue']).optional(),
+  /** A run on a thread that does not exist: `reject` (default) answers 404, `create` makes the thread first. */
+  if_not_exists: z.enum(['create', 'reject']).optional(),
 });
 export type RunCreate = z.infer<typeof RunCreate>;
 

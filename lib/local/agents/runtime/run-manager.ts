@@ -98,13 +98,14 @@ export class RunManager {
   }
 
   /**
-   * Creates a run on a thread, applying its multitask strategy to the runs already there: `enqueue` (default)
-   * queues it, `reject` refuses with 409, `interrupt` stops them as `interrupted`, `rollback` stops and deletes them
-   * with their checkpoints.
+   * Creates a run on a thread (first the thread, with `if_not_exists: create`), applying its multitask strategy to the
+   * runs already there: `enqueue` (default) queues it, `reject` refuses with 409, `interrupt` stops them as
+   * `interrupted`, `rollback` stops and deletes them with their checkpoints.
    */
   createThreadRun(deployment: ServedDeployment, threadId: string, assistant: Assistant, body: RunCreate): Run {
     this.refuseWhileStopping();
-    this.deps.threads.assertExists(deployment.id, threadId);
+    if (body.if_not_exists === 'create') this.deps.threads.create(deployment.id, { thread_id: threadId, if_exists: 'do_nothing' });
+    else this.deps.threads.assertExists(deployment.id, threadId);
     const strategy: MultitaskStrategy = body.multitask_strategy ?? 'enqueue';
     const run = this.newRun(threadId, assistant, body, strategy);
     this.deps.db.transaction(() => {
