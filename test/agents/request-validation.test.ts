@@ -187,6 +187,25 @@ describe('a run on a thread that does not exist', () => {
   });
 });
 
+describe('an assistant search', () => {
+  it('says how many match (X-Pagination-Total) and where the next page starts (X-Pagination-Next), as the SDK reads them', async () => {
+    const tag = randomUUID();
+    for (const name of ['one', 'two', 'three']) await client.assistants.create({ graph_id: 'chat', name, metadata: { tag } });
+    const page = async (offset: number) => {
+      const response = await fetch(`${url}/assistants/search`, {
+        method: 'POST',
+        headers: { 'X-Api-Key': platform.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ metadata: { tag }, limit: 2, offset }),
+      });
+      const names = ((await response.json()) as { name: string }[]).map((assistant) => assistant.name);
+      return { names, total: response.headers.get('x-pagination-total'), next: response.headers.get('x-pagination-next') };
+    };
+    expect(await page(0)).toEqual({ names: ['one', 'two'], total: '3', next: '2' });
+    expect(await page(2)).toEqual({ names: ['three'], total: '3', next: null });
+    expect(await page(5)).toEqual({ names: [], total: '3', next: null });
+  });
+});
+
 describe('a cron search by thread_id', () => {
   it('reads the id as a uuid whatever its case, and refuses one that is not a uuid with uuid_parsing', async () => {
     const thread = await client.threads.create();

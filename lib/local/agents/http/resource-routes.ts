@@ -103,9 +103,15 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
     checkAssistantBody(c, validator, body);
     return c.json(assistants.create(c.get('deployment').id, body as AssistantCreate));
   });
-  app.post('/assistants/search', async (c) =>
-    c.json(assistants.search(c.get('deployment').id, graphIds(c), await parseBody(c, AssistantSearch))),
-  );
+  app.post('/assistants/search', async (c) => {
+    const query = await parseBody(c, AssistantSearch);
+    const { page, total } = assistants.search(c.get('deployment').id, graphIds(c), query);
+    // as LangGraph Server pages: how many match, and the offset of the next page when there is one
+    c.header('X-Pagination-Total', String(total));
+    const next = (query.offset ?? 0) + page.length;
+    if (page.length > 0 && next < total) c.header('X-Pagination-Next', String(next));
+    return c.json(page);
+  });
   app.get('/assistants/:assistantId', (c) =>
     c.json(assistants.resolve(c.get('deployment').id, c.req.param('assistantId'), graphIds(c))),
   );

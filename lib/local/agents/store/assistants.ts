@@ -182,12 +182,15 @@ export class AssistantStore {
     })();
   }
 
-  /** Assistants of served graphs whose metadata contains every given key/value, oldest first. */
+  /**
+   * Assistants of served graphs whose metadata contains every given key/value, oldest first: the page asked for, and
+   * how many match in all.
+   */
   search(
     deploymentId: string,
     graphIds: readonly string[],
     query: { metadata?: Record<string, unknown>; graph_id?: string; limit?: number; offset?: number },
-  ): Assistant[] {
+  ): { page: Assistant[]; total: number } {
     const rows = this.db
       .prepare('SELECT * FROM agent_assistants WHERE deployment_id = ? ORDER BY created_at, rowid')
       .all(deploymentId) as AssistantRow[];
@@ -199,6 +202,6 @@ export class AssistantStore {
       // equal values, objects whatever the order of their keys
       .filter((assistant) => wanted.every(([key, value]) => Object.hasOwn(assistant.metadata, key) && isDeepStrictEqual(assistant.metadata[key], value)));
     const offset = query.offset ?? 0;
-    return matching.slice(offset, offset + (query.limit ?? 10));
+    return { page: matching.slice(offset, offset + (query.limit ?? 10)), total: matching.length };
   }
 }
