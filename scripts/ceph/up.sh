@@ -197,7 +197,9 @@ for pool in .rgw.root default.rgw.log default.rgw.control default.rgw.meta defau
   default.rgw.buckets.data default.rgw.buckets.non-ec; do
   pool_commands+="osd pool create $pool 8 8"$'\n'"osd pool application enable $pool rgw"$'\n'
 done
-printf '%s' "$pool_commands" | ceph_cli >&4 2>&1
+# Fourteen commands in one client, each waiting for a map to be committed: under load they can take longer than the
+# 30 s of one command, so they get the time a daemon gets to come up (at least 30 s).
+printf '%s' "$pool_commands" | timeout $((START_TIMEOUT > 30 ? START_TIMEOUT : 30)) ceph "${C[@]}" --connect-timeout 10 >&4 2>&1
 
 STEP_LOG="$D/log/client.rgw.a.log"
 radosgw "${C[@]}" -n client.rgw.a </dev/null >&4 2>&1

@@ -243,7 +243,8 @@ describe('scripts/ceph/up.sh and down.sh', () => {
     // The monitor's log appears once the port check is behind; the gateway starts seconds later.
     while (!existsSync(join(dataDir, 'log', 'mon.a.log')) && up.exitCode === null) await new Promise((wait) => setTimeout(wait, 50));
     expect(up.exitCode).toBeNull();
-    const squatter: Server = createServer();
+    // it closes each connection at once: up.sh's probe of the gateway fails fast instead of waiting for an answer
+    const squatter: Server = createServer((socket) => socket.destroy());
     await new Promise<void>((listening, failed) => squatter.once('error', failed).listen(rgwPort, '127.0.0.1', listening));
     try {
       // the status with what up.sh printed, so a failure shows which step it stopped at

@@ -12,8 +12,12 @@ function ephemeralRangeStart(): number {
   }
 }
 
-/** Ports are drawn from [FIRST_PORT, ephemeral start): below it, no outgoing connection can take one meanwhile. */
-const FIRST_PORT = 20000;
+/**
+ * Ports are drawn from [FIRST_PORT, ephemeral start): below it, no outgoing connection can take one meanwhile; from
+ * 25001, above the ports terraform lets a provider plugin listen on (PLUGIN_MIN_PORT..PLUGIN_MAX_PORT, 10000..25000),
+ * which the providers of terraform runs in other test files take at the same time.
+ */
+const FIRST_PORT = 25001;
 
 function listenOn(port: number): Promise<Server | undefined> {
   return new Promise((resolve) => {
