@@ -62,6 +62,10 @@ export type StreamChunk =
   | ChunkOf<'debug', DebugChunk>
   | ChunkOf<'custom', unknown>
   | ChunkOf<'events', EventsChunk>
+  /** A checkpoint, as the `debug` mode's checkpoint payload: `config`, `parent_config`, `values`, `metadata`, `next`, `tasks`. */
+  | ChunkOf<'checkpoints', Record<string, unknown>>
+  /** A task that starts (`id`, `name`, `input`, `triggers`) or ends (`id`, `name`, `error`, `result`, `interrupts`). */
+  | ChunkOf<'tasks', Record<string, unknown>>
   /** An event this client does not know, passed through with its raw JSON data. */
   | ChunkOf<'unknown', unknown>;
 
@@ -106,6 +110,8 @@ const MODE_OF_EVENT: Readonly<Record<string, StreamChunk['mode']>> = {
   debug: 'debug',
   custom: 'custom',
   events: 'events',
+  checkpoints: 'checkpoints',
+  tasks: 'tasks',
 };
 
 const DATA_SCHEMAS: Partial<Record<StreamChunk['mode'], z.ZodType>> = {

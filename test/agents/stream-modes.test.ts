@@ -142,6 +142,16 @@ describe('stream modes of the chat graph', () => {
     expect(last.payload.next).toEqual([]);
   });
 
+  it('checkpoints and tasks: the payloads of debug, on their own', async () => {
+    const chunks = await collect(client.runs.stream(null, { assistant_id: 'chat', input: ask('parts'), stream_mode: ['checkpoints', 'tasks'] }));
+    expect(chunks.filter((chunk) => chunk.mode !== 'metadata').map((chunk) => chunk.event)).toEqual(['checkpoints', 'tasks', 'tasks', 'checkpoints']);
+    const [first, start, end, last] = chunks.filter((chunk) => chunk.mode !== 'metadata').map((chunk) => chunk.data as Record<string, unknown>);
+    expect(first).toMatchObject({ next: ['agent'], metadata: { source: 'input', step: -1 } });
+    expect(start).toMatchObject({ name: 'agent', id: expect.any(String), input: { messages: [expect.objectContaining({ content: 'parts' })] } });
+    expect(end).toMatchObject({ id: start!.id, name: 'agent', error: null, result: [['messages', expect.any(Array)]], interrupts: [] });
+    expect(last).toMatchObject({ next: [], values: { messages: [expect.anything(), expect.anything()] } });
+  });
+
   it('events: chain and chat model events, with token chunks as on_chat_model_stream', async () => {
     const chunks = (
       await collect(
@@ -283,7 +293,7 @@ describe('the research graph', () => {
 });
 
 describe('a stream_mode the server does not know', () => {
-  const allowed = "Input should be 'values', 'updates', 'messages-tuple', 'debug', 'custom' or 'events'";
+  const allowed = "Input should be 'values', 'updates', 'messages-tuple', 'debug', 'custom', 'events', 'checkpoints' or 'tasks'";
   async function refusal(streamMode: unknown): Promise<{ status: number; detail: unknown }> {
     const thread = await client.threads.create();
     const response = await request(`${deployment.url}/threads/${thread.thread_id}/runs/stream`, {

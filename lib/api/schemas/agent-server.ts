@@ -8,7 +8,7 @@ import { z } from 'zod';
 const JsonObject = z.record(z.string(), z.unknown());
 
 /** Stream modes a run can be asked for. */
-export const STREAM_MODES = ['values', 'updates', 'messages-tuple', 'debug', 'custom', 'events'] as const;
+export const STREAM_MODES = ['values', 'updates', 'messages-tuple', 'debug', 'custom', 'events', 'checkpoints', 'tasks'] as const;
 export const StreamMode = z.enum(STREAM_MODES);
 export type StreamMode = z.infer<typeof StreamMode>;
 

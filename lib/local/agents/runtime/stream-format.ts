@@ -60,32 +60,30 @@ export class RunEventFormatter {
       case 'checkpoint':
         add('values', () => event.values);
         add('debug', () => this.debug('checkpoint', event.time, event.step, this.checkpointPayload(event)));
+        // the payloads of `debug`, on their own (as LangGraph's `checkpoints` and `tasks` modes stream them)
+        add('checkpoints', () => this.checkpointPayload(event));
         break;
-      case 'task_start':
-        add('debug', () =>
-          this.debug('task', event.time, event.step, {
-            id: event.taskId,
-            name: event.node,
-            input: event.input,
-            triggers: event.triggers,
-          }),
-        );
+      case 'task_start': {
+        const task = () => ({ id: event.taskId, name: event.node, input: event.input, triggers: event.triggers });
+        add('debug', () => this.debug('task', event.time, event.step, task()));
+        add('tasks', task);
         add('events', () =>
           this.eventsChunk('on_chain_start', event.node, event.taskId, event.ns, { input: event.input }, event),
         );
         break;
-      case 'task_end':
+      }
+      case 'task_end': {
         // a node that writes nothing is null there, as LangGraph streams it (not an empty object)
         if (!event.error) add('updates', () => ({ [event.node]: writesSomething(event.update) ? event.update : null }));
-        add('debug', () =>
-          this.debug('task_result', event.time, event.step, {
-            id: event.taskId,
-            name: event.node,
-            error: event.error ? `${event.error.name}: ${event.error.message}` : null,
-            result: Object.entries(event.update ?? {}),
-            interrupts: [],
-          }),
-        );
+        const result = () => ({
+          id: event.taskId,
+          name: event.node,
+          error: event.error ? `${event.error.name}: ${event.error.message}` : null,
+          result: Object.entries(event.update ?? {}),
+          interrupts: [],
+        });
+        add('debug', () => this.debug('task_result', event.time, event.step, result()));
+        add('tasks', result);
         add('events', () =>
           this.eventsChunk(
             event.error ? 'on_chain_error' : 'on_chain_end',
@@ -97,6 +95,7 @@ export class RunEventFormatter {
           ),
         );
         break;
+      }
       case 'custom':
         add('custom', () => event.data);
         add('events', () =>
