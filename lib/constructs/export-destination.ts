@@ -254,13 +254,15 @@ function versionOfKeyId(accessKeyId: string): number {
   return Number.parseInt(createHash('sha256').update(accessKeyId).digest('hex').slice(0, 8), 16);
 }
 
+/** A key prefix without its leading and trailing slashes ('' for none). */
+const trimmed = (prefix: string | undefined): string => (prefix ?? '').replace(/^\/+|\/+$/g, '');
+
 /**
  * Where keys of `scope` may delete (their test objects, `<prefix>/tmp/`) when `target` points under it, so that they
  * could delete its exported files; undefined otherwise (or when a prefix is a token).
  */
 function deletableWith(scope: { readonly prefix: string }, target: S3DestinationSettings): string | undefined {
   if (isToken(scope.prefix) || isToken(target.prefix ?? '')) return undefined;
-  const trimmed = (prefix: string | undefined): string => (prefix ?? '').replace(/^\/+|\/+$/g, '');
   const tmp = trimmed(scope.prefix) === '' ? 'tmp' : `${trimmed(scope.prefix)}/tmp`;
   const written = trimmed(target.prefix);
   return written === tmp || written.startsWith(`${tmp}/`) ? `${tmp}/` : undefined;
@@ -271,7 +273,6 @@ function deletableWith(scope: { readonly prefix: string }, target: S3Destination
  * under it (its grant covers `<prefix>/*`); names that are tokens are taken as the same.
  */
 function writableWith(scope: { readonly bucketName: string; readonly prefix: string }, target: S3DestinationSettings): boolean {
-  const trimmed = (prefix: string | undefined): string => (prefix ?? '').replace(/^\/+|\/+$/g, '');
   const known = (...values: (string | undefined)[]): boolean => values.every((value) => !isToken(value));
   if (known(scope.bucketName, target.bucketName) && scope.bucketName !== target.bucketName) return false;
   if (!known(scope.prefix, target.prefix)) return true;
