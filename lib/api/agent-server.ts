@@ -30,6 +30,7 @@ import {
   type RunCreate,
   type StreamMode,
   type ThreadCreate,
+  type ThreadHistoryRequest,
 } from './schemas/agent-server';
 import { readServerSentEvents } from './sse';
 
@@ -174,6 +175,9 @@ export class AgentServerClient {
     /** `GET /threads/{id}/state`: `values` (with `values.messages`), `next`, checkpoint. */
     getState: (threadId: string, o: CallOptions = {}) =>
       this.transport.request({ method: 'GET', path: `/threads/${segment(threadId)}/state`, schema: ThreadState, ...o }),
+    /** `POST /threads/{id}/history`: the thread's states, newest first. */
+    getHistory: (threadId: string, body: ThreadHistoryRequest = {}, o: CallOptions = {}) =>
+      this.transport.request({ method: 'POST', path: `/threads/${segment(threadId)}/history`, body, schema: z.array(ThreadState), ...o }),
     /** `DELETE /threads/{id}` with its runs. */
     delete: (threadId: string, o: CallOptions = {}) =>
       this.transport.request<void>({ method: 'DELETE', path: `/threads/${segment(threadId)}`, ...o }),

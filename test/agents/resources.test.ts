@@ -107,6 +107,34 @@ describe('threads', () => {
     await expect(client.threads.get(thread.thread_id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('give their history: the state of each checkpoint, newest first, paged with before and filtered by metadata', async () => {
+    const thread = await client.threads.create();
+    expect(await client.threads.getHistory(thread.thread_id)).toEqual([]);
+    const runIds: string[] = [];
+    for (const content of ['one', 'two']) {
+      const run = await client.runs.create(thread.thread_id, { assistant_id: 'chat', input: { messages: [{ role: 'user', content }] } });
+      await client.runs.join(thread.thread_id, run.run_id);
+      runIds.push(run.run_id);
+    }
+    // each run wrote a checkpoint of its input (step -1) and one after its node (step 0)
+    const history = await client.threads.getHistory(thread.thread_id);
+    expect(history.map((state) => [state.metadata.run_id, state.metadata.step, state.values.messages?.length])).toEqual([
+      [runIds[1], 0, 4],
+      [runIds[1], -1, 3],
+      [runIds[0], 0, 2],
+      [runIds[0], -1, 1],
+    ]);
+    expect(history[0]).toEqual(await client.threads.getState(thread.thread_id));
+    expect(history.slice(0, -1).map((state) => state.parent_checkpoint)).toEqual(history.slice(1).map((state) => state.checkpoint));
+    // the SDK's paging: limit, and before as a config naming a checkpoint (or its id)
+    const before = { configurable: { checkpoint_id: history[1]!.checkpoint!.checkpoint_id } };
+    expect(await client.threads.getHistory(thread.thread_id, { limit: 1, before })).toEqual([history[2]]);
+    expect(await client.threads.getHistory(thread.thread_id, { before: history[2]!.checkpoint!.checkpoint_id })).toEqual([history[3]]);
+    expect(await client.threads.getHistory(thread.thread_id, { metadata: { run_id: runIds[0], step: 0 } })).toEqual([history[2]]);
+    await expect(client.threads.getHistory(thread.thread_id, { before: thread.thread_id })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.threads.getHistory(thread.thread_id, { limit: 0 })).rejects.toBeInstanceOf(ValidationError);
+  });
+
   it('refuse input messages with an unknown role, naming the message', async () => {
     const thread = await client.threads.create();
     await expect(

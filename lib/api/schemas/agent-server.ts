@@ -115,6 +115,19 @@ export const ThreadState = z.object({
 });
 export type ThreadState = z.infer<typeof ThreadState>;
 
+/**
+ * Body of `POST /threads/{id}/history`: at most `limit` states, newest first; with `before`, those older than that
+ * checkpoint (a config naming it, as the SDK sends it, or its id); with `metadata`, those whose metadata holds it.
+ */
+export const ThreadHistoryRequest = z.object({
+  limit: z.number().int().min(1).max(1000).optional(),
+  before: z
+    .union([z.string(), z.object({ configurable: z.object({ checkpoint_id: z.string() }).passthrough() }).passthrough()])
+    .nullish(),
+  metadata: JsonObject.nullish(),
+});
+export type ThreadHistoryRequest = z.infer<typeof ThreadHistoryRequest>;
+
 export const Run = z.object({
   run_id: z.string(),
   thread_id: z.string().nullable(),

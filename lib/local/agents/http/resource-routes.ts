@@ -8,6 +8,7 @@ import {
   CronCreate,
   CronSearch,
   ThreadCreate,
+  ThreadHistoryRequest,
   type RunnableConfig,
 } from '../../../api/schemas/agent-server';
 import { MAX_JSON_DEPTH, TOO_DEEP, exceedsJsonDepth } from '../../json-values';
@@ -138,6 +139,13 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
     return c.body(null, 204);
   });
   app.get('/threads/:threadId/state', (c) => c.json(threads.state(c.get('deployment').id, uuidParam(c, 'threadId'))));
+  // the states of its checkpoints, newest first (the SDK's getHistory; useStream loads it for every thread)
+  app.post('/threads/:threadId/history', async (c) => {
+    const threadId = uuidParam(c, 'threadId');
+    const { limit, before, metadata } = await parseBody(c, ThreadHistoryRequest);
+    const beforeId = typeof before === 'string' ? before : before?.configurable.checkpoint_id;
+    return c.json(threads.history(c.get('deployment').id, threadId, { limit: limit ?? 10, beforeId, metadata: metadata ?? undefined }));
+  });
 
   const createCron = async (c: AgentContext, onThread: boolean) => {
     const deployment = c.get('deployment');

@@ -4,6 +4,7 @@
  * own: two deployments may hold a thread of the same id, and neither sees the other's.
  */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Thread, ThreadCreate, ThreadState, ThreadStatus } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
@@ -113,17 +114,34 @@ export class ThreadStore {
         metadata: {},
         created_at: null,
       };
-    const ref = (checkpointId: string | null) =>
-      checkpointId ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } : null;
-    return {
-      values: fromJson(latest.state),
-      next: fromJson(latest.next),
-      tasks: [],
-      checkpoint: ref(latest.checkpoint_id),
-      parent_checkpoint: ref(latest.parent_checkpoint_id),
-      metadata: { run_id: latest.run_id, step: latest.step, source: latest.step < 0 ? 'input' : 'loop' },
-      created_at: latest.created_at,
-    };
+    return stateOf(threadId, latest);
+  }
+
+  /**
+   * The thread's states, newest first: at most `limit`, older than the checkpoint `beforeId` when given, and whose
+   * metadata holds every key/value of `metadata`. 404 for a `beforeId` that is no checkpoint of the thread.
+   */
+  history(deploymentId: string, threadId: string, query: { limit: number; beforeId?: string; metadata?: Record<string, unknown> }): ThreadState[] {
+    this.row(deploymentId, threadId);
+    let beforeSeq = Number.MAX_SAFE_INTEGER;
+    if (query.beforeId !== undefined) {
+      const before = this.db
+        .prepare('SELECT seq FROM agent_checkpoints WHERE deployment_id = ? AND thread_id = ? AND checkpoint_id = ?')
+        .get(deploymentId, threadId, query.beforeId) as { seq: number } | undefined;
+      if (!before) throw new HttpError(404, `Checkpoint ${query.beforeId} of thread ${threadId} not found`);
+      beforeSeq = before.seq;
+    }
+    const rows = this.db
+      .prepare('SELECT * FROM agent_checkpoints WHERE deployment_id = ? AND thread_id = ? AND seq < ? ORDER BY seq DESC')
+      .iterate(deploymentId, threadId, beforeSeq) as IterableIterator<CheckpointRow>;
+    const wanted = Object.entries(query.metadata ?? {});
+    const states: ThreadState[] = [];
+    for (const row of rows) {
+      const state = stateOf(threadId, row);
+      if (wanted.every(([key, value]) => isDeepStrictEqual(state.metadata[key], value))) states.push(state);
+      if (states.length === query.limit) break;
+    }
+    return states;
   }
 
   /** Values and id of the newest checkpoint, the starting point of the thread's next run. */
@@ -173,4 +191,18 @@ export class ThreadStore {
     if (!row) throw new HttpError(404, `Thread ${threadId} not found`);
     return row;
   }
+}
+
+/** A checkpoint as the thread's state at that point. */
+function stateOf(threadId: string, row: CheckpointRow): ThreadState {
+  const ref = (checkpointId: string | null) => (checkpointId ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } : null);
+  return {
+    values: fromJson(row.state),
+    next: fromJson(row.next),
+    tasks: [],
+    checkpoint: ref(row.checkpoint_id),
+    parent_checkpoint: ref(row.parent_checkpoint_id),
+    metadata: { run_id: row.run_id, step: row.step, source: row.step < 0 ? 'input' : 'loop' },
+    created_at: row.created_at,
+  };
 }
