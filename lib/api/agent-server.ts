@@ -31,6 +31,7 @@ import {
   type StreamMode,
   type ThreadCreate,
   type ThreadHistoryRequest,
+  type ThreadSearch,
 } from './schemas/agent-server';
 import { readServerSentEvents } from './sse';
 
@@ -175,6 +176,9 @@ export class AgentServerClient {
     /** `GET /threads/{id}/state`: `values` (with `values.messages`), `next`, checkpoint. */
     getState: (threadId: string, o: CallOptions = {}) =>
       this.transport.request({ method: 'GET', path: `/threads/${segment(threadId)}/state`, schema: ThreadState, ...o }),
+    /** `POST /threads/search`: threads by metadata, values and status. */
+    search: (query: ThreadSearch = {}, o: CallOptions = {}) =>
+      this.transport.request({ method: 'POST', path: '/threads/search', body: query, schema: z.array(Thread), ...o }),
     /** `POST /threads/{id}/history`: the thread's states, newest first. */
     getHistory: (threadId: string, body: ThreadHistoryRequest = {}, o: CallOptions = {}) =>
       this.transport.request({ method: 'POST', path: `/threads/${segment(threadId)}/history`, body, schema: z.array(ThreadState), ...o }),

@@ -107,6 +107,23 @@ describe('threads', () => {
     await expect(client.threads.get(thread.thread_id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('are searched by metadata, values and status, newest first unless sorted otherwise, and paged', async () => {
+    const tag = `search-${Date.now()}`;
+    const made = [];
+    for (const name of ['a', 'b', 'c']) made.push(await client.threads.create({ metadata: { tag, name } }));
+    const run = await client.runs.create(made[1]!.thread_id, { assistant_id: 'chat', input: { messages: [{ role: 'user', content: 'hi' }] } });
+    await client.runs.join(made[1]!.thread_id, run.run_id);
+    const ids = (threads: { thread_id: string }[]) => threads.map((thread) => thread.thread_id);
+    const [a, b, c] = ids(made);
+    expect(ids(await client.threads.search({ metadata: { tag } }))).toEqual([c, b, a]);
+    expect(ids(await client.threads.search({ metadata: { tag }, sort_by: 'created_at', sort_order: 'asc', limit: 2 }))).toEqual([a, b]);
+    expect(ids(await client.threads.search({ metadata: { tag }, offset: 2 }))).toEqual([a]);
+    expect(ids(await client.threads.search({ metadata: { tag, name: 'b' } }))).toEqual([b]);
+    expect(ids(await client.threads.search({ metadata: { tag }, values: { messages: (await client.threads.get(b!)).values!.messages } }))).toEqual([b]);
+    expect(ids(await client.threads.search({ metadata: { tag }, status: 'busy' }))).toEqual([]);
+    await expect(client.threads.search({ status: 'sleeping' as never })).rejects.toBeInstanceOf(ValidationError);
+  });
+
   it('give their history: the state of each checkpoint, newest first, paged with before and filtered by metadata', async () => {
     const thread = await client.threads.create();
     expect(await client.threads.getHistory(thread.thread_id)).toEqual([]);

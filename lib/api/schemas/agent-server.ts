@@ -102,6 +102,18 @@ export const ThreadCreate = z.object({
 });
 export type ThreadCreate = z.infer<typeof ThreadCreate>;
 
+/** Body of `POST /threads/search`: threads whose metadata and values hold the given key/values, in a status. */
+export const ThreadSearch = z.object({
+  metadata: JsonObject.optional(),
+  values: JsonObject.optional(),
+  status: ThreadStatus.optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+  offset: z.number().int().min(0).optional(),
+  sort_by: z.enum(['thread_id', 'status', 'created_at', 'updated_at']).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+});
+export type ThreadSearch = z.infer<typeof ThreadSearch>;
+
 export const Checkpoint = z.object({ thread_id: z.string(), checkpoint_ns: z.string(), checkpoint_id: z.string() });
 
 export const ThreadState = z.object({

@@ -9,6 +9,7 @@ import {
   CronSearch,
   ThreadCreate,
   ThreadHistoryRequest,
+  ThreadSearch,
   type RunnableConfig,
 } from '../../../api/schemas/agent-server';
 import { MAX_JSON_DEPTH, TOO_DEEP, exceedsJsonDepth } from '../../json-values';
@@ -132,6 +133,7 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
   });
 
   app.post('/threads', async (c) => c.json(threads.create(c.get('deployment').id, await parseBody(c, ThreadCreate))));
+  app.post('/threads/search', async (c) => c.json(threads.search(c.get('deployment').id, await parseBody(c, ThreadSearch))));
   app.get('/threads/:threadId', (c) => c.json(threads.get(c.get('deployment').id, uuidParam(c, 'threadId'))));
   app.delete('/threads/:threadId', (c) => {
     // runs still going are stopped first: they would write into a thread that no longer exists

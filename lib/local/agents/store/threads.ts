@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { Thread, ThreadCreate, ThreadState, ThreadStatus } from '../../../api/schemas/agent-server';
+import type { Thread, ThreadCreate, ThreadSearch, ThreadState, ThreadStatus } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
@@ -76,6 +76,29 @@ export class ThreadStore {
       status: row.status,
       values: latest ? fromJson(latest.state) : null,
     };
+  }
+
+  /**
+   * Threads of the deployment whose metadata and current values hold every given key/value, in `status` when given;
+   * sorted by `sort_by` (default `created_at`) in `sort_order` (default `desc`), then paged.
+   */
+  search(deploymentId: string, query: ThreadSearch): Thread[] {
+    // in the order they were made, which also orders threads of the same sort value (made in the same millisecond)
+    const ids = this.db
+      .prepare('SELECT thread_id FROM agent_threads WHERE deployment_id = ? ORDER BY rowid')
+      .pluck()
+      .all(deploymentId) as string[];
+    const holds = (document: Record<string, unknown> | null, wanted: Record<string, unknown> | undefined) =>
+      Object.entries(wanted ?? {}).every(([key, value]) => document !== null && isDeepStrictEqual(document[key], value));
+    const key = query.sort_by ?? 'created_at';
+    const order = query.sort_order === 'asc' ? 1 : -1;
+    const offset = query.offset ?? 0;
+    return ids
+      .map((threadId, made) => ({ thread: this.get(deploymentId, threadId), made }))
+      .filter(({ thread }) => (query.status === undefined || thread.status === query.status) && holds(thread.metadata, query.metadata) && holds(thread.values, query.values))
+      .sort((a, b) => order * (a.thread[key] < b.thread[key] ? -1 : a.thread[key] > b.thread[key] ? 1 : a.made - b.made))
+      .slice(offset, offset + (query.limit ?? 10))
+      .map(({ thread }) => thread);
   }
 
   /** Throws 404 unless the thread exists in the deployment. */
