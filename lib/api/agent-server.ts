@@ -240,11 +240,16 @@ export class AgentServerClient {
     join: async (threadId: string, runId: string, o: CallOptions = {}): Promise<ThreadValues> => {
       const path = `/threads/${segment(threadId)}/runs/${segment(runId)}/join`;
       const result = await this.transport.request({ method: 'GET', path, schema: JoinResult, ...o, timeoutMs: o.timeoutMs ?? Infinity });
-      if (result.__error__) {
-        const init = { method: 'GET', url: `${this.transport.baseUrl}${path}`, redactor: this.transport.secretRedactor } as const;
-        throw new AgentRunError(result.__error__, init);
-      }
-      return ThreadValues.parse(result);
+      return this.valuesOf(result, 'GET', path);
+    },
+    /**
+     * `POST /threads/{id}/runs/wait`: creates a run and waits for it (no time limit unless `timeoutMs` is given);
+     * the thread's final values, or an AgentRunError. Not retried: a retry would create another run.
+     */
+    wait: async (threadId: string, body: RunCreate, o: CallOptions = {}): Promise<ThreadValues> => {
+      const path = `/threads/${segment(threadId)}/runs/wait`;
+      const result = await this.transport.request({ method: 'POST', path, body, schema: JoinResult, ...o, retry: false, timeoutMs: o.timeoutMs ?? Infinity });
+      return this.valuesOf(result, 'POST', path);
     },
     /** `POST /threads/{id}/runs/{run_id}/cancel`. */
     cancel: (threadId: string, runId: string, o: CancelOptions = {}) =>
@@ -297,6 +302,14 @@ export class AgentServerClient {
   /** Closes the connection pool when the client created its transport. */
   async close(): Promise<void> {
     if (this.ownsTransport) await this.transport.close();
+  }
+
+  /** A run's result: the thread's values, or its error thrown as an AgentRunError. */
+  private valuesOf(result: JoinResult, method: 'GET' | 'POST', path: string): ThreadValues {
+    if (result.__error__) {
+      throw new AgentRunError(result.__error__, { method, url: `${this.transport.baseUrl}${path}`, redactor: this.transport.secretRedactor });
+    }
+    return ThreadValues.parse(result);
   }
 
   private async *streamChunks(

@@ -142,6 +142,23 @@ describe('joining a run', () => {
   });
 });
 
+describe('a run created and waited for in one request (runs/wait)', () => {
+  it('answers with the thread final values once the run ends, and the run is on the thread', async () => {
+    const thread = await client.threads.create();
+    const values = await client.runs.wait(thread.thread_id, chatRun('all at once', { reply_tokens: 5, token_delay_ms: 2 }));
+    expect(values).toEqual((await client.threads.getState(thread.thread_id)).values);
+    expect(values.messages?.map((message) => message.type)).toEqual(['human', 'ai']);
+    const [run] = await client.runs.list(thread.thread_id);
+    expect(run).toMatchObject({ status: 'success' });
+    // a run that fails: the run's error
+    await expect(client.runs.wait(thread.thread_id, chatRun('fail', { model_error: 'model is down' }))).rejects.toMatchObject({
+      constructor: AgentRunError,
+      serverMessage: expect.stringContaining('model is down'),
+    });
+    await expect(client.runs.wait('00000000-0000-4000-8000-000000000000', chatRun('nobody'))).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
 describe('waiting for a run longer than a request may take', () => {
   it('join answers when the run ends, however long past the per-request time limit', async () => {
     const deployment = await platform.deploy('join-long');

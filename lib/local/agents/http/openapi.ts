@@ -61,6 +61,7 @@ const OPERATIONS: readonly Operation[] = [
     undefined,
     'JoinResult',
   ],
+  ['post', '/threads/{thread_id}/runs/wait', 'Create a run and wait for it: the thread values', 'RunCreate', 'JoinResult'],
   ['post', '/threads/{thread_id}/runs/{run_id}/cancel', 'Cancel a run (query action=interrupt|rollback, wait)'],
   ['post', '/runs/stream', 'Stateless streaming run: nothing is stored', 'RunCreate'],
   ['post', '/runs/crons', 'Create a stateless cron', 'CronCreate', 'Cron'],

@@ -98,7 +98,7 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
    */
   const createOnThread = async (
     c: AgentContext,
-    respond: (run: Run, body: RunCreate, threadId: string) => Response,
+    respond: (run: Run, body: RunCreate, threadId: string) => Response | Promise<Response>,
   ): Promise<Response> => {
     const deployment = c.get('deployment');
     const validator = new RequestValidator();
@@ -191,6 +191,18 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     const { threadId, runId } = runIdsOf(c, validator);
     validator.throwIfFailed();
     runs.get(deploymentId, threadId, runId);
+    return c.json(await joinResult(deploymentId, threadId, runId));
+  });
+  // a run created and joined in one request (the SDK's runs.wait)
+  app.post('/threads/:threadId/runs/wait', (c) =>
+    createOnThread(c, async (run, _body, threadId) => {
+      const result = await joinResult(c.get('deployment').id, threadId, run.run_id);
+      return c.json(result, 200, { 'Content-Location': runPath(c, threadId, run.run_id) });
+    }),
+  );
+
+  /** What a join of a run answers once it has ended: the thread's values, or the run's error. */
+  const joinResult = async (deploymentId: string, threadId: string, runId: string): Promise<unknown> => {
     const removal = await manager.waitForEnd(runId);
     const ended = runs.find(runId);
     if (!ended && removal === 'delete') {
@@ -202,8 +214,8 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
       throw new HttpError(503, 'The platform stopped before the run ended: join it again once it has started');
     }
     const error = runs.errorOf(runId);
-    return c.json(error ? { __error__: error } : threads.get(deploymentId, threadId).values ?? {});
-  });
+    return error ? { __error__: error } : (threads.get(deploymentId, threadId).values ?? {});
+  };
 
   app.post('/threads/:threadId/runs/:runId/cancel', async (c) => {
     const validator = new RequestValidator();
