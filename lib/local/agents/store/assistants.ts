@@ -5,12 +5,11 @@
  * an assistant of the same id, and neither sees the other's.
  */
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import type { Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
-import { fromJson, isoNow, isUuid, uuidFromName } from './json';
+import { fromJson, holdsAll, isoNow, isUuid, uuidFromName } from './json';
 
 interface AssistantRow {
   assistant_id: string;
@@ -194,13 +193,11 @@ export class AssistantStore {
     const rows = this.db
       .prepare('SELECT * FROM agent_assistants WHERE deployment_id = ? ORDER BY created_at, rowid')
       .all(deploymentId) as AssistantRow[];
-    const wanted = Object.entries(query.metadata ?? {});
     const matching = rows
       .map(toAssistant)
       .filter((assistant) => graphIds.includes(assistant.graph_id))
       .filter((assistant) => query.graph_id === undefined || assistant.graph_id === query.graph_id)
-      // equal values, objects whatever the order of their keys
-      .filter((assistant) => wanted.every(([key, value]) => Object.hasOwn(assistant.metadata, key) && isDeepStrictEqual(assistant.metadata[key], value)));
+      .filter((assistant) => holdsAll(assistant.metadata, query.metadata));
     const offset = query.offset ?? 0;
     return { page: matching.slice(offset, offset + (query.limit ?? 10)), total: matching.length };
   }

@@ -1,10 +1,19 @@
 /** JSON columns and timestamps of the agent server tables. */
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../clock';
 
 /** Parses a JSON column. */
 export function fromJson<T>(text: string | null): T {
   return (text === null ? null : JSON.parse(text)) as T;
+}
+
+/**
+ * Whether a JSON document holds every key of `wanted` with an equal value (objects whatever the order of their keys),
+ * as the searches by metadata or values match; nothing wanted matches every document.
+ */
+export function holdsAll(document: Readonly<Record<string, unknown>> | null, wanted: Readonly<Record<string, unknown>> | undefined): boolean {
+  return Object.entries(wanted ?? {}).every(([key, value]) => document !== null && Object.hasOwn(document, key) && isDeepStrictEqual(document[key], value));
 }
 
 /** ISO 8601 time of the clock. */

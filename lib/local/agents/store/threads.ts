@@ -4,13 +4,12 @@
  * own: two deployments may hold a thread of the same id, and neither sees the other's.
  */
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import type { Thread, ThreadCreate, ThreadSearch, ThreadState, ThreadStatus } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
 import type { GraphValues } from '../engine/events';
-import { fromJson, isoNow } from './json';
+import { fromJson, holdsAll, isoNow } from './json';
 
 interface ThreadRow {
   thread_id: string;
@@ -88,14 +87,12 @@ export class ThreadStore {
       .prepare('SELECT thread_id FROM agent_threads WHERE deployment_id = ? ORDER BY rowid')
       .pluck()
       .all(deploymentId) as string[];
-    const holds = (document: Record<string, unknown> | null, wanted: Record<string, unknown> | undefined) =>
-      Object.entries(wanted ?? {}).every(([key, value]) => document !== null && isDeepStrictEqual(document[key], value));
     const key = query.sort_by ?? 'created_at';
     const order = query.sort_order === 'asc' ? 1 : -1;
     const offset = query.offset ?? 0;
     return ids
       .map((threadId, made) => ({ thread: this.get(deploymentId, threadId), made }))
-      .filter(({ thread }) => (query.status === undefined || thread.status === query.status) && holds(thread.metadata, query.metadata) && holds(thread.values, query.values))
+      .filter(({ thread }) => (query.status === undefined || thread.status === query.status) && holdsAll(thread.metadata, query.metadata) && holdsAll(thread.values, query.values))
       .sort((a, b) => order * (a.thread[key] < b.thread[key] ? -1 : a.thread[key] > b.thread[key] ? 1 : a.made - b.made))
       .slice(offset, offset + (query.limit ?? 10))
       .map(({ thread }) => thread);
@@ -157,11 +154,10 @@ export class ThreadStore {
     const rows = this.db
       .prepare('SELECT * FROM agent_checkpoints WHERE deployment_id = ? AND thread_id = ? AND seq < ? ORDER BY seq DESC')
       .iterate(deploymentId, threadId, beforeSeq) as IterableIterator<CheckpointRow>;
-    const wanted = Object.entries(query.metadata ?? {});
     const states: ThreadState[] = [];
     for (const row of rows) {
       const state = stateOf(threadId, row);
-      if (wanted.every(([key, value]) => isDeepStrictEqual(state.metadata[key], value))) states.push(state);
+      if (holdsAll(state.metadata, query.metadata)) states.push(state);
       if (states.length === query.limit) break;
     }
     return states;
