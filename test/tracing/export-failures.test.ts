@@ -213,6 +213,27 @@ describe('failure table', () => {
     expect(Object.values(second.errors)).toEqual([expect.stringContaining('Storage or destination error (not retried): Bucket is not valid')]);
   });
 
+  test('A bucket deleted right after a file went up (its size check finds no file): not retried either ("Bucket is not valid")', async () => {
+    scenario = await startScenario({ days: 1, settings: { maxRetries: 3 } });
+    const { proxy, s3 } = scenario;
+    // the file is in the bucket; the HEAD that checks its size waits until the bucket is gone
+    proxy.setMode('hold-requests', 'part-00000.parquet', 'HEAD');
+    const exp = await scenario.createExport(1);
+    await waitFor('the held size check', () => (proxy.held > 0 ? true : undefined));
+    for (const key of await listKeys(s3.client, BUCKET, '')) await s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+    await s3.client.send(new DeleteBucketCommand({ Bucket: BUCKET }));
+    proxy.setMode('pass');
+    proxy.release();
+    expect((await scenario.exportStatus(exp.id, isFinal)).status).toBe('Failed');
+    const [run] = await scenario.platform.client.listExportRuns(exp.id);
+    expect(run).toMatchObject({ status: 'Failed', retry_number: 0 });
+    expect(Object.values(run.errors)).toEqual([
+      expect.stringMatching(/^Storage or destination error \(not retried\): Bucket is not valid - NoSuchBucket \(HTTP 404\): The bucket .* does not exist \(HEAD of the bucket answered 404 after a HEAD of .*part-00000\.parquet answered 404\)/),
+    ]);
+    // the bucket was asked after the file's HEAD
+    expect(proxy.seen.filter((line) => line.startsWith('HEAD')).map((line) => line.includes('part-00000') ? 'file' : 'bucket')).toEqual(['file', 'bucket']);
+  });
+
   test('A deleted destination fails the run without retry; the export fails and its other runs are Cancelled', async () => {
     scenario = await startScenario({ days: 3 });
     const { platform } = scenario;

@@ -2,12 +2,13 @@
  * A part file larger than one multipart chunk is streamed to the bucket as a multipart upload (a run never holds
  * the whole file), and the object reads back whole.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import { DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { classifyStorageError } from '../../lib/local/tracing/destinations/storage-errors';
 import { ParquetPartUpload } from '../../lib/local/tracing/parquet/part-upload';
 import { toMicros } from '../../lib/local/tracing/store/time';
 import { syntheticRunBatches } from '../../lib/local/tracing/synthetic/generate';
 import { getObjectBytes, readParquetRows } from './support/parquet';
-import { startFaultProxy } from './support/fault-proxy';
+import { startFaultProxy, type FaultProxy } from './support/fault-proxy';
 import { startTestS3 } from './support/s3';
 import { BUCKET, isFinal, startScenario, type Scenario } from './support/scenario';
 import { waitFor } from './support/wait';
@@ -55,7 +56,10 @@ test.each([
   expect(rows).toHaveLength(4 + 4_000);
 });
 
-test('a stop that arrives while the multipart upload is being created still drops the upload', async () => {
+/** An S3 server behind a fault proxy, and a client of the proxy, for one test of ParquetPartUpload. */
+async function withProxiedStore(
+  test: (setup: { client: S3Client; direct: S3Client; proxy: FaultProxy }) => Promise<void>,
+): Promise<void> {
   const s3 = await startTestS3([BUCKET]);
   const proxy = await startFaultProxy(s3.server.endpoint);
   const client = new S3Client({
@@ -65,6 +69,16 @@ test('a stop that arrives while the multipart upload is being created still drop
     credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: s3.server.secretAccessKey },
   });
   try {
+    await test({ client, direct: s3.client, proxy });
+  } finally {
+    client.destroy();
+    await proxy.close();
+    await s3.close();
+  }
+}
+
+test('a stop that arrives while the multipart upload is being created still drops the upload', () =>
+  withProxiedStore(async ({ client, proxy }) => {
     const controller = new AbortController();
     const upload = new ParquetPartUpload({ client, bucket: BUCKET, key: 'stopped/part-00000.parquet', signal: controller.signal });
     // the store creates the upload, and its answer is held until the stop has come
@@ -84,9 +98,25 @@ test('a stop that arrives while the multipart upload is being created still drop
     expect(created).toHaveLength(1);
     expect(proxy.seen.filter((line) => /^PUT .*partNumber=/.test(line))).toHaveLength(0);
     expect(proxy.seen.some((line) => /^DELETE .*stopped\/part-00000\.parquet\?uploadId=/.test(line))).toBe(true);
-  } finally {
-    client.destroy();
-    await proxy.close();
-    await s3.close();
-  }
-});
+  }));
+
+test.each([
+  ['with its bucket deleted, is a missing bucket (not retried)', true, 'NoSuchBucket'],
+  ['with its bucket still there, stays a lost upload (retried)', false, 'NoSuchUpload'],
+])('an upload the store no longer knows (NoSuchUpload), %s', (_label, deleteBucket, errorName) =>
+  withProxiedStore(async ({ client, direct, proxy }) => {
+    const upload = new ParquetPartUpload({ client, bucket: BUCKET, key: 'lost/part-00000.parquet', signal: new AbortController().signal });
+    await upload.sendChunk(new Uint8Array(5 * 1024 * 1024));
+    if (deleteBucket) {
+      await upload.abort();
+      await direct.send(new DeleteBucketCommand({ Bucket: BUCKET }));
+    }
+    proxy.setMode('no-such-upload', 'uploadId=', 'PUT');
+    const failure = await upload.sendChunk(new Uint8Array(5 * 1024 * 1024)).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(failure?.name).toBe(errorName);
+    expect(classifyStorageError(failure).kind).toBe(deleteBucket ? 'bucket_not_valid' : 'transient');
+    expect(proxy.seen.filter((line) => line.startsWith('HEAD '))).toEqual([`HEAD /${BUCKET}/`]);
+  }));

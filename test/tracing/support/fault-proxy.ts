@@ -26,6 +26,8 @@ export type ProxyMode =
   | 'fail'
   /** Answer 404 without a body, as S3 answers a HEAD of an object it does not show. */
   | 'not-found'
+  /** Answer 404 NoSuchUpload, as S3 answers a part or a completion of a multipart upload it no longer knows. */
+  | 'no-such-upload'
   /** Answer 500 InternalError with a message that writes back the request's session token, as a careless store may. */
   | 'fail-echoing-token';
 
@@ -47,6 +49,9 @@ export interface FaultProxy {
 
 const INTERNAL_ERROR = `<?xml version="1.0" encoding="UTF-8"?>
 <Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message><RequestId>proxy</RequestId></Error>`;
+
+const NO_SUCH_UPLOAD = `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message><RequestId>proxy</RequestId></Error>`;
 
 const BAD_GATEWAY = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>';
 
@@ -104,6 +109,9 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         const token = String(req.headers['x-amz-security-token'] ?? '');
         res.writeHead(500, { 'content-type': 'application/xml', 'x-amz-request-id': 'proxy-echo' });
         res.end(INTERNAL_ERROR.replace('We encountered an internal error.', `Backend rejected session ${token}.`));
+      } else if (current === 'no-such-upload') {
+        res.writeHead(404, { 'content-type': 'application/xml', 'x-amz-request-id': 'proxy-no-such-upload' });
+        res.end(NO_SUCH_UPLOAD);
       } else if (current === 'not-found') {
         res.writeHead(404, { 'x-amz-request-id': 'proxy-not-found' });
         res.end();

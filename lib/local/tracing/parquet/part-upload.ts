@@ -9,6 +9,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
   UploadPartCommand,
@@ -34,6 +35,15 @@ export interface PartUploadOptions {
   readonly finishSignal?: AbortSignal;
 }
 
+/** The HTTP status of an S3 client error, if the store answered. */
+const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+
+/** The error of a bucket found gone, as the store names it when a request meets a missing bucket. */
+function bucketGoneError(bucket: string, after: string): Error {
+  const error = new Error(`The bucket ${bucket} does not exist (HEAD of the bucket answered 404 after ${after})`);
+  return Object.assign(error, { name: 'NoSuchBucket', $metadata: { httpStatusCode: 404 } });
+}
+
 /** One Parquet file being written to the bucket. */
 export class ParquetPartUpload {
   private uploadId: string | undefined;
@@ -53,10 +63,11 @@ export class ParquetPartUpload {
       signal.throwIfAborted();
     }
     const partNumber = this.parts.length + 1;
-    const uploaded = await client.send(
-      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: this.uploadId, PartNumber: partNumber, Body: asBuffer(bytes) }),
-      { abortSignal: signal },
-    );
+    const uploaded = await client
+      .send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: this.uploadId, PartNumber: partNumber, Body: asBuffer(bytes) }), {
+        abortSignal: signal,
+      })
+      .catch((err: unknown) => this.unlessBucketGone(err, signal));
     this.parts.push({ ETag: uploaded.ETag, PartNumber: partNumber });
   }
 
@@ -73,15 +84,17 @@ export class ParquetPartUpload {
     } else {
       await this.sendChunk(lastBytes);
       signal.throwIfAborted();
-      await client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: bucket,
-          Key: key,
-          UploadId: this.uploadId,
-          MultipartUpload: { Parts: this.parts },
-        }),
-        { abortSignal: finishSignal },
-      );
+      await client
+        .send(
+          new CompleteMultipartUploadCommand({
+            Bucket: bucket,
+            Key: key,
+            UploadId: this.uploadId,
+            MultipartUpload: { Parts: this.parts },
+          }),
+          { abortSignal: finishSignal },
+        )
+        .catch((err: unknown) => this.unlessBucketGone(err, finishSignal));
     }
     await this.verifySize(totalBytes, finishSignal);
   }
@@ -97,6 +110,30 @@ export class ParquetPartUpload {
     }
   }
 
+  /**
+   * Rethrows a multipart request's error, as a missing bucket when the store no longer knows the upload
+   * (`NoSuchUpload`) because the bucket was deleted with it; a lost upload of a bucket still there is retried.
+   */
+  private async unlessBucketGone(err: unknown, signal: AbortSignal): Promise<never> {
+    if ((err as Error | undefined)?.name === 'NoSuchUpload' && (await this.bucketGone(signal))) {
+      throw bucketGoneError(this.options.bucket, `the store answered NoSuchUpload for ${this.options.key}`);
+    }
+    throw err;
+  }
+
+  /**
+   * Whether the bucket is gone: a HEAD of the bucket answers 404. Any other answer (200, or 403 for a key without
+   * s3:ListBucket, which the export does not need) or no answer leaves the first error as it was.
+   */
+  private async bucketGone(signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.options.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }), { abortSignal: signal });
+      return false;
+    } catch (err) {
+      return statusOf(err) === 404;
+    }
+  }
+
   /** Read permission is optional but recommended: with it, a short object is caught before it is checkpointed. */
   private async verifySize(expected: number, signal: AbortSignal): Promise<void> {
     const { client, bucket, key } = this.options;
@@ -104,11 +141,15 @@ export class ParquetPartUpload {
     try {
       actual = (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal })).ContentLength;
     } catch (err) {
-      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      const status = statusOf(err);
       if (status === 403) return;
-      // the answer to a HEAD has no body, so a missing bucket and a missing object look alike; the store has just
-      // taken the object, so the attempt is retried, and its next write meets a bucket that is really gone
-      if (status === 404) throw new Error(`Parquet file ${key} was not found in the bucket right after it was written`);
+      // the answer to a HEAD has no body, so a missing bucket and a missing object look alike: the bucket is asked
+      // after (a bucket deleted during the export is not retried); an object the store has just taken but does not
+      // show yet is retried
+      if (status === 404) {
+        if (await this.bucketGone(signal)) throw bucketGoneError(bucket, `a HEAD of ${key} answered 404`);
+        throw new Error(`Parquet file ${key} was not found in the bucket right after it was written`);
+      }
       throw err;
     }
     if (actual !== undefined && actual !== expected) {
