@@ -86,6 +86,16 @@ describe('one-off bulk exports', () => {
       'output "runs" {\n  value = data.agentplatform_bulk_export_runs.march.runs\n}\n',
     ].join('\n');
 
+  /** An export to the destination whose key loses its policy: it fails (and, tainted, fails again at each apply). */
+  const revokedExport = () =>
+    bulkExport('revoked', {
+      destination_id: 'agentplatform_export_destination.revoked.id',
+      session_id: sessionId,
+      start_time: '2025-03-02T00:00:00Z',
+      end_time: '2025-03-03T00:00:00Z',
+      wait_for_completion: true,
+    });
+
   beforeAll(async () => {
     sessionId = await lp.seedRuns('support-agent', [...dayOne, ...dayTwo, '2025-03-03T01:00:00Z']);
     dir = lp.terraform();
@@ -203,19 +213,7 @@ describe('one-off bulk exports', () => {
 
   it('fails with each failed run and its errors when the destination lost its permission, and keeps the export in state', async () => {
     await ceph.deleteUserPolicy('revocable');
-    dir.configure(
-      [
-        destinations(),
-        march(),
-        bulkExport('revoked', {
-          destination_id: 'agentplatform_export_destination.revoked.id',
-          session_id: sessionId,
-          start_time: '2025-03-02T00:00:00Z',
-          end_time: '2025-03-03T00:00:00Z',
-          wait_for_completion: true,
-        }),
-      ].join('\n'),
-    );
+    dir.configure([destinations(), march(), revokedExport()].join('\n'));
 
     const applied = await dir.apply();
 
@@ -235,14 +233,42 @@ describe('one-off bulk exports', () => {
     expect(flat(failure)).toContain('the next apply replaces it with a new export');
   });
 
+  it('warns once when an export created without waiting has failed since: the refresh that first sees it names its run errors', async () => {
+    const unwatched = bulkExport('unwatched', {
+      destination_id: 'agentplatform_export_destination.revoked.id',
+      session_id: sessionId,
+      start_time: '2025-03-01T00:00:00Z',
+      end_time: '2025-03-02T00:00:00Z',
+      wait_for_completion: false,
+    });
+    dir.configure([destinations(), march(), revokedExport(), unwatched].join('\n'));
+    expect((await dir.apply()).code).toBe(1);
+    const id = dir.instance('agentplatform_bulk_export.unwatched').attributes.id as string;
+    expect(dir.instance('agentplatform_bulk_export.unwatched').attributes.status).not.toBe('Failed');
+    await until(async () => (await lp.client.getExport(id)).status === 'Failed');
+
+    const seen = await dir.plan();
+
+    const warning = flat(diagnostic(seen.stdout + seen.stderr, `Bulk export ${id} failed after Terraform created it`));
+    const [run] = await lp.client.listExportRuns(id);
+    expect(warning).toContain(`Run ${run!.id} (${run!.start_time} to ${run!.end_time}), Failed: retry_0: ${flat(run!.errors.retry_0)}`);
+    expect(warning).toContain('terraform apply -replace=');
+    // the export is not replaced by itself; once the state has seen it Failed, the warning is not repeated
+    expect(seen.stdout).not.toContain('agentplatform_bulk_export.unwatched must be replaced');
+    expect((await dir.apply('-refresh-only')).code).toBe(0);
+    expect(dir.instance('agentplatform_bulk_export.unwatched').attributes.status).toBe('Failed');
+    const again = await dir.plan();
+    expect(again.stdout + again.stderr).not.toContain('failed after Terraform created it');
+  });
+
   it('destroy of finished exports only removes them from state', async () => {
-    const ids = ['march', 'revoked'].map((label) => dir.instance(`agentplatform_bulk_export.${label}`).attributes.id as string);
+    const ids = ['march', 'revoked', 'unwatched'].map((label) => dir.instance(`agentplatform_bulk_export.${label}`).attributes.id as string);
 
     const destroyed = await dir.destroy();
 
     expect(destroyed.code).toBe(0);
-    expect(destroyed.stdout).toContain('Destroy complete! Resources: 4 destroyed.');
-    expect((await Promise.all(ids.map((id) => lp.client.getExport(id)))).map((e) => e.status)).toEqual(['Completed', 'Failed']);
+    expect(destroyed.stdout).toContain('Destroy complete! Resources: 5 destroyed.');
+    expect((await Promise.all(ids.map((id) => lp.client.getExport(id)))).map((e) => e.status)).toEqual(['Completed', 'Failed', 'Failed']);
   });
 });
 

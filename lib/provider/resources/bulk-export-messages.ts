@@ -264,6 +264,23 @@ export function exportWaitEnded(diagnostics: Diagnostics, id: string, reason: 't
   }
 }
 
+/**
+ * The warning of a read that finds a one-off export, created without waiting for it, ended `Failed` or `TimedOut`
+ * since the state last saw it running: shown by the refresh that first sees it, with each failed run's errors
+ * (redacted as in {@link exportFailed}).
+ */
+export function exportEndedUnwatched(diagnostics: Diagnostics, exp: BulkExport, runs: readonly BulkExportRun[], redact: (text: string) => string): void {
+  const ended = exp.status === 'TimedOut' ? 'timed out' : 'failed';
+  diagnostics.warning(
+    `Bulk export ${exp.id} ${ended} after Terraform created it`,
+    `The export was created without waiting for it (\`wait_for_completion = false\`), and has ended ${exp.status}.\n\n` +
+      `${redact(runErrors(runs))}\n\n` +
+      'It stays in state as it is: an export cannot be restarted. To export its range again, fix the cause (for ' +
+      'storage errors: the bucket, credentials or policy; for a time-out: a narrower range, a filter or fewer fields) ' +
+      'and replace it with `terraform apply -replace=<its address>`.',
+  );
+}
+
 /** The warning of a read that finds the export cancelled outside Terraform: the plan creates a new one. */
 export function exportCancelledOutside(diagnostics: Diagnostics, id: string, cancelsSpawned: boolean): void {
   diagnostics.warning(

@@ -48,6 +48,7 @@ import {
   apiFailure,
   exportCancelledOutside,
   exportCancelledWhileWaiting,
+  exportEndedUnwatched,
   exportFailed,
   exportRangeTooLong,
   exportSettingIgnored,
@@ -150,7 +151,7 @@ export const bulkExportSchema = defineSchema({
       optional: true,
       computed: true,
       default: false,
-      description: 'On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export.',
+      description: 'On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, the first refresh that finds the export `Failed` or `TimedOut` warns with the run errors.',
     }),
     cancel_spawned_on_destroy: attr.bool({
       optional: true,
@@ -272,6 +273,11 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
   // Destroy removes what it cancels from state, so a cancelled export in state was cancelled by someone else. It
   // stays in state, and the plan replaces it (see plan): its destroy still cancels what a schedule spawned.
   if (current.status === 'Cancelled') exportCancelledOutside(diagnostics, current.id, state.interval_hours !== null && state.cancel_spawned_on_destroy === true);
+  // a one-off export that ended badly since the state saw it running (created without waiting; not an import): said once
+  const wasRunning = typeof state.status === 'string' && !FINAL_EXPORT_STATUSES.includes(state.status);
+  if (wasRunning && (current.status === 'Failed' || current.status === 'TimedOut') && current.interval_hours === null) {
+    exportEndedUnwatched(diagnostics, current, await client.listExportRuns(current.id, { signal }), (text) => client.transport.redact(text));
+  }
   return toModel(current, state);
 }
 
