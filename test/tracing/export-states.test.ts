@@ -72,11 +72,18 @@ describe('state table', () => {
     scenario.proxy.release();
     // the part in flight finishes (its checkpoint is kept), and nothing after it is written
     await waitFor('the attempts to stop', () => (scenario!.proxy.held === 0 ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const runs = await scenario.platform.client.listExportRuns(exp.id);
+    // every file in the bucket is committed once the attempts have stopped (however long the last commit takes)
+    const runs = await waitFor('the files in the bucket to be those committed', async () => {
+      const now = await scenario!.platform.client.listExportRuns(exp.id);
+      const keys = await listKeys(scenario!.s3.client, 'exports', `exports/export_id=${exp.id}/`);
+      return keys.length === now.reduce((sum, run) => sum + run.metadata.exported_files.length, 0) ? now : undefined;
+    });
     runs.forEach((run, i) => expect(run.metadata.exported_files.length).toBeLessThanOrEqual(filesAtCancel[i] + 1));
-    const keys = await listKeys(scenario.s3.client, 'exports', `exports/export_id=${exp.id}/`);
-    expect(keys.length).toBe(runs.reduce((sum, run) => sum + run.metadata.exported_files.length, 0));
+    // and nothing is written after the files that were in flight
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await listKeys(scenario.s3.client, 'exports', `exports/export_id=${exp.id}/`)).length).toBe(
+      runs.reduce((sum, run) => sum + run.metadata.exported_files.length, 0),
+    );
     expect(runs.reduce((sum, run) => sum + run.metadata.rows_written, 0)).toBeLessThan(800);
     expect((await scenario.platform.client.getExport(exp.id)).status).toBe('Cancelled');
     await expect(scenario.platform.client.cancelExport(exp.id)).rejects.toBeInstanceOf(ConflictError);
