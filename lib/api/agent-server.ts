@@ -189,9 +189,12 @@ export class AgentServerClient {
 
   /** Runs on threads, and stateless runs. */
   readonly runs = {
-    /** `POST /threads/{id}/runs`: a background run; `multitask_strategy` says what happens to runs in flight. */
-    create: (threadId: string, body: RunCreate, o: CallOptions = {}) =>
-      this.transport.request({ method: 'POST', path: `/threads/${segment(threadId)}/runs`, body, schema: Run, ...o }),
+    /**
+     * `POST /threads/{id}/runs`: a background run; `multitask_strategy` says what happens to runs in flight. With a
+     * null `threadId`, `POST /runs`: a stateless background run, which keeps nothing (its trace only).
+     */
+    create: (threadId: string | null, body: RunCreate, o: CallOptions = {}) =>
+      this.transport.request({ method: 'POST', path: threadId === null ? '/runs' : `/threads/${segment(threadId)}/runs`, body, schema: Run, ...o }),
     /** `GET /threads/{id}/runs/{run_id}`. */
     get: (threadId: string, runId: string, o: CallOptions = {}) =>
       this.transport.request({
@@ -244,10 +247,11 @@ export class AgentServerClient {
     },
     /**
      * `POST /threads/{id}/runs/wait`: creates a run and waits for it (no time limit unless `timeoutMs` is given);
-     * the thread's final values, or an AgentRunError. Not retried: a retry would create another run.
+     * the thread's final values, or an AgentRunError. With a null `threadId`, `POST /runs/wait`: a stateless run, and
+     * its last values. Not retried: a retry would create another run.
      */
-    wait: async (threadId: string, body: RunCreate, o: CallOptions = {}): Promise<ThreadValues> => {
-      const path = `/threads/${segment(threadId)}/runs/wait`;
+    wait: async (threadId: string | null, body: RunCreate, o: CallOptions = {}): Promise<ThreadValues> => {
+      const path = threadId === null ? '/runs/wait' : `/threads/${segment(threadId)}/runs/wait`;
       const result = await this.transport.request({ method: 'POST', path, body, schema: JoinResult, ...o, retry: false, timeoutMs: o.timeoutMs ?? Infinity });
       return this.valuesOf(result, 'POST', path);
     },

@@ -208,6 +208,46 @@ describe('stateless runs', () => {
     expect(tables.map(rowCount)).toEqual(before);
   });
 
+  it('waited for (POST /runs/wait): their last values, or their error, and nothing left behind', async () => {
+    const tables = ['agent_threads', 'agent_runs', 'agent_checkpoints'];
+    const before = tables.map(rowCount);
+    const values = await client.runs.wait(null, chatRun('wait for me'));
+    expect(values.messages?.map((message) => [message.type, message.content])).toEqual([
+      ['human', 'wait for me'],
+      ['ai', 'You said: wait for me'],
+    ]);
+    await expect(client.runs.wait(null, chatRun('fail', { model_error: 'model is down' }))).rejects.toMatchObject({
+      constructor: AgentRunError,
+      errorType: 'FakeModelError',
+      serverMessage: 'model is down',
+    });
+    expect(tables.map(rowCount)).toEqual(before);
+  });
+
+  it('waited for: stop when the client goes away, unless on_disconnect is continue', async () => {
+    const runOf = async (content: string, extra: Partial<RunCreate>) => {
+      const controller = new AbortController();
+      const waiting = client.runs.wait(null, chatRun(content, { reply_tokens: 400, token_delay_ms: 5 }, extra), { signal: controller.signal });
+      // a run of 2 s, left after 300 ms (a run whose request is cut before it starts is stopped as it starts)
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      controller.abort();
+      await expect(waiting).rejects.toBeInstanceOf(AbortError);
+      // its trace, stored as it ends, is found by its input
+      const traced = await waitFor(
+        () => platform.db.prepare("SELECT id FROM trace_runs WHERE inputs LIKE ? AND parent_run_id IS NULL").get(`%${content}%`) as { id: string } | undefined,
+      );
+      return traced.id;
+    };
+    expect(await storedTrace(await runOf('gone', {}))).toEqual({ status: 'error', error: 'run stopped (disconnect)' });
+    expect(await storedTrace(await runOf('stay', { on_disconnect: 'continue' }))).toEqual({ status: 'success', error: null });
+  });
+
+  it('in the background (POST /runs): answered at once with the run, which runs to its end', async () => {
+    const run = await client.runs.create(null, chatRun('background', { reply_tokens: 20, token_delay_ms: 2 }));
+    expect(run).toMatchObject({ thread_id: null, assistant_id: expect.any(String), status: 'pending' });
+    expect(await storedTrace(run.run_id)).toEqual({ status: 'success', error: null });
+  });
+
   it('a thread-bound streaming run persists its output', async () => {
     const thread = await client.threads.create();
     for await (const chunk of client.runs.stream(thread.thread_id, chatRun('persist me'))) void chunk;

@@ -211,6 +211,8 @@ describe('system routes', () => {
       expect.arrayContaining([
         '/threads/{thread_id}/runs/stream',
         '/runs/stream',
+        '/runs/wait',
+        '/runs',
         '/assistants/search',
         '/threads/{thread_id}/runs/{run_id}/join',
       ]),

@@ -49,6 +49,30 @@ function streamResponse(c: AgentContext, options: StreamOptions): Response {
   });
 }
 
+/**
+ * What a wait for a stateless run answers once it has ended: its last `values` (a stateless run keeps no thread
+ * to read them from), or its error.
+ */
+function statelessResult(stream: RunStream | undefined): Promise<unknown> {
+  return new Promise((resolve) => {
+    let values = '{}';
+    let error: string | undefined;
+    const detach = stream?.subscribe({
+      modes: new Set<StreamMode>(['values']),
+      subgraphs: false,
+      send: (event, json) => {
+        if (event === 'values') values = json;
+        else if (event === 'error') error = json;
+      },
+      close: () => {
+        detach?.();
+        resolve(error === undefined ? JSON.parse(values) : { __error__: JSON.parse(error) });
+      },
+    });
+    if (!stream) resolve({});
+  });
+}
+
 /** `stream_mode` of a request as a list; `values` when absent. */
 function modesOf(streamMode: RunCreate['stream_mode'] | unknown): StreamMode[] {
   if (Array.isArray(streamMode)) return [...new Set(streamMode as StreamMode[])];
@@ -165,6 +189,29 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
       onDisconnect: body.on_disconnect === 'continue' ? undefined : () => manager.stopLive(run.run_id, 'disconnect'),
     });
   });
+
+  /** A stateless run, started from the request's body; it stops when its client goes away, unless asked not to. */
+  const startStateless = async (c: AgentContext, stopsOnDisconnect: boolean): Promise<Run> => {
+    const body = await readRunBody(c, new RequestValidator());
+    const run = manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body);
+    const signal = c.req.raw.signal;
+    if (stopsOnDisconnect && body.on_disconnect !== 'continue') {
+      const stop = () => manager.stopLive(run.run_id, 'disconnect');
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+    }
+    return run;
+  };
+
+  // a stateless run created and waited for in one request (the SDK's runs.wait without a thread)
+  app.post('/runs/wait', async (c) => {
+    const run = await startStateless(c, true);
+    const result = await statelessResult(manager.liveStream(run.run_id));
+    return c.json(result, 200, { 'Content-Location': runPath(c, null, run.run_id) });
+  });
+
+  // a stateless background run: nobody reads its output, it runs to its end (and is traced)
+  app.post('/runs', async (c) => c.json(await startStateless(c, false)));
 
   app.get('/threads/:threadId/runs/:runId/stream', (c) => {
     // the whole request is checked before the run is looked up
