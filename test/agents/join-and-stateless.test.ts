@@ -11,10 +11,14 @@ import { waitFor } from './support/wait';
 
 let platform: AgentTestPlatform;
 let client: AgentServerClient;
+/** The deployment's agent server URL. */
+let joinUrl: string;
 
 beforeAll(async () => {
   platform = await startAgentTestPlatform();
-  client = platform.client(await platform.deploy('join'));
+  const deployment = await platform.deploy('join');
+  joinUrl = deployment.url as string;
+  client = platform.client(deployment);
 });
 afterAll(() => platform.close());
 
@@ -82,6 +86,53 @@ describe('joining a run', () => {
     }))
       modes.add(chunk.mode);
     expect(modes).toEqual(new Set(['metadata', 'messages-tuple', 'updates']));
+  });
+
+  it('as the official SDK asks: stream_mode as a JSON list, and cancel_on_disconnect, by stream and by waiting', async () => {
+    const thread = await client.threads.create();
+    const runsPath = `${joinUrl}/threads/${thread.thread_id}/runs`;
+    const headers = { 'X-Api-Key': platform.apiKey };
+    const longRun = async () => {
+      const run = await client.runs.create(thread.thread_id, chatRun('long', { reply_tokens: 2000, token_delay_ms: 5 }));
+      await waitFor(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === 'running');
+      return run.run_id;
+    };
+    const statusOf = async (runId: string) => (await client.runs.get(thread.thread_id, runId)).status;
+
+    // by stream: the modes of the list, and the run interrupted once the stream is left
+    const streamed = await longRun();
+    const controller = new AbortController();
+    const query = `stream_mode=${encodeURIComponent('["updates","messages-tuple"]')}&cancel_on_disconnect=1`;
+    const response = await fetch(`${runsPath}/${streamed}/stream?${query}`, { headers, signal: controller.signal });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('event: messages')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended without a messages chunk: ${text}`);
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    await waitFor(async () => ((await statusOf(streamed)) === 'interrupted' ? true : undefined));
+
+    // by waiting: the run interrupted once the join is left
+    const joined = await longRun();
+    const leaving = new AbortController();
+    const join = fetch(`${runsPath}/${joined}/join?cancel_on_disconnect=1`, { headers, signal: leaving.signal });
+    join.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the join waits
+    leaving.abort();
+    await waitFor(async () => ((await statusOf(joined)) === 'interrupted' ? true : undefined));
+
+    // without it (the SDK sends 0), leaving a join leaves the run alone
+    const kept = await longRun();
+    const away = new AbortController();
+    fetch(`${runsPath}/${kept}/join?cancel_on_disconnect=0`, { headers, signal: away.signal }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    away.abort();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await statusOf(kept)).toBe('running');
+    await client.runs.cancel(thread.thread_id, kept, { wait: true });
   });
 
   it('by stream in events mode during a model call: its tokens name the node task that made the call', async () => {

@@ -73,6 +73,22 @@ function statelessResult(stream: RunStream | undefined): Promise<unknown> {
   });
 }
 
+/**
+ * The modes of one `stream_mode` query value: comma-separated, or a JSON array (as the SDK's joinStream sends a list:
+ * `stream_mode=["values","updates"]`).
+ */
+function modeParamValues(value: string): string[] {
+  if (value.trimStart().startsWith('[')) {
+    try {
+      const list: unknown = JSON.parse(value);
+      if (Array.isArray(list)) return list.map(String);
+    } catch {
+      // not JSON after all: read as a comma-separated list, whose bad items are named in the 422
+    }
+  }
+  return value.split(',');
+}
+
 /** `stream_mode` of a request as a list; `values` when absent. */
 function modesOf(streamMode: RunCreate['stream_mode'] | unknown): StreamMode[] {
   if (Array.isArray(streamMode)) return [...new Set(streamMode as StreamMode[])];
@@ -217,9 +233,10 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     // the whole request is checked before the run is looked up
     const validator = new RequestValidator();
     const { threadId, runId } = runIdsOf(c, validator);
-    const asked = c.req.queries('stream_mode')?.flatMap((value) => value.split(','));
+    const asked = c.req.queries('stream_mode')?.flatMap(modeParamValues);
     const askedModes = asked?.map((mode) => validator.parse(StreamMode, mode, ['query', 'stream_mode']) as StreamMode);
     const askedSubgraphs = validator.boolQuery('stream_subgraphs', queryParam(c, 'stream_subgraphs'));
+    const cancelOnDisconnect = validator.boolQuery('cancel_on_disconnect', queryParam(c, 'cancel_on_disconnect'));
     validator.throwIfFailed();
     const stored = runs.get(c.get('deployment').id, threadId, runId);
     return streamResponse(c, {
@@ -229,6 +246,7 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
       modes: askedModes ?? modesOf(stored.run.kwargs.stream_mode),
       subgraphs: askedSubgraphs ?? stored.run.kwargs.stream_subgraphs === true,
       location: runPath(c, threadId, stored.run.run_id),
+      onDisconnect: cancelOnDisconnect ? () => manager.stopLive(stored.run.run_id, 'interrupt') : undefined,
     });
   });
 
@@ -236,9 +254,17 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     const deploymentId = c.get('deployment').id;
     const validator = new RequestValidator();
     const { threadId, runId } = runIdsOf(c, validator);
+    const cancelOnDisconnect = validator.boolQuery('cancel_on_disconnect', queryParam(c, 'cancel_on_disconnect'));
     validator.throwIfFailed();
     runs.get(deploymentId, threadId, runId);
-    return c.json(await joinResult(deploymentId, threadId, runId));
+    const signal = c.req.raw.signal;
+    const stop = () => manager.stopLive(runId, 'interrupt');
+    if (cancelOnDisconnect) signal.addEventListener('abort', stop, { once: true });
+    try {
+      return c.json(await joinResult(deploymentId, threadId, runId));
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
   });
   // a run created and joined in one request (the SDK's runs.wait)
   app.post('/threads/:threadId/runs/wait', (c) =>
