@@ -18,8 +18,8 @@ export interface BulkExportProps extends ExportQueryProps {
   /** End of the range, after `start`. */
   readonly end: ExportTime;
   /**
-   * Wait on deploy until the export is Completed; Failed or TimedOut fail the deploy. Without waiting, the first
-   * plan that finds the export Failed or TimedOut warns with its run errors.
+   * Wait on deploy until the export is Completed; Failed or TimedOut fail the deploy. Without waiting, a plan that
+   * finds the export Failed or TimedOut while the state holds it in progress warns with its run errors.
    * @default false
    */
   readonly waitForCompletion?: boolean;

@@ -120,7 +120,7 @@ describe('joining a run', () => {
     const leaving = new AbortController();
     const join = fetch(`${runsPath}/${joined}/join?cancel_on_disconnect=1`, { headers, signal: leaving.signal });
     join.catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the join waits
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // the join waits
     leaving.abort();
     await waitFor(async () => ((await statusOf(joined)) === 'interrupted' ? true : undefined));
 
@@ -128,7 +128,7 @@ describe('joining a run', () => {
     const kept = await longRun();
     const away = new AbortController();
     fetch(`${runsPath}/${kept}/join?cancel_on_disconnect=0`, { headers, signal: away.signal }).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     away.abort();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await statusOf(kept)).toBe('running');
@@ -278,9 +278,9 @@ describe('stateless runs', () => {
   it('waited for: stop when the client goes away, unless on_disconnect is continue', async () => {
     const runOf = async (content: string, extra: Partial<RunCreate>) => {
       const controller = new AbortController();
-      const waiting = client.runs.wait(null, chatRun(content, { reply_tokens: 400, token_delay_ms: 5 }, extra), { signal: controller.signal });
-      // a run of 2 s, left after 300 ms (a run whose request is cut before it starts is stopped as it starts)
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const waiting = client.runs.wait(null, chatRun(content, { reply_tokens: 600, token_delay_ms: 5 }, extra), { signal: controller.signal });
+      // a run of 3 s, left after 1 s (a run whose client is gone before it starts stops as it starts)
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       controller.abort();
       await expect(waiting).rejects.toBeInstanceOf(AbortError);
       // its trace, stored as it ends, is found by its input

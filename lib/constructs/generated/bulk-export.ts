@@ -48,7 +48,7 @@ export interface TfBulkExportConfig extends cdktf.TerraformMetaArguments {
   readonly exportFields?: Array<string>;
   /** Parquet layout: `v1`, or `v2_beta` (typed columns for JSON and timestamps). */
   readonly formatVersion?: string;
-  /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, the first refresh that finds the export `Failed` or `TimedOut` warns with the run errors. */
+  /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, a refresh that finds the export `Failed` or `TimedOut` while the state holds it in progress warns with the run errors (at every plan until an apply, or `terraform apply -refresh-only`, records the status). */
   readonly waitForCompletion?: boolean | cdktf.IResolvable;
   /** On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise). A destroy reads it from the state: set it with an apply before the destroy. */
   readonly cancelSpawnedOnDestroy?: boolean | cdktf.IResolvable;
@@ -123,7 +123,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getStringAttribute('format_version');
   }
 
-  /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, the first refresh that finds the export `Failed` or `TimedOut` warns with the run errors. */
+  /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, a refresh that finds the export `Failed` or `TimedOut` while the state holds it in progress warns with the run errors (at every plan until an apply, or `terraform apply -refresh-only`, records the status). */
   get waitForCompletion(): cdktf.IResolvable {
     return this.getBooleanAttribute('wait_for_completion');
   }

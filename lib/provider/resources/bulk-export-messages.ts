@@ -265,16 +265,21 @@ export function exportWaitEnded(diagnostics: Diagnostics, id: string, reason: 't
 }
 
 /**
- * The warning of a read that finds a one-off export, created without waiting for it, ended `Failed` or `TimedOut`
- * since the state last saw it running: shown by the refresh that first sees it, with each failed run's errors
- * (redacted as in {@link exportFailed}).
+ * The warning of a read that finds a one-off export `Failed` or `TimedOut` while the state holds it in progress (it was
+ * created without waiting, or its wait ran out): each failed run's errors (redacted as in {@link exportFailed}), or
+ * why they could not be listed.
  */
-export function exportEndedUnwatched(diagnostics: Diagnostics, exp: BulkExport, runs: readonly BulkExportRun[], redact: (text: string) => string): void {
-  const ended = exp.status === 'TimedOut' ? 'timed out' : 'failed';
+export function exportEndedUnwatched(
+  diagnostics: Diagnostics,
+  exp: BulkExport,
+  lastSeen: string,
+  runs: readonly BulkExportRun[] | Error,
+  redact: (text: string) => string,
+): void {
+  const errors = runs instanceof Error ? `Its run errors could not be listed: ${runs.message}` : runErrors(runs);
   diagnostics.warning(
-    `Bulk export ${exp.id} ${ended} after Terraform created it`,
-    `The export was created without waiting for it (\`wait_for_completion = false\`), and has ended ${exp.status}.\n\n` +
-      `${redact(runErrors(runs))}\n\n` +
+    `Bulk export ${exp.id} ${exp.status === 'TimedOut' ? 'timed out' : 'failed'}`,
+    `The state last saw the export ${lastSeen}; it has ended ${exp.status} since.\n\n${redact(errors)}\n\n` +
       'It stays in state as it is: an export cannot be restarted. To export its range again, fix the cause (for ' +
       'storage errors: the bucket, credentials or policy; for a time-out: a narrower range, a filter or fewer fields) ' +
       'and replace it with `terraform apply -replace=<its address>`.',

@@ -151,7 +151,7 @@ export const bulkExportSchema = defineSchema({
       optional: true,
       computed: true,
       default: false,
-      description: 'On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, the first refresh that finds the export `Failed` or `TimedOut` warns with the run errors.',
+      description: 'On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, a refresh that finds the export `Failed` or `TimedOut` while the state holds it in progress warns with the run errors (at every plan until an apply, or `terraform apply -refresh-only`, records the status).',
     }),
     cancel_spawned_on_destroy: attr.bool({
       optional: true,
@@ -273,10 +273,12 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
   // Destroy removes what it cancels from state, so a cancelled export in state was cancelled by someone else. It
   // stays in state, and the plan replaces it (see plan): its destroy still cancels what a schedule spawned.
   if (current.status === 'Cancelled') exportCancelledOutside(diagnostics, current.id, state.interval_hours !== null && state.cancel_spawned_on_destroy === true);
-  // a one-off export that ended badly since the state saw it running (created without waiting; not an import): said once
+  // a one-off export that ended badly since the state last saw it in progress (not at import): said until it is recorded
   const wasRunning = typeof state.status === 'string' && !FINAL_EXPORT_STATUSES.includes(state.status);
   if (wasRunning && (current.status === 'Failed' || current.status === 'TimedOut') && current.interval_hours === null) {
-    exportEndedUnwatched(diagnostics, current, await client.listExportRuns(current.id, { signal }), (text) => client.transport.redact(text));
+    // the runs only add detail: a refresh that cannot list them still records the status
+    const runs = await client.listExportRuns(current.id, { signal }).catch((err: Error) => err);
+    exportEndedUnwatched(diagnostics, current, state.status!, runs, (text) => client.transport.redact(text));
   }
   return toModel(current, state);
 }

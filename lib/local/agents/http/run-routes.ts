@@ -57,7 +57,8 @@ function statelessResult(stream: RunStream | undefined): Promise<unknown> {
   return new Promise((resolve) => {
     let values = '{}';
     let error: string | undefined;
-    const detach = stream?.subscribe({
+    // the stream lets its subscribers go as the run ends: nothing to detach
+    stream?.subscribe({
       modes: new Set<StreamMode>(['values']),
       subgraphs: false,
       send: (event, json) => {
@@ -65,7 +66,6 @@ function statelessResult(stream: RunStream | undefined): Promise<unknown> {
         else if (event === 'error') error = json;
       },
       close: () => {
-        detach?.();
         resolve(error === undefined ? JSON.parse(values) : { __error__: JSON.parse(error) });
       },
     });
@@ -206,28 +206,27 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     });
   });
 
-  /** A stateless run, started from the request's body; it stops when its client goes away, unless asked not to. */
-  const startStateless = async (c: AgentContext, stopsOnDisconnect: boolean): Promise<Run> => {
+  // a stateless run created and waited for in one request (the SDK's runs.wait without a thread)
+  app.post('/runs/wait', async (c) => {
     const body = await readRunBody(c, new RequestValidator());
     const run = manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body);
-    const signal = c.req.raw.signal;
-    if (stopsOnDisconnect && body.on_disconnect !== 'continue') {
+    // attached in the turn the run is created in, before it starts
+    const result = statelessResult(manager.liveStream(run.run_id));
+    if (body.on_disconnect !== 'continue') {
+      // the client may be gone already: the run then stops as it starts
+      const signal = c.req.raw.signal;
       const stop = () => manager.stopLive(run.run_id, 'disconnect');
       if (signal.aborted) stop();
       else signal.addEventListener('abort', stop, { once: true });
     }
-    return run;
-  };
-
-  // a stateless run created and waited for in one request (the SDK's runs.wait without a thread)
-  app.post('/runs/wait', async (c) => {
-    const run = await startStateless(c, true);
-    const result = await statelessResult(manager.liveStream(run.run_id));
-    return c.json(result, 200, { 'Content-Location': runPath(c, null, run.run_id) });
+    return c.json(await result, 200, { 'Content-Location': runPath(c, null, run.run_id) });
   });
 
   // a stateless background run: nobody reads its output, it runs to its end (and is traced)
-  app.post('/runs', async (c) => c.json(await startStateless(c, false)));
+  app.post('/runs', async (c) => {
+    const body = await readRunBody(c, new RequestValidator());
+    return c.json(manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body));
+  });
 
   app.get('/threads/:threadId/runs/:runId/stream', (c) => {
     // the whole request is checked before the run is looked up
@@ -259,7 +258,8 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     runs.get(deploymentId, threadId, runId);
     const signal = c.req.raw.signal;
     const stop = () => manager.stopLive(runId, 'interrupt');
-    if (cancelOnDisconnect) signal.addEventListener('abort', stop, { once: true });
+    if (cancelOnDisconnect && signal.aborted) stop();
+    else if (cancelOnDisconnect) signal.addEventListener('abort', stop, { once: true });
     try {
       return c.json(await joinResult(deploymentId, threadId, runId));
     } finally {

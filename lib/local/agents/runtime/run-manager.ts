@@ -130,8 +130,11 @@ export class RunManager {
     this.refuseWhileStopping();
     const run = this.newRun(null, assistant, body, null);
     this.streamOf(run.run_id, null);
+    // known at once, so that a stop that comes before the run starts (its client gone) stops it as it starts
+    const stopper = new RunStopper();
+    this.stoppers.set(run.run_id, stopper);
     const spec: RunSpec = { run, deployment, assistant, attempt: 1 };
-    this.track(Promise.resolve().then(() => this.execute(spec)));
+    this.track(Promise.resolve().then(() => this.execute(spec, stopper)));
     return run;
   }
 
@@ -280,10 +283,9 @@ export class RunManager {
     await this.execute({ run: stored.run, deployment, assistant, attempt: stored.attempt });
   }
 
-  private async execute(spec: RunSpec): Promise<void> {
+  private async execute(spec: RunSpec, stopper = new RunStopper()): Promise<void> {
     const { run } = spec;
     const { clock, threads, runs } = this.deps;
-    const stopper = new RunStopper();
     this.stoppers.set(run.run_id, stopper);
     if (run.thread_id) {
       runs.setStatus(run.run_id, 'running');

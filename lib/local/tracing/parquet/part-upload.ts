@@ -40,7 +40,8 @@ const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { h
 
 /** The error of a bucket found gone, as the store names it when a request meets a missing bucket. */
 function bucketGoneError(bucket: string, after: string): Error {
-  const error = new Error(`The bucket ${bucket} does not exist (HEAD of the bucket answered 404 after ${after})`);
+  // the key last: a description is cut at a few hundred characters
+  const error = new Error(`The bucket ${bucket} does not exist: a HEAD of the bucket answered 404, after ${after}`);
   return Object.assign(error, { name: 'NoSuchBucket', $metadata: { httpStatusCode: 404 } });
 }
 
