@@ -74,6 +74,20 @@ function statelessResult(stream: RunStream | undefined): Promise<unknown> {
 }
 
 /**
+ * Calls `stop` when the request's client goes away, at once if it has already; returns the function that forgets
+ * it (the request's signal is aborted only when the connection closes before the response has gone out).
+ */
+function whenClientGone(c: AgentContext, stop: () => void): () => void {
+  const signal = c.req.raw.signal;
+  if (signal.aborted) {
+    stop();
+    return () => undefined;
+  }
+  signal.addEventListener('abort', stop, { once: true });
+  return () => signal.removeEventListener('abort', stop);
+}
+
+/**
  * The modes of one `stream_mode` query value: comma-separated, or a JSON array (as the SDK's joinStream sends a list:
  * `stream_mode=["values","updates"]`).
  */
@@ -191,42 +205,45 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     ),
   );
 
-  app.post('/runs/stream', async (c) => {
+  /**
+   * Starts a stateless run from the request's body and answers with `respond` in the same turn: the run starts on
+   * the next one, so whatever `respond` attaches to it sees it from its start.
+   */
+  const startStateless = async (
+    c: AgentContext,
+    respond: (run: Run, body: RunCreate) => Response | Promise<Response>,
+  ): Promise<Response> => {
     const body = await readRunBody(c, new RequestValidator());
-    const run = manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body);
-    return streamResponse(c, {
-      runId: run.run_id,
-      attempt: 1,
-      stream: manager.liveStream(run.run_id),
-      modes: modesOf(body.stream_mode),
-      subgraphs: body.stream_subgraphs ?? false,
-      location: runPath(c, null, run.run_id),
-      // A stateless run has no other reader: by default it stops when its only stream goes away.
-      onDisconnect: body.on_disconnect === 'continue' ? undefined : () => manager.stopLive(run.run_id, 'disconnect'),
-    });
-  });
+    return respond(manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body), body);
+  };
+
+  app.post('/runs/stream', (c) =>
+    startStateless(c, (run, body) =>
+      streamResponse(c, {
+        runId: run.run_id,
+        attempt: 1,
+        stream: manager.liveStream(run.run_id),
+        modes: modesOf(body.stream_mode),
+        subgraphs: body.stream_subgraphs ?? false,
+        location: runPath(c, null, run.run_id),
+        // A stateless run has no other reader: by default it stops when its only stream goes away.
+        onDisconnect: body.on_disconnect === 'continue' ? undefined : () => manager.stopLive(run.run_id, 'disconnect'),
+      }),
+    ),
+  );
 
   // a stateless run created and waited for in one request (the SDK's runs.wait without a thread)
-  app.post('/runs/wait', async (c) => {
-    const body = await readRunBody(c, new RequestValidator());
-    const run = manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body);
-    // attached in the turn the run is created in, before it starts
-    const result = statelessResult(manager.liveStream(run.run_id));
-    if (body.on_disconnect !== 'continue') {
-      // the client may be gone already: the run then stops as it starts
-      const signal = c.req.raw.signal;
-      const stop = () => manager.stopLive(run.run_id, 'disconnect');
-      if (signal.aborted) stop();
-      else signal.addEventListener('abort', stop, { once: true });
-    }
-    return c.json(await result, 200, { 'Content-Location': runPath(c, null, run.run_id) });
-  });
+  app.post('/runs/wait', (c) =>
+    startStateless(c, async (run, body) => {
+      const result = statelessResult(manager.liveStream(run.run_id));
+      // a client gone already stops the run as it starts
+      if (body.on_disconnect !== 'continue') whenClientGone(c, () => manager.stopLive(run.run_id, 'disconnect'));
+      return c.json(await result, 200, { 'Content-Location': runPath(c, null, run.run_id) });
+    }),
+  );
 
   // a stateless background run: nobody reads its output, it runs to its end (and is traced)
-  app.post('/runs', async (c) => {
-    const body = await readRunBody(c, new RequestValidator());
-    return c.json(manager.startStatelessRun(c.get('deployment'), assistantOf(c, body), body));
-  });
+  app.post('/runs', (c) => startStateless(c, (run) => c.json(run)));
 
   app.get('/threads/:threadId/runs/:runId/stream', (c) => {
     // the whole request is checked before the run is looked up
@@ -256,14 +273,11 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     const cancelOnDisconnect = validator.boolQuery('cancel_on_disconnect', queryParam(c, 'cancel_on_disconnect'));
     validator.throwIfFailed();
     runs.get(deploymentId, threadId, runId);
-    const signal = c.req.raw.signal;
-    const stop = () => manager.stopLive(runId, 'interrupt');
-    if (cancelOnDisconnect && signal.aborted) stop();
-    else if (cancelOnDisconnect) signal.addEventListener('abort', stop, { once: true });
+    const forget = cancelOnDisconnect ? whenClientGone(c, () => manager.stopLive(runId, 'interrupt')) : undefined;
     try {
       return c.json(await joinResult(deploymentId, threadId, runId));
     } finally {
-      signal.removeEventListener('abort', stop);
+      forget?.();
     }
   });
   // a run created and joined in one request (the SDK's runs.wait)
