@@ -138,6 +138,14 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
   };
   const runPath = (c: AgentContext, threadId: string | null, runId: string) =>
     `${deploymentPath(c.get('deployment').id)}${threadId ? `/threads/${threadId}` : ''}/runs/${runId}`;
+  /** The stream of a run created by this request, in the modes its body asks for. */
+  const newRunStream = (run: Run, body: RunCreate) => ({
+    runId: run.run_id,
+    attempt: 1,
+    stream: manager.liveStream(run.run_id),
+    modes: modesOf(body.stream_mode),
+    subgraphs: body.stream_subgraphs ?? false,
+  });
   /** The thread and run ids of a run's path, their problems recorded in the request's validator. */
   const runIdsOf = (c: AgentContext, validator: RequestValidator) => {
     const threadId = pathUuid(validator, c, 'threadId');
@@ -194,11 +202,7 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
   app.post('/threads/:threadId/runs/stream', (c) =>
     createOnThread(c, (run, body, threadId) =>
       streamResponse(c, {
-        runId: run.run_id,
-        attempt: 1,
-        stream: manager.liveStream(run.run_id),
-        modes: modesOf(body.stream_mode),
-        subgraphs: body.stream_subgraphs ?? false,
+        ...newRunStream(run, body),
         location: runPath(c, threadId, run.run_id),
         onDisconnect: body.on_disconnect === 'cancel' ? () => manager.stopLive(run.run_id, 'interrupt') : undefined,
       }),
@@ -220,11 +224,7 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
   app.post('/runs/stream', (c) =>
     startStateless(c, (run, body) =>
       streamResponse(c, {
-        runId: run.run_id,
-        attempt: 1,
-        stream: manager.liveStream(run.run_id),
-        modes: modesOf(body.stream_mode),
-        subgraphs: body.stream_subgraphs ?? false,
+        ...newRunStream(run, body),
         location: runPath(c, null, run.run_id),
         // A stateless run has no other reader: by default it stops when its only stream goes away.
         onDisconnect: body.on_disconnect === 'continue' ? undefined : () => manager.stopLive(run.run_id, 'disconnect'),
