@@ -78,9 +78,10 @@ describe('runs of a thread', () => {
   it('are queued in the order their requests arrived: a 1 MB body sent first runs first', async () => {
     const threadId = await busyThread();
     const large = splitRequest(threadId, chatRun('A', { metadata: { image: 'QUJD'.repeat(250_000) } }));
-    await sleep(100); // A's request has arrived, half of its body too
+    // the thread's line: the busy run's request, then A's (half of its body sent), then B's
+    await platform.waiting('arrival', threadId, 2);
     const small = client.runs.create(threadId, chatRun('B'));
-    await sleep(100); // B's body is in: B waits for A, which arrived first
+    await platform.waiting('arrival', threadId, 3);
     large.sendRest();
     const a = (await large.response).body as Run;
     const b = await small;
@@ -97,9 +98,9 @@ describe('runs of a thread', () => {
       thread.thread_id,
       chatRun('first', { config: { configurable: { reply_tokens: 200, token_delay_ms: 5 } }, metadata: { pad: 'x'.repeat(100_000) } }),
     );
-    await sleep(100);
+    await platform.waiting('arrival', thread.thread_id, 1);
     const rejected = client.runs.create(thread.thread_id, chatRun('second', { multitask_strategy: 'reject' }));
-    await sleep(100);
+    await platform.waiting('arrival', thread.thread_id, 2);
     first.sendRest();
     expect((await first.response).status).toBe(200);
     await expect(rejected).rejects.toMatchObject({ status: 409 });
@@ -109,7 +110,7 @@ describe('runs of a thread', () => {
   it('are not held back long by a body that stalls, and not at all once its request is gone', async () => {
     const threadId = await busyThread();
     const stalled = splitRequest(threadId, chatRun('stalled', { metadata: { pad: 'x'.repeat(10_000) } }));
-    await sleep(100);
+    await platform.waiting('arrival', threadId, 2);
     const started = Date.now();
     const after = await client.runs.create(threadId, chatRun('after the stalled one'));
     const waited = Date.now() - started;
@@ -121,7 +122,8 @@ describe('runs of a thread', () => {
     expect((await client.runs.list(threadId)).map((run) => run.run_id).slice(0, 2)).toEqual([late.run_id, after.run_id]);
 
     const dropped = splitRequest(threadId, chatRun('dropped', { metadata: { pad: 'x'.repeat(10_000) } }));
-    await sleep(100);
+    // the busy run's, the stalled one's, the one after it, and this one
+    await platform.waiting('arrival', threadId, 4);
     dropped.abort();
     const start = Date.now();
     await client.runs.create(threadId, chatRun('after the dropped one'));

@@ -120,7 +120,7 @@ describe('joining a run', () => {
     const leaving = new AbortController();
     const join = fetch(`${runsPath}/${joined}/join?cancel_on_disconnect=1`, { headers, signal: leaving.signal });
     join.catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // the join waits
+    await platform.waiting('run-end', joined);
     leaving.abort();
     await waitFor(async () => ((await statusOf(joined)) === 'interrupted' ? true : undefined));
 
@@ -128,7 +128,7 @@ describe('joining a run', () => {
     const kept = await longRun();
     const away = new AbortController();
     fetch(`${runsPath}/${kept}/join?cancel_on_disconnect=0`, { headers, signal: away.signal }).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await platform.waiting('run-end', kept);
     away.abort();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await statusOf(kept)).toBe('running');
@@ -168,7 +168,7 @@ describe('joining a run', () => {
         (error: unknown) => error,
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the joins wait
+    for (const run of [running, queued]) await platform.waiting('run-end', run.run_id);
     await client.threads.delete(thread.thread_id);
     expect(await Promise.all(joins)).toEqual(
       [running, queued].map((run) =>

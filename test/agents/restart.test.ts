@@ -127,7 +127,8 @@ it('answers a join cut off by a stop that the run has not ended, rather than wit
   const queued = await client.runs.create(thread.thread_id, { assistant_id: 'chat', input: { messages: [{ role: 'user', content: 'next' }] } });
   const joins = [run, queued].map((r) => client.runs.join(thread.thread_id, r.run_id).catch((error: unknown) => error));
   // the joins reach the platform and wait (the run has 300 tokens 5 ms apart to go)
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await platform.waiting('run-end', run.run_id);
+  await platform.waiting('run-end', queued.run_id);
   await platform.close();
   for (const answer of await Promise.all(joins)) {
     expect(answer).toMatchObject({ status: 503, message: expect.stringContaining('The platform stopped before the run ended: join it again once it has started') });

@@ -51,6 +51,15 @@ function transport(dispatcher: Agent, timeoutMs: number, maxRetries = 0): HttpTr
   });
 }
 
+/** Resolves once the server has received `request` (`METHOD /path`). */
+async function receivedBy(request: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!received.includes(request)) {
+    if (Date.now() > deadline) throw new Error(`the server did not receive ${request} within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
   const err = await promise.then(() => undefined, (e: unknown) => e);
   if (!(err instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(err)}`);
@@ -62,7 +71,7 @@ test('a POST queued behind the only busy connection times out unsent: it says so
   try {
     const client = transport(pool, 10_000);
     const holding = client.request({ method: 'GET', path: '/hold', timeoutMs: 5_000, retry: false }).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await receivedBy('GET /hold');
     const err = await failure(client.request({ method: 'POST', path: '/queued', body: {}, timeoutMs: 150 }));
     expect(err).toBeInstanceOf(TimeoutError);
     expect((err as TimeoutError).sent).toBe(false);
@@ -80,7 +89,7 @@ test('a POST queued behind the only busy connection times out unsent: it says so
 test('a POST that reached the server and timed out may have acted, and is not sent again', async () => {
   const pool = new Agent();
   try {
-    const err = await failure(transport(pool, 150, 2).request({ method: 'POST', path: '/hold', body: {} }));
+    const err = await failure(transport(pool, 1_000, 2).request({ method: 'POST', path: '/hold', body: {} }));
     expect(err).toBeInstanceOf(TimeoutError);
     expect((err as TimeoutError).sent).toBe(true);
     expect(mayHaveActed(err)).toBe(true);
@@ -117,7 +126,8 @@ test("the caller's abort while connecting sent nothing; an abort once sent may h
     expect(mayHaveActed(before)).toBe(false);
 
     const late = new AbortController();
-    setTimeout(() => late.abort(new Error('stop')), 150);
+    // a request the server never got fails the test on its own; the abort then has nothing to do
+    receivedBy('POST /hold').then(() => late.abort(new Error('stop')), () => undefined);
     const after = await failure(transport(pool, 10_000).request({ method: 'POST', path: '/hold', body: {}, signal: late.signal }));
     expect(after).toBeInstanceOf(AbortError);
     expect(mayHaveActed(after)).toBe(true);

@@ -36,7 +36,20 @@ export interface AgentServerModuleOptions {
    * in milliseconds of the system clock; after that they go ahead of it (see ArrivalLine). @default 10_000
    */
   readonly arrivalHoldMs?: number;
+  /**
+   * Told each time a request starts to wait inside the agent server: a run request on a thread has taken its place in
+   * the thread's line (`arrival`; before its body is read, see ArrivalLine), or a join or wait has started to wait for
+   * a run's end (`run-end`; not told when the run has already ended). For tests and diagnostics that must act once a
+   * request has arrived, rather than after a pause long enough to be likely. Called synchronously: it must not throw.
+   * @default nobody is told
+   */
+  readonly onWaiting?: (event: AgentServerWaiting) => void;
 }
+
+/** A request that starts to wait inside the agent server (see {@link AgentServerModuleOptions.onWaiting}). */
+export type AgentServerWaiting =
+  | { readonly kind: 'arrival'; readonly deploymentId: string; readonly threadId: string }
+  | { readonly kind: 'run-end'; readonly runId: string };
 
 /** The default run timeout: one hour. */
 export const DEFAULT_RUN_TIMEOUT_MS = 3_600_000;
@@ -50,6 +63,7 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
     migrations: AGENT_SERVER_MIGRATIONS,
     mount(ctx): MountedModule {
       const { db, clock, log } = ctx;
+      const { onWaiting } = options;
       const assistants = new AssistantStore(db, clock);
       const threads = new ThreadStore(db, clock);
       const runs = new RunStore(db, clock);
@@ -65,6 +79,7 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
         traceSink: options.traceSink ?? new TraceRunStore(db, new SessionStore(db, clock)),
         runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
         log,
+        onWaitForEnd: onWaiting && ((runId) => onWaiting({ kind: 'run-end', runId })),
       });
       const arrivals = new ArrivalLine(options.arrivalHoldMs ?? DEFAULT_ARRIVAL_HOLD_MS);
       const fireCron = ({ cron, deploymentId }: StoredCron) => {
@@ -102,6 +117,7 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
         crons,
         manager,
         arrivals,
+        onArrival: onWaiting && ((deploymentId, threadId) => onWaiting({ kind: 'arrival', deploymentId, threadId })),
         scheduler,
       };
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { AgentServerClient } from '../../../lib/api/agent-server';
 import { ControlPlaneClient } from '../../../lib/api/control-plane';
 import type { Deployment } from '../../../lib/api/schemas/control-plane';
-import type { AgentServerModuleOptions } from '../../../lib/local/agents/module';
+import type { AgentServerModuleOptions, AgentServerWaiting } from '../../../lib/local/agents/module';
 import { generateApiKey, type CreatedOrganization } from '../../../lib/local/auth';
 import { ManualClock, systemClock, type Clock } from '../../../lib/local/clock';
 import { uniformStepTimings } from '../../../lib/local/control-plane/pipeline';
@@ -30,6 +30,12 @@ export interface AgentTestPlatform {
   controlPlane(apiKey?: string): ControlPlaneClient;
   /** A client of a deployment's agent server. */
   client(deployment: Deployment, apiKey?: string): AgentServerClient;
+  /**
+   * Resolves once `count` requests in all have started to wait inside the agent server, since the platform started,
+   * for this: run requests that took their place in the thread's line (`arrival`), or joins and waits that wait for
+   * the run's end (`run-end`). A test acts on it rather than after a pause long enough for the request to arrive.
+   */
+  waiting(kind: AgentServerWaiting['kind'], id: string, count?: number): Promise<void>;
   /** Stops everything and removes the data dir. */
   close(): Promise<void>;
 }
@@ -51,12 +57,20 @@ export async function startAgentTestPlatform(options: AgentTestPlatformOptions =
   fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(keyFile, apiKey);
   const { clock: _clock, dataDir: _dataDir, ...agents } = options;
+  const waited = new Map<string, number>();
+  const waitedChanged = new Set<() => void>();
+  const onWaiting = (event: AgentServerWaiting): void => {
+    const key = `${event.kind}:${event.kind === 'arrival' ? event.threadId : event.runId}`;
+    waited.set(key, (waited.get(key) ?? 0) + 1);
+    for (const wake of [...waitedChanged]) wake();
+    options.onWaiting?.(event);
+  };
   const platform = await startLocalPlatform({
     dataDir,
     clock,
     apiKeys: [apiKey],
     timings: { ...uniformStepTimings(1), deleteDelayMs: 10 },
-    agents,
+    agents: { ...agents, onWaiting },
   });
   const db = openDatabase(dataDir);
   const baseUrl = platform.url;
@@ -99,6 +113,24 @@ export async function startAgentTestPlatform(options: AgentTestPlatformOptions =
       });
       clients.push(client);
       return client;
+    },
+    async waiting(kind, id, count = 1) {
+      const key = `${kind}:${id}`;
+      const timeoutMs = 10_000;
+      await new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if ((waited.get(key) ?? 0) < count) return;
+          clearTimeout(timer);
+          waitedChanged.delete(check);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waitedChanged.delete(check);
+          reject(new Error(`${count} request(s) waiting for ${key} not seen within ${timeoutMs} ms (seen: ${waited.get(key) ?? 0})`));
+        }, timeoutMs);
+        waitedChanged.add(check);
+        check();
+      });
     },
     async close() {
       for (const client of clients) await client.close();

@@ -32,6 +32,8 @@ export interface AgentServerDeps {
   readonly manager: RunManager;
   /** The order in which each thread's run requests arrived. */
   readonly arrivals: ArrivalLine;
+  /** Told when a run request has taken its place in its thread's line (AgentServerModuleOptions.onWaiting). */
+  readonly onArrival?: (deploymentId: string, threadId: string) => void;
   readonly scheduler: CronScheduler;
 }
 

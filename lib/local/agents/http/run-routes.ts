@@ -124,7 +124,7 @@ async function readRunBody(c: AgentContext, validator: RequestValidator): Promis
 
 /** Registers the run routes. */
 export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
-  const { assistants, threads, runs, manager, arrivals } = deps;
+  const { assistants, threads, runs, manager, arrivals, onArrival } = deps;
   const assistantOf = (c: AgentContext, body: RunCreate): Assistant => {
     const deployment = c.get('deployment');
     const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
@@ -166,6 +166,7 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     const validator = new RequestValidator();
     const threadId = pathUuid(validator, c, 'threadId');
     const place = validator.failed ? undefined : arrivals.arrive(`${deployment.id}/${threadId}`);
+    if (place) onArrival?.(deployment.id, threadId);
     try {
       const body = await readRunBody(c, validator);
       await place?.turn();

@@ -42,6 +42,8 @@ export interface RunManagerDeps {
   readonly runTimeoutMs: number;
   /** Receives one line per unexpected problem. */
   readonly log?: (line: string) => void;
+  /** Told when a caller of {@link RunManager.waitForEnd} starts to wait (the run has not ended yet). */
+  readonly onWaitForEnd?: (runId: string) => void;
 }
 
 /** The stop actions of a cancel request and of the `interrupt`/`rollback` strategies. */
@@ -189,7 +191,11 @@ export class RunManager {
     const live =
       this.streams.has(runId) || (stored && (stored.run.status === 'pending' || stored.run.status === 'running'));
     if (!live) return Promise.resolve(undefined);
-    return new Promise((resolve) => this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), resolve]));
+    const ended = new Promise<RunRemoval | undefined>((resolve) =>
+      this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), resolve]),
+    );
+    this.deps.onWaitForEnd?.(runId);
+    return ended;
   }
 
   private newRun(
