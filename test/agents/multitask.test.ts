@@ -137,7 +137,14 @@ describe('cancel', () => {
     await untilRunning(thread.thread_id, first.run_id);
     await client.runs.cancel(thread.thread_id, first.run_id, { wait: true });
     expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe('interrupted');
-    await expect(client.runs.cancel(thread.thread_id, first.run_id)).rejects.toBeInstanceOf(ConflictError);
+    // a cancel of a run that has ended does nothing: it keeps the status it ended with
+    await client.runs.cancel(thread.thread_id, first.run_id, { action: 'rollback', wait: true });
+    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe('interrupted');
+    const other = await client.threads.create();
+    const done = await client.runs.create(other.thread_id, slowRun('done'));
+    await client.runs.join(other.thread_id, done.run_id);
+    await client.runs.cancel(other.thread_id, done.run_id);
+    expect((await client.runs.get(other.thread_id, done.run_id)).status).toBe('success');
 
     const second = await client.runs.create(
       thread.thread_id,

@@ -62,7 +62,7 @@ const OPERATIONS: readonly Operation[] = [
     'JoinResult',
   ],
   ['post', '/threads/{thread_id}/runs/wait', 'Create a run and wait for it: the thread values', 'RunCreate', 'JoinResult'],
-  ['post', '/threads/{thread_id}/runs/{run_id}/cancel', 'Cancel a run (query action=interrupt|rollback, wait)'],
+  ['post', '/threads/{thread_id}/runs/{run_id}/cancel', 'Cancel a run (query action=interrupt|rollback, wait); a run that has ended is left as it is'],
   ['post', '/runs', 'Stateless background run: nothing is stored', 'RunCreate', 'Run'],
   ['post', '/runs/stream', 'Stateless streaming run: nothing is stored', 'RunCreate'],
   ['post', '/runs/wait', 'Stateless run, waited for: its last values', 'RunCreate', 'JoinResult'],

@@ -172,12 +172,14 @@ export class RunManager {
     this.deps.threads.delete(deploymentId, threadId);
   }
 
-  /** Cancels a pending or running run of a thread; 409 when it has already ended. */
+  /**
+   * Cancels a pending or running run of a thread. A run that has already ended is left as it ended (its status stays):
+   * the cancel does nothing, as the agent server's own does (no error: a cancel that crosses the run's end is no
+   * mistake of the caller's).
+   */
   cancel(deploymentId: string, threadId: string, runId: string, action: CancelAction): void {
     const stored = this.deps.runs.get(deploymentId, threadId, runId);
-    if (stored.run.status !== 'pending' && stored.run.status !== 'running') {
-      throw new HttpError(409, `Run ${runId} has already ended (${stored.run.status})`);
-    }
+    if (stored.run.status !== 'pending' && stored.run.status !== 'running') return;
     this.stopRun(stored, action);
   }
 
