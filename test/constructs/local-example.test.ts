@@ -16,9 +16,6 @@ import { LocalExampleProject, utcMidnight } from '../../scripts/demo';
 
 jest.setTimeout(180_000);
 
-// Node 20 is supported: the AWS SDK's notice about future Node versions is noise in the test output.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)]));

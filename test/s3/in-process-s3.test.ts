@@ -12,9 +12,6 @@ import {
 } from '@aws-sdk/client-s3';
 import { startInProcessS3, type InProcessS3 } from '../../lib/local/s3';
 
-// Silences the AWS SDK's "node >= 22 will be required" warning (Node 20 is supported); read when a client is built.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 function clientFor(server: InProcessS3, secretAccessKey = server.secretAccessKey): S3Client {
   return new S3Client({
     endpoint: server.endpoint,

@@ -13,9 +13,6 @@ import {
 import { DeleteUserPolicyCommand, IAMClient, PutUserPolicyCommand } from '@aws-sdk/client-iam';
 import { freePorts } from './free-port';
 
-// Silences the AWS SDK's "node >= 22 will be required" warning (Node 20 is supported); read when a client is built.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 const execFileAsync = promisify(execFile);
 
 const CEPH_SCRIPTS = resolve(__dirname, '..', '..', 'scripts', 'ceph');

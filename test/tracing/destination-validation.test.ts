@@ -9,8 +9,6 @@ import { DESTINATION_ERRORS } from '../../lib/api/schemas/bulk-export';
 import { validateDestination } from '../../lib/local/tracing/destinations/validate';
 import { HttpError } from '../../lib/local/errors';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 const KEYS = { access_key_id: 'AKIDVALIDATION', secret_access_key: 'validation-secret' };
 
 let server: Server;

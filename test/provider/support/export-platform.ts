@@ -15,8 +15,6 @@ import { startLocalPlatform, type LocalPlatform } from '../../../lib/local/platf
 import { DeploymentDir } from './deployment-platform';
 import { DIST_ENTRY, TerraformDir } from './terraform';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 /** A platform for one test file, with the directories made against it (all removed by `close`). */
 export class ExportTestPlatform {
   private readonly dirs: DeploymentDir[] = [];

@@ -16,8 +16,6 @@ import { SecretBox } from '../../../lib/local/secret-box';
 import { createPlatformApp, listen } from '../../../lib/local/server';
 import { createTracingModule, createTracingStores, type TracingSettings, type TracingStores } from '../../../lib/local/tracing/module';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 /** Options of {@link startTracingPlatform}. */
 export interface TracingPlatformOptions {
   /** @default a new temporary directory */

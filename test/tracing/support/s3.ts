@@ -6,8 +6,6 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { startInProcessS3, type InProcessS3 } from '../../../lib/local/s3';
 import { startTracingPlatform, type TracingPlatform } from './platform';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 export interface TestS3 {
   readonly server: InProcessS3;
   readonly client: S3Client;
