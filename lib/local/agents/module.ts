@@ -38,9 +38,10 @@ export interface AgentServerModuleOptions {
   readonly arrivalHoldMs?: number;
   /**
    * Told each time a request starts to wait inside the agent server: a run request on a thread has taken its place in
-   * the thread's line (`arrival`; before its body is read, see ArrivalLine), or a join or wait has started to wait for
-   * a run's end (`run-end`; not told when the run has already ended). For tests and diagnostics that must act once a
-   * request has arrived, rather than after a pause long enough to be likely. Called synchronously: it must not throw.
+   * the thread's line (`arrival`; before its body is read, see ArrivalLine), or a join, a wait or a cancel with `wait`
+   * has started to wait for a run's end (`run-end`; not told when the run has already ended). For tests and diagnostics
+   * that must act once a request has arrived, rather than after a pause long enough to be likely. Called
+   * synchronously: it must not throw.
    * @default nobody is told
    */
   readonly onWaiting?: (event: AgentServerWaiting) => void;
