@@ -10,6 +10,7 @@ import { Agent } from 'undici';
 import { AbortError, ApiError, TimeoutError } from '../../lib/api/errors';
 import { HttpTransport } from '../../lib/api/http';
 import { isRetryable, mayHaveActed } from '../../lib/api/retry';
+import { waitFor } from '../agents/support/wait';
 
 let server: Server;
 let origin: string;
@@ -52,13 +53,7 @@ function transport(dispatcher: Agent, timeoutMs: number, maxRetries = 0): HttpTr
 }
 
 /** Resolves once the server has received `request` (`METHOD /path`). */
-async function receivedBy(request: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!received.includes(request)) {
-    if (Date.now() > deadline) throw new Error(`the server did not receive ${request} within 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const receivedBy = (request: string) => waitFor(() => received.includes(request));
 
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
   const err = await promise.then(() => undefined, (e: unknown) => e);

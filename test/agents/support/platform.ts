@@ -14,6 +14,7 @@ import { ManualClock, systemClock, type Clock } from '../../../lib/local/clock';
 import { uniformStepTimings } from '../../../lib/local/control-plane/pipeline';
 import { openDatabase, type PlatformDatabase } from '../../../lib/local/db';
 import { startLocalPlatform } from '../../../lib/local/platform';
+import { waitFor } from './wait';
 
 /** A running test platform. */
 export interface AgentTestPlatform {
@@ -58,11 +59,9 @@ export async function startAgentTestPlatform(options: AgentTestPlatformOptions =
   fs.writeFileSync(keyFile, apiKey);
   const { clock: _clock, dataDir: _dataDir, ...agents } = options;
   const waited = new Map<string, number>();
-  const waitedChanged = new Set<() => void>();
   const onWaiting = (event: AgentServerWaiting): void => {
     const key = `${event.kind}:${event.kind === 'arrival' ? event.threadId : event.runId}`;
     waited.set(key, (waited.get(key) ?? 0) + 1);
-    for (const wake of [...waitedChanged]) wake();
     options.onWaiting?.(event);
   };
   const platform = await startLocalPlatform({
@@ -115,22 +114,7 @@ export async function startAgentTestPlatform(options: AgentTestPlatformOptions =
       return client;
     },
     async waiting(kind, id, count = 1) {
-      const key = `${kind}:${id}`;
-      const timeoutMs = 10_000;
-      await new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if ((waited.get(key) ?? 0) < count) return;
-          clearTimeout(timer);
-          waitedChanged.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waitedChanged.delete(check);
-          reject(new Error(`${count} request(s) waiting for ${key} not seen within ${timeoutMs} ms (seen: ${waited.get(key) ?? 0})`));
-        }, timeoutMs);
-        waitedChanged.add(check);
-        check();
-      });
+      await waitFor(() => (waited.get(`${kind}:${id}`) ?? 0) >= count);
     },
     async close() {
       for (const client of clients) await client.close();
