@@ -16,6 +16,7 @@ import { AgentServerClient } from '../lib/api/agent-server';
 import { ControlPlaneClient } from '../lib/api/control-plane';
 import { uniformStepTimings } from '../lib/local/control-plane/pipeline';
 import { startLocalPlatform } from '../lib/local/platform';
+import { applyPlatformV8Flags } from '../lib/local/v8-flags';
 
 /** Figures of one stream. */
 interface StreamFigures {
@@ -123,6 +124,8 @@ function flag(name: string, fallback: number): number {
 /** Child mode: a local platform with a deployed `chat` graph, its address sent to the parent; stops when the parent goes. */
 async function servePlatform(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-stream-'));
+  // this process stands for the platform's, which its CLI starts with these V8 settings
+  applyPlatformV8Flags();
   const platform = await startLocalPlatform({ dataDir, timings: { ...uniformStepTimings(1), deleteDelayMs: 10 } });
   const controlPlane = new ControlPlaneClient({
     baseUrl: platform.url,

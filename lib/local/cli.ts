@@ -10,6 +10,7 @@ import { MIN_API_KEY_LENGTH } from './auth';
 import { uniformStepTimings, type PipelineTimings } from './control-plane/pipeline';
 import { jsonErrorPosition } from './json-error-position';
 import { startLocalPlatform, type LocalPlatformOptions } from './platform';
+import { applyPlatformV8Flags } from './v8-flags';
 
 /** The port the CLI binds when neither `--port` nor `AGENTPLATFORM_LOCAL_PORT` is given. */
 export const DEFAULT_CLI_PORT = 8123;
@@ -242,6 +243,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2), env:
   }
   try {
     const templates = settings.templateFiles.flatMap((file) => readTemplates(settings.templateSource, file));
+    // this process is the platform's: its V8 settings hold from here on, for the encode workers too
+    applyPlatformV8Flags();
     const platform = await startLocalPlatform(settings.options);
     try {
       for (const template of templates) platform.admin.addSandboxTemplate(platform.defaultTenantId, template as never);
