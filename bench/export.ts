@@ -3,9 +3,10 @@
  * platform's export engine into an S3-compatible server (s3rver, in its own process so it shares neither this
  * process's CPU time nor its memory). For each size, two exports: all fields, and every field but inputs/outputs.
  *
- * Each measurement runs in a fresh process, which makes two exports of the same runs one after the other: the first
- * export after the platform starts (its encode workers start, and V8 compiles their code as it gets hot), and the next
- * one, as a running platform makes it while its workers are still alive (they stop after 30 s idle). Both are printed:
+ * Each measurement runs in a fresh process, with the V8 flags the platform's CLI sets for its own
+ * (lib/local/v8-flags.ts), which makes two exports of the same runs one after the other: the first export after the
+ * platform starts (its encode workers start, and V8 compiles their code as it gets hot), and the next one, as a
+ * running platform makes it while its workers are still alive (they stop after 30 s idle). Both are printed:
  * rows/s, rows per CPU second of the exporting process (independent of other load on the machine), files and bytes.
  * The peak RSS is the process's over both exports; at the end, how much it grows from the smallest size to the largest.
  *
