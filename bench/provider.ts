@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { ControlPlaneClient } from '../lib/api/control-plane';
 import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from '../lib/local/control-plane/pipeline';
 import { startLocalPlatform, type LocalPlatform } from '../lib/local/platform';
+import { applyPlatformV8Flags } from '../lib/local/v8-flags';
 import { installProvider } from '../lib/install/provider';
 
 const PLAN_RUNS = 5;
@@ -41,6 +42,8 @@ interface BenchPlatform {
 async function startPlatform(timings: Partial<PipelineTimings>): Promise<BenchPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-provider-platform-'));
   const requests: string[] = [];
+  // the platform runs in this process, with the V8 flags its CLI sets for its own
+  applyPlatformV8Flags();
   const platform = await startLocalPlatform({ dataDir, port: 0, timings, log: (line) => requests.push(line) });
   const client = new ControlPlaneClient({ baseUrl: platform.url, auth: { kind: 'api-key', apiKey: platform.devApiKey } });
   return {

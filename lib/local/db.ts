@@ -44,7 +44,7 @@ export const DATABASE_FILE = 'platform.db';
  * The page size of a new database. A stored run with about 1 KB of inputs and outputs takes about 1.6 KB, so a 4 KB
  * page held two runs and a fifth of it stayed empty, and an export, which reads runs in start-time order through an
  * index, read a page from the file for every other run. A 16 KB page holds ten; the file of a million such runs is a
- * fifth smaller, and encoding a day without inputs/outputs took about 6% less CPU per row (docs/bulk-export.md). It
+ * fifth smaller, and encoding a day without inputs/outputs took about 6% less CPU per row (docs/export-benchmark.md). It
  * applies when the file is created: an existing database keeps its page size.
  */
 export const DATABASE_PAGE_SIZE = 16384;

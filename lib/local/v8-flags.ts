@@ -8,8 +8,9 @@
  *   230 bytes of bytecode into one function. After the platform starts, each encode worker is an isolate of its own
  *   that compiles the Parquet writer's large functions for itself, several times over while their type feedback
  *   settles. With all their callees inlined, those compiles took a large share of the first export's CPU. With the
- *   smaller budget the first export of 100,000 runs without inputs/outputs took about 5% less time (bench/export,
- *   interleaved runs), and exports with warm workers were as fast as before (docs/bulk-export.md, "Performance").
+ *   smaller budget the first export of 100,000 runs without inputs/outputs took 5–7% less time (bench/export,
+ *   interleaved runs), exports with warm workers were as fast as before, and the control plane's requests took
+ *   about 2 µs more CPU each (docs/export-benchmark.md, "The first export after start").
  */
 import { setFlagsFromString } from 'node:v8';
 

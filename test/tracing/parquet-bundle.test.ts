@@ -1,14 +1,16 @@
 /**
  * The build bundles hyparquet-writer into one CommonJS file, which the encoders load instead of the package's ES
  * modules (lib/local/tracing/parquet/esm.ts). The bundle must be the same writer: the same bytes for the same
- * columns, in both formats, and strict mode code as the ES modules are.
+ * columns, in both formats, compressed as the exports compress them, and strict mode code as the ES modules are. A
+ * bundle of another version than the installed one is passed over.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXPORTABLE_FIELDS, type TraceFieldType } from '../../lib/api/schemas/trace-fields';
 import { exportColumns, fileSchema } from '../../lib/local/tracing/parquet/columns';
-import { loadHyparquetWriter } from '../../lib/local/tracing/parquet/esm';
+import { compressSync } from 'snappy';
+import { loadHyparquetWriter, packageManifest, WRITER_PACKAGE } from '../../lib/local/tracing/parquet/esm';
 import { PageBytes } from '../../lib/local/tracing/parquet/text-bytes';
 import { bundleParquetWriter } from '../../scripts/bundle-parquet-writer';
 
@@ -43,7 +45,14 @@ function writeFile(writer: ReturnType<typeof loadHyparquetWriter>, version: 'v1'
     version,
   );
   const output = new writer.ByteWriter();
-  const parquet = new writer.ParquetWriter({ writer: output, schema: fileSchema(columns), codec: 'UNCOMPRESSED', createdBy: 'bundle test' });
+  // the exports' codec and compressor (parquet/part-encoder.ts)
+  const parquet = new writer.ParquetWriter({
+    writer: output,
+    schema: fileSchema(columns),
+    codec: 'SNAPPY',
+    compressors: { SNAPPY: (input: Uint8Array) => compressSync(input, { copyOutputData: true }) },
+    createdBy: 'bundle test',
+  });
   for (let group = 0; group < 2; group++) {
     const rows = Array.from({ length: 300 }, (_, i) => EXPORTABLE_FIELDS.map((field) => STORED[field.type][(i + group) % STORED[field.type].length]));
     const pageBytes = new PageBytes();
@@ -65,9 +74,19 @@ test('the bundle writes the same bytes as the package, in both formats', () => {
   }
 });
 
-test('the bundle is strict mode code and names the bundled packages and their licenses', () => {
+test('the bundle is strict mode code and names the bundled packages, their versions and licenses', () => {
   const text = readFileSync(bundleFile, 'utf8');
   const [banner, directive] = text.split('\n', 2);
   expect(directive).toBe('"use strict";');
-  expect(banner).toMatch(/^\/\*! hyparquet-writer \d+\.\d+\.\d+ \(MIT License\), hyparquet \d+\.\d+\.\d+ \(MIT License\)/);
+  const installed = packageManifest(WRITER_PACKAGE, __dirname).version;
+  expect(banner).toMatch(new RegExp(`^/\\*! hyparquet-writer ${installed.replace(/\./g, '\\.')} \\(MIT License\\), hyparquet \\d+\\.\\d+\\.\\d+ \\(MIT License\\)`));
+});
+
+test('a bundle of another version than the installed one is passed over for the package', () => {
+  const installed = packageManifest(WRITER_PACKAGE, __dirname).version;
+  const stale = join(dir, 'stale-hyparquet-writer.cjs');
+  writeFileSync(stale, readFileSync(bundleFile, 'utf8').replace(`hyparquet-writer ${installed} `, 'hyparquet-writer 0.0.1 '));
+  const packaged = loadHyparquetWriter(join(dir, 'no-such-bundle.cjs'));
+  expect(loadHyparquetWriter(stale)).toBe(packaged);
+  expect(loadHyparquetWriter(bundleFile)).not.toBe(packaged);
 });

@@ -5,7 +5,7 @@
  * code at once (its "ArrayBufferDetaching" protector). A worker sends its first chunk when its first file is done,
  * by which time the encoder's functions were optimised: about 18 of them went back to the interpreter and were
  * compiled a second time. Detaching a throwaway buffer when a thread starts, before any of its code is hot, has V8
- * compile that code once, for the state it will run in (docs/bulk-export.md, Benchmark, gives the figures).
+ * compile that code once, for the state it will run in (docs/export-benchmark.md gives the figures).
  */
 
 let detached = false;
