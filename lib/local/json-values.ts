@@ -14,6 +14,42 @@ export const MAX_JSON_DEPTH = 500;
 /** The message part of a value nested deeper than {@link MAX_JSON_DEPTH}: what is wrong and what to do. */
 export const TOO_DEEP = `nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it, or send the deep part as a JSON string`;
 
+/**
+ * How many levels of objects and arrays a request body may have as a whole. Far beyond {@link MAX_JSON_DEPTH}, so that
+ * a value only somewhat too deep is refused at its field, by name; a deeper body is refused on its text, before it is
+ * parsed: a million nested arrays (2 MB) would otherwise build a million arrays, and every walk of the value and every
+ * path into it would be a million steps long.
+ */
+export const MAX_BODY_DEPTH = 10_000;
+
+/** The message part of a body nested deeper than {@link MAX_BODY_DEPTH}. */
+export const BODY_TOO_DEEP = `the body is nested too deeply: at most ${MAX_BODY_DEPTH} levels of objects and arrays as a whole (${MAX_JSON_DEPTH} in a stored value); flatten it, or send the deep part as a JSON string`;
+
+/**
+ * Whether JSON text has more than `limit` levels of objects and arrays, read on the text (brackets in strings do not
+ * count): one pass, which stops where the limit is passed. Text that is not JSON is measured all the same; its parse
+ * tells what is wrong with it.
+ */
+export function exceedsJsonTextDepth(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22) {
+      // to the closing quote: a backslash escapes the character after it
+      for (i++; i < text.length; i++) {
+        const inner = text.charCodeAt(i);
+        if (inner === 0x5c) i++;
+        else if (inner === 0x22) break;
+      }
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /** Whether `value` has more than `limit` levels of objects and arrays. */
 export function exceedsJsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH): boolean {
   const pending: [unknown, number][] = [[value, 0]];
@@ -44,10 +80,11 @@ const isWellFormedText = (text: string): boolean => !LONE_SURROGATE.test(text);
 /** `text` with each lone surrogate replaced by U+FFFD (the replacement character). */
 export const wellFormedText = (text: string): string => text.replace(/\p{Surrogate}/gu, '\uFFFD');
 
+/** The path of `last` in `place`: collected leaf to root and turned once, so a long path costs its length only. */
 const pathOf = (place: Place, last: string | number): (string | number)[] => {
   const path: (string | number)[] = [last];
-  for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) path.unshift(at.key);
-  return path;
+  for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
 };
 
 /**

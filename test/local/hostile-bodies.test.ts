@@ -1,0 +1,113 @@
+/**
+ * Bodies built to hurt the platform are refused on their text, and the platform goes on serving: one nested a
+ * million levels deep (with a lone surrogate at its bottom, whose path once took minutes to build) is a 422 at
+ * `["body"]` before it is parsed; bytes that are not UTF-8 are a 422 `string_unicode`, as a lone surrogate escape is,
+ * where text is refused, and become U+FFFD where traces take a lone surrogate so.
+ */
+import { fetch } from 'undici';
+import { MAX_BODY_DEPTH, MAX_JSON_DEPTH, malformedTextPath } from '../../lib/local/json-values';
+import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
+import { removeTempDirs, tempDataDir } from './support/http';
+
+let platform: LocalPlatform;
+
+beforeAll(async () => {
+  platform = await startLocalPlatform({ dataDir: tempDataDir() });
+});
+afterAll(async () => {
+  await platform?.close();
+  removeTempDirs();
+});
+
+/** POSTs `body` (text, or bytes sent as they are) with the dev key; the status and parsed answer. */
+async function post(path: string, body: string | Buffer): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${platform.url}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': platform.devApiKey, 'x-tenant-id': platform.defaultTenantId, 'content-type': 'application/json' },
+    body,
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const nestedArrays = (levels: number, bottom: string) => `${'['.repeat(levels)}${bottom}${']'.repeat(levels)}`;
+
+const tooDeep = {
+  loc: ['body'],
+  msg:
+    `Value error, the body is nested too deeply: at most ${MAX_BODY_DEPTH} levels of objects and arrays as a whole ` +
+    `(${MAX_JSON_DEPTH} in a stored value); flatten it, or send the deep part as a JSON string`,
+  type: 'value_error',
+};
+
+describe('a body nested deeper than the platform reads is refused on its text', () => {
+  test('a million nested arrays ending in a lone surrogate: a 422 at the body on every API, and the platform answers on', async () => {
+    const hostile = nestedArrays(1_000_000, '"\\ud800"');
+    for (const path of ['/v2/deployments', '/v2/sandboxes/templates', '/api/v1/sessions', '/api/v1/runs/batch', '/api/v1/bulk-exports']) {
+      expect([path, await post(path, hostile)]).toEqual([path, { status: 422, body: { detail: [tooDeep] } }]);
+    }
+    expect((await post('/v2/deployments', `{"name":${nestedArrays(MAX_BODY_DEPTH, '1')}}`)).body).toEqual({ detail: [tooDeep] });
+    const listed = await fetch(`${platform.url}/v2/deployments`, { headers: { 'x-api-key': platform.devApiKey } });
+    expect(listed.status).toBe(200);
+  });
+
+  test('brackets inside strings do not count; a body at the limit is parsed, and its problems are its fields\'', async () => {
+    const bracketsInText = await post('/api/v1/sessions', JSON.stringify({ name: '['.repeat(MAX_BODY_DEPTH + 1), description: '\\"[' }));
+    expect(bracketsInText.status).toBe(201);
+    const atLimit = await post('/v2/deployments', `{"name":${nestedArrays(MAX_BODY_DEPTH - 1, '"\\ud800"')}}`);
+    expect(atLimit.status).toBe(422);
+    expect(atLimit.body.detail).not.toContainEqual(tooDeep);
+  });
+
+  test('the path of a lone surrogate at the bottom of a very deep value is built in one pass', () => {
+    const levels = 300_000;
+    const deep = JSON.parse(nestedArrays(levels, '"\\ud800"')) as unknown;
+    const path = malformedTextPath(deep);
+    expect(path).toHaveLength(levels);
+    expect(path!.every((key) => key === 0)).toBe(true);
+    expect(malformedTextPath({ a: [{ ok: 'fine' }, { 'b\ud800': 1 }] })).toEqual(['a', 1, 'b\ud800']);
+  });
+});
+
+describe('bytes that are not UTF-8', () => {
+  const withBytes = (before: string, bytes: number[], after: string) => Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+
+  test.each([
+    ['a byte that begins no sequence', [0xff]],
+    ['a sequence cut short', [0xe2, 0x82]],
+    ['an overlong form', [0xc0, 0xaf]],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+  ])('%s is a 422 string_unicode that names the byte, as a lone surrogate escape is refused', async (_case, bytes) => {
+    const before = '{"name":"caf\u00e9 ';
+    const answer = await post('/api/v1/sessions', withBytes(before, bytes, '"}'));
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail).toEqual([
+      {
+        loc: ['body'],
+        msg: `Input should be a valid string, not valid UTF-8: byte ${Buffer.byteLength(before)} of the body (counting from 0) begins no UTF-8 sequence; send the text as UTF-8`,
+        type: 'string_unicode',
+      },
+    ]);
+    expect((await post('/api/v1/sessions', '{"name":"caf\\ud800"}')).body.detail[0].type).toBe('string_unicode');
+  });
+
+  test('valid UTF-8 of every length is taken as sent, a literal U+FFFD included', async () => {
+    const name = `caf\u00e9 \u20ac \ud83d\ude00 \ufffd ${process.pid}`;
+    const created = await post('/api/v1/sessions', Buffer.from(JSON.stringify({ name }), 'utf8'));
+    expect(created.status).toBe(201);
+    expect(created.body.name).toBe(name);
+  });
+
+  test('in a batch of runs, as a lone surrogate is, a malformed sequence becomes U+FFFD', async () => {
+    const session = await post('/api/v1/sessions', JSON.stringify({ name: `runs-${process.pid}` }));
+    const id = '5e1f0001-0000-4000-8000-0000000000aa';
+    const run = (name: Buffer) =>
+      Buffer.concat([
+        Buffer.from(`{"post":[{"id":"${id}","name":"`),
+        name,
+        Buffer.from(`","run_type":"chain","start_time":"2024-02-01T00:00:00Z","session_id":"${session.body.id as string}"}]}`),
+      ]);
+    expect((await post('/api/v1/runs/batch', run(withBytes('cut ', [0xe2, 0x82], '')))).status).toBe(202);
+    const stored = await fetch(`${platform.url}/api/v1/runs/${id}`, { headers: { 'x-api-key': platform.devApiKey } });
+    expect(((await stored.json()) as { name: string }).name).toBe('cut \ufffd');
+  });
+});
