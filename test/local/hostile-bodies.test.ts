@@ -2,11 +2,13 @@
  * Bodies built to hurt the platform are refused on their text, and the platform goes on serving: one nested a
  * million levels deep (with a lone surrogate at its bottom, whose path once took minutes to build) is a 422 at
  * `["body"]` before it is parsed; bytes that are not UTF-8 are a 422 `string_unicode`, as a lone surrogate escape is,
- * where text is refused, and become U+FFFD where traces take a lone surrogate so.
+ * where text is refused, and become U+FFFD where traces take a lone surrogate so. An export filter's `like` pattern
+ * has a length the local platform bounds.
  */
 import { fetch } from 'undici';
 import { MAX_BODY_DEPTH, MAX_JSON_DEPTH, malformedTextPath } from '../../lib/local/json-values';
 import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
+import { MAX_LIKE_PATTERN_CHARS } from '../../lib/local/tracing/filter-limits';
 import { removeTempDirs, tempDataDir } from './support/http';
 
 let platform: LocalPlatform;
@@ -109,5 +111,25 @@ describe('bytes that are not UTF-8', () => {
     expect((await post('/api/v1/runs/batch', run(withBytes('cut ', [0xe2, 0x82], '')))).status).toBe(202);
     const stored = await fetch(`${platform.url}/api/v1/runs/${id}`, { headers: { 'x-api-key': platform.devApiKey } });
     expect(((await stored.json()) as { name: string }).name).toBe('cut \ufffd');
+  });
+});
+
+describe('an export filter\'s like pattern', () => {
+  const filterItems = async (pattern: string) => {
+    const body = { bulk_export_destination_id: '5e1f0000-0000-4000-8000-0000000000bb', session_id: '5e1f0000-0000-4000-8000-0000000000cc', start_time: '2024-01-01T00:00:00Z', end_time: '2024-01-02T00:00:00Z', filter: `and(eq(run_type, "llm"), not(like(name, ${JSON.stringify(pattern)})))` };
+    const answer = await post('/api/v1/bulk-exports', JSON.stringify(body));
+    expect(answer.status).toBe(422);
+    return (answer.body.detail as { loc: unknown[] }[]).filter((item) => item.loc.join('.') === 'body.filter');
+  };
+
+  test(`has at most ${MAX_LIKE_PATTERN_CHARS} characters on the local platform: a longer one is a 422 at the filter`, async () => {
+    expect(await filterItems(`%${'a_'.repeat(10_000)}%`)).toEqual([
+      {
+        loc: ['body', 'filter'],
+        msg: `Value error, the pattern of like(name, …) has 20002 characters; the local platform takes at most ${MAX_LIKE_PATTERN_CHARS} in a like pattern`,
+        type: 'value_error',
+      },
+    ]);
+    expect(await filterItems(`%${'😀'.repeat(MAX_LIKE_PATTERN_CHARS - 2)}%`)).toEqual([]);
   });
 });
