@@ -150,6 +150,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     SecretBox.checkBeforeMigrating(db, dataDir, migrations);
     migrate(db, migrations);
     const secrets = SecretBox.forDataDir(db, dataDir, migrations);
+    const templates = new SandboxTemplateStore(db, clock, secrets);
+    templates.sealPlaintextHeaders();
     const auth = new AuthStore(db, clock);
     const { organizationId, tenantId } = auth.defaultOrganization();
     const keys = options.apiKeys?.length ? [...options.apiKeys] : [devApiKeyOf(dataDir)];
@@ -180,7 +182,6 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     baseUrl = `http://${urlHostOf(host)}:${listening.port}`;
     for (const module of mounted) module.start?.();
 
-    const templates = new SandboxTemplateStore(db, clock);
     let closing: Promise<void> | undefined;
     return {
       url: baseUrl,
