@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import { HttpError, RequestValidationError } from './errors';
 import { jsonErrorPosition } from './json-error-position';
-import { BODY_TOO_DEEP, MAX_BODY_DEPTH, exceedsJsonTextDepth, malformedTextPath, mayHoldSurrogates, wellFormedText } from './json-values';
+import { BODY_TOO_DEEP, MAX_BODY_DEPTH, exceedsJsonTextDepth, malformedTextPath, mayHoldSurrogates, withWellFormedText } from './json-values';
 
 /** pydantic's item of a body that is no object. */
 export const NOT_AN_OBJECT: [type: string, msg: string] = ['model_attributes_type', 'Input should be a valid dictionary or object to extract fields from'];
@@ -122,25 +122,6 @@ export interface JsonBodyOptions {
   readonly malformedText?: 'refuse' | 'replace';
 }
 
-/**
- * JSON text parsed with each lone surrogate of its strings and keys replaced by U+FFFD; undefined when the text is
- * too deep for the parser's own recursion (the caller's depth check refuses such a body).
- */
-function wellFormedValue(text: string): unknown {
-  const wellFormed = (_key: string, value: unknown): unknown => {
-    if (typeof value === 'string') return wellFormedText(value);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const keys = Object.keys(value);
-    if (keys.every((key) => key === wellFormedText(key))) return value;
-    return Object.fromEntries(keys.map((key) => [wellFormedText(key), (value as Record<string, unknown>)[key]]));
-  };
-  try {
-    return JSON.parse(text, wellFormed);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The message of a string (or key) holding a lone UTF-16 surrogate, which no text column can keep. */
 const MALFORMED_TEXT =
   'Input should be a valid string, not well-formed Unicode: it holds a lone UTF-16 surrogate (such as the escape \\ud800 ' +
@@ -174,8 +155,9 @@ export async function readJsonBody(c: Context, options: JsonBodyOptions = {}): P
     const position = jsonErrorPosition(text);
     throw new RequestValidationError([{ loc: ['body', Math.max(0, position)], msg: 'JSON decode error', type: 'json_invalid' }]);
   }
-  if (options.malformedText === 'replace' && mayHoldSurrogates(text)) value = wellFormedValue(text) ?? value;
-  const malformed = mayHoldSurrogates(text) ? malformedTextPath(value) : undefined;
+  if (!mayHoldSurrogates(text)) return value;
+  if (options.malformedText === 'replace') return withWellFormedText(value);
+  const malformed = malformedTextPath(value);
   if (malformed) throw new RequestValidationError([{ loc: ['body', ...malformed], msg: MALFORMED_TEXT, type: 'string_unicode' }]);
   return value;
 }

@@ -80,6 +80,33 @@ const isWellFormedText = (text: string): boolean => !LONE_SURROGATE.test(text);
 /** `text` with each lone surrogate replaced by U+FFFD (the replacement character). */
 export const wellFormedText = (text: string): string => text.replace(/\p{Surrogate}/gu, '\uFFFD');
 
+/**
+ * A parsed JSON value with each lone surrogate of its strings and keys replaced by U+FFFD, changed in place (an object
+ * with such a key is rebuilt, its keys in their order). Walked with a stack of its own, as deep as the value goes.
+ */
+export function withWellFormedText(value: unknown): unknown {
+  const root: Record<string, unknown> = { value };
+  const pending: [Record<string | number, unknown>, string | number][] = [[root, 'value']];
+  for (let slot = pending.pop(); slot !== undefined; slot = pending.pop()) {
+    const [holder, key] = slot;
+    const node = holder[key];
+    if (typeof node === 'string') {
+      if (!isWellFormedText(node)) holder[key] = wellFormedText(node);
+    } else if (Array.isArray(node)) {
+      for (let index = 0; index < node.length; index++) pending.push([node as unknown as Record<number, unknown>, index]);
+    } else if (typeof node === 'object' && node !== null) {
+      const keys = Object.keys(node);
+      let object = node as Record<string, unknown>;
+      if (!keys.every(isWellFormedText)) {
+        const source = object;
+        holder[key] = object = Object.fromEntries(keys.map((name) => [wellFormedText(name), source[name]]));
+      }
+      for (const name of Object.keys(object)) pending.push([object, name]);
+    }
+  }
+  return root.value;
+}
+
 /** The path of `last` in `place`: collected leaf to root and turned once, so a long path costs its length only. */
 const pathOf = (place: Place, last: string | number): (string | number)[] => {
   const path: (string | number)[] = [last];

@@ -60,6 +60,16 @@ describe('a body nested deeper than the platform reads is refused on its text', 
     expect(atLimit.body.detail).not.toContainEqual(tooDeep);
   });
 
+  test('in runs, which take a lone surrogate as U+FFFD, a value deep within the body\'s limit is refused at its field', async () => {
+    const session = await post('/api/v1/sessions', JSON.stringify({ name: `deep-${process.pid}` }));
+    const id = '5e1f0001-0000-4000-8000-0000000000ab';
+    const run = `{"id":"${id}","name":"deep","run_type":"chain","start_time":"2024-02-01T00:00:00Z","session_id":"${session.body.id as string}","inputs":{"a":${nestedArrays(MAX_BODY_DEPTH - 10, '"\\ud800"')}}}`;
+    expect(await post('/api/v1/runs/batch', `{"post":[${run}]}`)).toEqual({
+      status: 400,
+      body: { detail: `Run ${id}: field inputs is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it, or send the deep part as a JSON string` },
+    });
+  });
+
   test('the path of a lone surrogate at the bottom of a very deep value is built in one pass', () => {
     const levels = 300_000;
     const deep = JSON.parse(nestedArrays(levels, '"\\ud800"')) as unknown;
