@@ -115,9 +115,9 @@ export interface JsonBodyOptions {
    */
   readonly anyContentType?: boolean;
   /**
-   * What becomes of a string or key that is not well-formed Unicode (a lone surrogate): `refuse` it (422
-   * `string_unicode`, the default), or `replace` the lone surrogate with U+FFFD, as traces take it: a tracing SDK that
-   * cut a string in the middle of a pair should not lose the whole batch.
+   * What becomes of a string or key that is not well-formed Unicode (a lone surrogate), and of bytes that are not
+   * UTF-8: `refuse` them (422 `string_unicode`, the default), or `replace` each with U+FFFD, as traces take them: a
+   * tracing SDK that cut a string in the middle of a pair or of a character should not lose the whole batch.
    */
   readonly malformedText?: 'refuse' | 'replace';
 }
