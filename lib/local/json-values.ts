@@ -31,15 +31,21 @@ export const BODY_TOO_DEEP = `the body is nested too deeply: at most ${MAX_BODY_
  * tells what is wrong with it.
  */
 export function exceedsJsonTextDepth(text: string, limit: number): boolean {
+  // more levels than that take more opening brackets than the text has characters
+  if (text.length <= limit) return false;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === 0x22) {
-      // to the closing quote: a backslash escapes the character after it
-      for (i++; i < text.length; i++) {
-        const inner = text.charCodeAt(i);
-        if (inner === 0x5c) i++;
-        else if (inner === 0x22) break;
+      // to the closing quote, found by indexOf (most of a large body is text): one after an odd run of backslashes
+      // is escaped
+      for (;;) {
+        const close = text.indexOf('"', i + 1);
+        if (close < 0) return false;
+        let backslashes = 0;
+        while (text.charCodeAt(close - 1 - backslashes) === 0x5c) backslashes++;
+        i = close;
+        if (backslashes % 2 === 0) break;
       }
     } else if (code === 0x5b || code === 0x7b) {
       if (++depth > limit) return true;

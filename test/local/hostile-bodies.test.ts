@@ -6,7 +6,7 @@
  * has a length the local platform bounds.
  */
 import { fetch } from 'undici';
-import { MAX_BODY_DEPTH, MAX_JSON_DEPTH, malformedTextPath } from '../../lib/local/json-values';
+import { MAX_BODY_DEPTH, MAX_JSON_DEPTH, exceedsJsonTextDepth, malformedTextPath } from '../../lib/local/json-values';
 import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
 import { MAX_LIKE_PATTERN_CHARS } from '../../lib/local/tracing/filter-limits';
 import { removeTempDirs, tempDataDir } from './support/http';
@@ -68,6 +68,20 @@ describe('a body nested deeper than the platform reads is refused on its text', 
       status: 400,
       body: { detail: `Run ${id}: field inputs is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it, or send the deep part as a JSON string` },
     });
+  });
+
+  test('the depth of a text: brackets in strings, escaped quotes and runs of backslashes before a quote', () => {
+    const pad = ' '.repeat(10);
+    const cases: [string, number, boolean][] = [
+      [`{"a":"\\\\","b":[[[1]]]}${pad}`, 3, true],
+      [`{"a":"\\\\","b":[[[1]]]}${pad}`, 4, false],
+      [`{"a":"x\\"[[[[","b":[1]}${pad}`, 1, true],
+      [`{"a":"x\\"[[[[","b":[1]}${pad}`, 2, false],
+      [`["[[[[[[[[[[[[[[[[[[[[",{"]]]]]]]":[]}]${pad}`, 2, true],
+      [`["[[[[[[[[[[[[[[[[[[[[",{"]]]]]]]":[]}]${pad}`, 3, false],
+      [`["never closed [[[[[[[[[[[[${pad}`, 1, false],
+    ];
+    for (const [text, limit, deeper] of cases) expect([text, limit, exceedsJsonTextDepth(text, limit)]).toEqual([text, limit, deeper]);
   });
 
   test('the path of a lone surrogate at the bottom of a very deep value is built in one pass', () => {
