@@ -226,6 +226,20 @@ async function measure(platform: Platform, clients: number): Promise<boolean> {
         `${fixed(worst).padStart(16)} ${String(meanwhile.length).padStart(8)} ${String(failed).padStart(6)}  ${good ? 'ok' : `MISSED${problem ? `: ${problem}` : ''}`}`,
     );
   }
+  // a garbage-collected heap is not flat from one request to the next: whether it grows is told over many
+  const deep = hostileRequests()[0]!;
+  const samples: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    await send(platform, deep.method, deep.path, deep.body);
+    const rss = rssMb(platform.pid);
+    if (rss !== undefined) samples.push(rss);
+  }
+  if (samples.length > 0) {
+    const third = (part: number) => samples.slice(part * 10, part * 10 + 10);
+    const range = (values: number[]) => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;
+    console.log(`
+RSS over 30 more deep bodies, by tens: ${[0, 1, 2].map((part) => range(third(part))).join(' MB, ')} MB`);
+  }
   await load.stop();
   const failed = load.done.filter((o) => !o.ok).length;
   const worst = Math.max(...load.done.map((o) => o.end - o.start));
