@@ -150,7 +150,7 @@ describe('an export filter\'s like pattern', () => {
     expect(await filterItems(`%${'a_'.repeat(10_000)}%`)).toEqual([
       {
         loc: ['body', 'filter'],
-        msg: `Value error, the pattern of like(name, …) has 20002 characters; the local platform takes at most ${MAX_LIKE_PATTERN_CHARS} in a like pattern`,
+        msg: `Value error, the pattern of like(name, …) has 20002 characters; the local platform takes at most ${MAX_LIKE_PATTERN_CHARS} in a like pattern: shorten it (a % can stand for a long run of literal characters)`,
         type: 'value_error',
       },
     ]);

@@ -20,7 +20,7 @@ export function filterLimitProblem(expr: FilterExpr): string | undefined {
     else if (node.op === 'like') {
       const length = Array.from(node.pattern).length;
       if (length > MAX_LIKE_PATTERN_CHARS) {
-        return `the pattern of like(${node.field}, …) has ${length} characters; the local platform takes at most ${MAX_LIKE_PATTERN_CHARS} in a like pattern`;
+        return `the pattern of like(${node.field}, …) has ${length} characters; the local platform takes at most ${MAX_LIKE_PATTERN_CHARS} in a like pattern: shorten it (a % can stand for a long run of literal characters)`;
       }
     }
   }
