@@ -1,12 +1,14 @@
 /**
  * `npx agentplatform-local`: starts the local platform and prints, once ready, exactly
- * `local platform ready at http://127.0.0.1:<port>` and `dev api key: <key>`. Every flag has an environment
- * equivalent; flags win.
+ * `local platform ready at http://127.0.0.1:<port>` and `dev api key: <key>` (with `--host`, a URL that reaches the
+ * server as bound, and a warning on stderr when that is not loopback). Every flag has an environment equivalent;
+ * flags win.
  */
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { MIN_API_KEY_LENGTH } from './auth';
+import { isLoopbackHost, isWildcardHost } from './bind-address';
 import { uniformStepTimings, type PipelineTimings } from './control-plane/pipeline';
 import { jsonErrorPosition } from './json-error-position';
 import { startLocalPlatform, type LocalPlatformOptions } from './platform';
@@ -24,7 +26,8 @@ const USAGE = `Usage: agentplatform-local [options]
                                          (an S3-compatible server for export destinations; see docs/s3-servers.md)
 
   --port <n>                 TCP port, 0 for any free one (AGENTPLATFORM_LOCAL_PORT; default ${DEFAULT_CLI_PORT})
-  --host <addr>              interface to bind (AGENTPLATFORM_LOCAL_HOST; default 127.0.0.1)
+  --host <addr>              interface to bind (AGENTPLATFORM_LOCAL_HOST; default 127.0.0.1); any other than
+                             loopback serves plain HTTP to the network, with a warning
   --data-dir <dir>           database and state (AGENTPLATFORM_LOCAL_DATA_DIR; default ${DEFAULT_DATA_DIR})
   --api-key <key>            an API key of the default organization, repeatable
                              (AGENTPLATFORM_LOCAL_API_KEYS, comma-separated; default: a generated dev key)
@@ -34,7 +37,8 @@ const USAGE = `Usage: agentplatform-local [options]
   --delete-delay-ms <n>      time until a deleted deployment is gone (AGENTPLATFORM_LOCAL_DELETE_DELAY_MS)
   --sandbox-template <file>  JSON file with a template (or an array of them) to add, repeatable
                              (AGENTPLATFORM_LOCAL_SANDBOX_TEMPLATES, comma-separated)
-  --verbose                  log one line per request on stderr (AGENTPLATFORM_LOCAL_VERBOSE=1)
+  --verbose                  log one line per request on stderr, control characters escaped
+                             (AGENTPLATFORM_LOCAL_VERBOSE=1)
   --help                     show this text
 `;
 
@@ -216,6 +220,20 @@ function templateProblem(err: unknown): string {
   return err.issues.map((issue) => `${issue.path.join('.') || 'the template'}: ${issue.message}`).join('; ');
 }
 
+/**
+ * The warning of a platform bound to an address other machines can reach: it serves plain HTTP, and its API keys,
+ * deployment secrets and destination credentials would cross the network readable by anyone on the way.
+ */
+function exposedWarning(host: string): string {
+  const where = isWildcardHost(host) ? `every network interface (${host || 'any address'})` : host;
+  return (
+    `agentplatform-local: warning: serving on ${where} over plain HTTP, without TLS: any machine that reaches this ` +
+    'port can send requests, and API keys, deployment secrets and destination credentials cross the network ' +
+    'readable by anyone on the way. Bind 127.0.0.1 (the default) unless other machines must reach the platform, and ' +
+    'then only on a network you trust.\n'
+  );
+}
+
 /** Runs the CLI until SIGINT or SIGTERM. Sets `process.exitCode` instead of throwing. */
 export async function main(argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
   if (argv[0] === 's3') {
@@ -258,6 +276,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2), env:
       void platform.close().then(() => process.exit(0));
     };
     process.on('SIGINT', shutdown).on('SIGTERM', shutdown);
+    const host = settings.options.host ?? '127.0.0.1';
+    if (!isLoopbackHost(host)) process.stderr.write(exposedWarning(host));
     process.stdout.write(`local platform ready at ${platform.url}\n`);
     process.stdout.write(
       settings.keysGiven

@@ -14,6 +14,48 @@ export const MAX_JSON_DEPTH = 500;
 /** The message part of a value nested deeper than {@link MAX_JSON_DEPTH}: what is wrong and what to do. */
 export const TOO_DEEP = `nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it, or send the deep part as a JSON string`;
 
+/**
+ * How many levels of objects and arrays a request body may have as a whole. Far beyond {@link MAX_JSON_DEPTH}, so that
+ * a value only somewhat too deep is refused at its field, by name; a deeper body is refused on its text, before it is
+ * parsed: a million nested arrays (2 MB) would otherwise build a million arrays, and every walk of the value and every
+ * path into it would be a million steps long.
+ */
+export const MAX_BODY_DEPTH = 10_000;
+
+/** The message part of a body nested deeper than {@link MAX_BODY_DEPTH}. */
+export const BODY_TOO_DEEP = `the body is nested too deeply: at most ${MAX_BODY_DEPTH} levels of objects and arrays as a whole (${MAX_JSON_DEPTH} in a stored value); flatten it, or send the deep part as a JSON string`;
+
+/**
+ * Whether JSON text has more than `limit` levels of objects and arrays, read on the text (brackets in strings do not
+ * count): one pass, which stops where the limit is passed. Text that is not JSON is measured all the same; its parse
+ * tells what is wrong with it.
+ */
+export function exceedsJsonTextDepth(text: string, limit: number): boolean {
+  // more levels than that take more opening brackets than the text has characters
+  if (text.length <= limit) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22) {
+      // to the closing quote, found by indexOf (most of a large body is text): one after an odd run of backslashes
+      // is escaped
+      for (;;) {
+        const close = text.indexOf('"', i + 1);
+        if (close < 0) return false;
+        let backslashes = 0;
+        while (text.charCodeAt(close - 1 - backslashes) === 0x5c) backslashes++;
+        i = close;
+        if (backslashes % 2 === 0) break;
+      }
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /** Whether `value` has more than `limit` levels of objects and arrays. */
 export function exceedsJsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH): boolean {
   const pending: [unknown, number][] = [[value, 0]];
@@ -44,10 +86,38 @@ const isWellFormedText = (text: string): boolean => !LONE_SURROGATE.test(text);
 /** `text` with each lone surrogate replaced by U+FFFD (the replacement character). */
 export const wellFormedText = (text: string): string => text.replace(/\p{Surrogate}/gu, '\uFFFD');
 
+/**
+ * A parsed JSON value with each lone surrogate of its strings and keys replaced by U+FFFD, changed in place (an object
+ * with such a key is rebuilt, its keys in their order). Walked with a stack of its own, as deep as the value goes.
+ */
+export function withWellFormedText(value: unknown): unknown {
+  const root: Record<string, unknown> = { value };
+  const pending: [Record<string | number, unknown>, string | number][] = [[root, 'value']];
+  for (let slot = pending.pop(); slot !== undefined; slot = pending.pop()) {
+    const [holder, key] = slot;
+    const node = holder[key];
+    if (typeof node === 'string') {
+      if (!isWellFormedText(node)) holder[key] = wellFormedText(node);
+    } else if (Array.isArray(node)) {
+      for (let index = 0; index < node.length; index++) pending.push([node as unknown as Record<number, unknown>, index]);
+    } else if (typeof node === 'object' && node !== null) {
+      const keys = Object.keys(node);
+      let object = node as Record<string, unknown>;
+      if (!keys.every(isWellFormedText)) {
+        const source = object;
+        holder[key] = object = Object.fromEntries(keys.map((name) => [wellFormedText(name), source[name]]));
+      }
+      for (const name of Object.keys(object)) pending.push([object, name]);
+    }
+  }
+  return root.value;
+}
+
+/** The path of `last` in `place`: collected leaf to root and turned once, so a long path costs its length only. */
 const pathOf = (place: Place, last: string | number): (string | number)[] => {
   const path: (string | number)[] = [last];
-  for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) path.unshift(at.key);
-  return path;
+  for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
 };
 
 /**

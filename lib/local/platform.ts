@@ -16,6 +16,8 @@ import { SandboxTemplateInput, SandboxTemplateStore } from './sandbox-templates'
 import { SecretBox } from './secret-box';
 import { createPlatformApp, listen } from './server';
 import { FastRoutes } from './fast-routes';
+import { escapeLogLine } from './log-line';
+import { urlHostOf } from './bind-address';
 import { createAgentServerModule, type AgentServerModuleOptions } from './agents/module';
 import { createTracingModule, type TracingSettings } from './tracing/module';
 
@@ -46,7 +48,10 @@ export interface LocalPlatformOptions {
   readonly timings?: Partial<PipelineTimings>;
   /** Time source of every delay. @default systemClock */
   readonly clock?: Clock;
-  /** Receives one line per request and unexpected errors; never secrets. @default no output */
+  /**
+   * Receives one line per request and unexpected errors; never secrets. Control characters of a line (newlines
+   * included) come escaped, so each call is one line. @default no output
+   */
   readonly log?: (line: string) => void;
   /** Export engine settings (retry delay, timeouts, concurrency, Parquet sizes). @default the documented defaults */
   readonly tracing?: Partial<TracingSettings>;
@@ -68,7 +73,10 @@ export interface LocalPlatformAdmin {
 
 /** A running local platform. */
 export interface LocalPlatform {
-  /** `http://127.0.0.1:<port>`. */
+  /**
+   * `http://127.0.0.1:<port>` by default: the bound address, or for an address of every interface (`0.0.0.0`, `::`)
+   * one of the machine's external addresses (see bind-address.ts).
+   */
   readonly url: string;
   /** The bound port. */
   readonly port: number;
@@ -115,7 +123,10 @@ function devApiKeyOf(dataDir: string): string {
 export async function startLocalPlatform(options: LocalPlatformOptions): Promise<LocalPlatform> {
   const timings = resolveTimings(options.timings);
   const clock = options.clock ?? systemClock;
-  const log = options.log ?? (() => undefined);
+  // every line the platform logs, of every module, is escaped here: one entry, one line
+  const given = options.log;
+  const logLine = given && ((line: string) => given(escapeLogLine(line)));
+  const log = logLine ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
   if (options.dataDir.trim() === '') throw new Error('the data dir must not be empty');
   const dataDir = path.resolve(options.dataDir);
@@ -139,6 +150,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     SecretBox.checkBeforeMigrating(db, dataDir, migrations);
     migrate(db, migrations);
     const secrets = SecretBox.forDataDir(db, dataDir, migrations);
+    const templates = new SandboxTemplateStore(db, clock, secrets);
+    templates.sealPlaintextHeaders();
     const auth = new AuthStore(db, clock);
     const { organizationId, tenantId } = auth.defaultOrganization();
     const keys = options.apiKeys?.length ? [...options.apiKeys] : [devApiKeyOf(dataDir)];
@@ -147,8 +160,8 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     let baseUrl: string | undefined;
     // the Date header follows a clock of the caller's (the HTTP server's own Date is the system clock already)
     const dateClock = clock === systemClock ? undefined : clock;
-    const app = createPlatformApp({ log: options.log, clock: dateClock });
-    const fastRoutes = new FastRoutes(options.log, dateClock);
+    const app = createPlatformApp({ log: logLine, clock: dateClock });
+    const fastRoutes = new FastRoutes(logLine, dateClock);
     const ctx: ModuleContext = {
       db,
       clock,
@@ -166,12 +179,9 @@ export async function startLocalPlatform(options: LocalPlatformOptions): Promise
     };
     mounted = modules.map((module) => module.mount(ctx));
     const listening = (server = await listen(app, host, options.port ?? 0, fastRoutes));
-    // an address of every interface is reached on loopback; an IPv6 address goes in brackets in a URL
-    const urlHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-    baseUrl = `http://${urlHost}:${listening.port}`;
+    baseUrl = `http://${urlHostOf(host)}:${listening.port}`;
     for (const module of mounted) module.start?.();
 
-    const templates = new SandboxTemplateStore(db, clock);
     let closing: Promise<void> | undefined;
     return {
       url: baseUrl,

@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { SandboxTemplate } from '../api/schemas/control-plane';
 import type { Clock } from './clock';
-import { prepared, type Migration, type PlatformDatabase } from './db';
+import { prepared, type Migration, type PlatformDatabase, type SealedColumn } from './db';
 import { HttpError } from './errors';
+import type { SecretBox } from './secret-box';
 
 /**
  * A Kubernetes resource quantity, as its grammar defines it: a number (`1`, `1.5`, `.5`, `1.`), then a binary suffix
@@ -137,6 +138,15 @@ export const BUILT_IN_TEMPLATES: readonly z.output<typeof SandboxTemplateInput>[
   },
 ];
 
+/**
+ * What the API shows for the value of every header a proxy rule injects: such headers carry credentials (bearer
+ * tokens, API keys), which are sealed at rest and, as every other secret of the platform, never sent back.
+ */
+export const REDACTED_HEADER_VALUE = '********';
+
+/** The column that holds a template's injected headers, sealed: one map per proxy rule, in the rules' order. */
+export const SANDBOX_TEMPLATE_SEALED_COLUMNS: readonly SealedColumn[] = [{ table: 'cp_sandbox_templates', column: 'sealed_headers' }];
+
 export const SANDBOX_TEMPLATE_MIGRATIONS: readonly Migration[] = [
   {
     id: '002-sandbox-templates',
@@ -159,7 +169,24 @@ export const SANDBOX_TEMPLATE_MIGRATIONS: readonly Migration[] = [
         insert.run(randomUUID(), template.name, JSON.stringify(template), now, now);
     },
   },
+  {
+    // the headers stay in `body` until the store seals them, once the data dir's key is known (sealPlaintextHeaders)
+    id: '003-sandbox-template-sealed-headers',
+    up: 'ALTER TABLE cp_sandbox_templates ADD COLUMN sealed_headers TEXT',
+  },
 ];
+
+type StoredTemplate = z.output<typeof SandboxTemplateInput>;
+
+/** `template` with every injected header's value redacted, and its headers apart, one map per rule. */
+function splitHeaders(template: StoredTemplate): { shown: StoredTemplate; headers: Record<string, string>[] } {
+  const rules = template.proxy_config.rules;
+  const redact = (headers: Record<string, string>) => Object.fromEntries(Object.keys(headers).map((name) => [name, REDACTED_HEADER_VALUE]));
+  return {
+    shown: { ...template, proxy_config: { ...template.proxy_config, rules: rules.map((rule) => ({ ...rule, inject_headers: redact(rule.inject_headers) })) } },
+    headers: rules.map((rule) => rule.inject_headers),
+  };
+}
 
 interface TemplateRow {
   id: string;
@@ -175,9 +202,37 @@ const toTemplate = (row: TemplateRow): SandboxTemplate => ({
   updated_at: row.updated_at,
 });
 
-/** Reads and adds sandbox templates. */
+/** Reads and adds sandbox templates; the headers their proxy rules inject are sealed with the data dir's key. */
 export class SandboxTemplateStore {
-  constructor(private readonly db: PlatformDatabase, private readonly clock: Clock) {}
+  constructor(
+    private readonly db: PlatformDatabase,
+    private readonly clock: Clock,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  /**
+   * Seals the injected headers of every template stored before they were sealed (by an earlier version, or seeded by
+   * the migrations, which run before the key is known), and redacts them in its body. The old text is overwritten on
+   * its pages (secure_delete) and the WAL emptied, so no plaintext copy stays in the files.
+   */
+  sealPlaintextHeaders(): void {
+    const rows = this.db.prepare('SELECT id, body FROM cp_sandbox_templates WHERE sealed_headers IS NULL').all() as { id: string; body: string }[];
+    if (rows.length === 0) return;
+    const update = this.db.prepare('UPDATE cp_sandbox_templates SET body = ?, sealed_headers = ? WHERE id = ?');
+    const secureDelete = this.db.pragma('secure_delete', { simple: true }) as number;
+    this.db.pragma('secure_delete = ON');
+    try {
+      this.db.transaction(() => {
+        for (const row of rows) {
+          const { shown, headers } = splitHeaders(JSON.parse(row.body) as StoredTemplate);
+          update.run(JSON.stringify(shown), this.secrets.encrypt(JSON.stringify(headers)), row.id);
+        }
+      })();
+    } finally {
+      this.db.pragma(`secure_delete = ${secureDelete}`);
+    }
+    if (!this.db.memory) this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
 
   /** The built-in templates, then the workspace's own, in the order they were added. */
   list(tenantId: string): SandboxTemplate[] {
@@ -192,7 +247,7 @@ export class SandboxTemplateStore {
    * Adds a template to a workspace. A name already visible there is a 409, unless `replace` is set and the
    * template is the workspace's own (built-in templates are never replaced).
    */
-  add(tenantId: string, input: z.output<typeof SandboxTemplateInput>, replace = false): SandboxTemplate {
+  add(tenantId: string, input: StoredTemplate, replace = false): SandboxTemplate {
     const now = new Date(this.clock.now()).toISOString();
     const existing = prepared(
       this.db,
@@ -201,9 +256,12 @@ export class SandboxTemplateStore {
     if (existing && (!replace || existing.tenant_id === null)) {
       throw new HttpError(409, `Sandbox template named '${input.name}' already exists (id ${existing.id})`);
     }
+    const { shown, headers } = splitHeaders(input);
+    const sealed = this.secrets.encrypt(JSON.stringify(headers));
     if (existing) {
-      prepared(this.db, 'UPDATE cp_sandbox_templates SET body = ?, updated_at = ? WHERE id = ?').run(
-        JSON.stringify(input),
+      prepared(this.db, 'UPDATE cp_sandbox_templates SET body = ?, sealed_headers = ?, updated_at = ? WHERE id = ?').run(
+        JSON.stringify(shown),
+        sealed,
         now,
         existing.id,
       );
@@ -212,8 +270,8 @@ export class SandboxTemplateStore {
     const id = randomUUID();
     prepared(
       this.db,
-      'INSERT INTO cp_sandbox_templates (id, tenant_id, name, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
-    ).run(id, tenantId, input.name, JSON.stringify(input), now, now);
+      'INSERT INTO cp_sandbox_templates (id, tenant_id, name, body, sealed_headers, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(id, tenantId, input.name, JSON.stringify(shown), sealed, now, now);
     return this.get(id);
   }
 

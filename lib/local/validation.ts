@@ -2,12 +2,12 @@
  * Request validation with FastAPI's (pydantic v2) error items, so clients see the same `loc`/`msg`/`type` the real
  * platform sends. Problems are collected and thrown together as one 422.
  */
-import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { ValidationErrorItem } from '../api/schemas/control-plane';
-import { HttpError, RequestValidationError } from './errors';
-import { jsonErrorPosition } from './json-error-position';
-import { malformedTextPath, mayHoldSurrogates, wellFormedText } from './json-values';
+import { RequestValidationError } from './errors';
+import { NOT_AN_OBJECT } from './json-body';
+
+export { MAX_REQUEST_BODY_BYTES, isJsonContentType, readJsonBody, type JsonBodyOptions } from './json-body';
 
 type Loc = (string | number)[];
 
@@ -161,7 +161,7 @@ const TYPE_ERRORS: Record<string, [string, string]> = {
   int: ['int_type', 'Input should be a valid integer'],
   array: ['list_type', 'Input should be a valid list'],
   record: ['dict_type', 'Input should be a valid dictionary'],
-  object: ['model_attributes_type', 'Input should be a valid dictionary or object to extract fields from'],
+  object: NOT_AN_OBJECT,
 };
 
 /** Whether the object at the parent of `path` has the last key of `path` (an explicit null or undefined counts). */
@@ -285,114 +285,4 @@ function unionToItems(issue: z.core.$ZodIssueInvalidUnion, loc: Loc, value: unkn
   const members = ofKind.length === 1 ? ofKind : issue.errors;
   const items = members.flatMap((issues) => issues.flatMap((nested) => issueToItems(nested, loc, value)));
   return items.length > 0 ? items : [{ loc, msg: `Value error, ${issue.message}`, type: 'value_error' }];
-}
-
-/**
- * The largest request body the platform reads: 32 MiB (a batch of runs with large inputs and outputs fits; a body
- * that would take the platform's memory does not).
- */
-export const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
-
-const tooLarge = (): HttpError =>
-  new HttpError(413, `Request body too large: at most ${MAX_REQUEST_BODY_BYTES / 1024 / 1024} MiB; send fewer items per request`);
-
-/** The body as text, read up to {@link MAX_REQUEST_BODY_BYTES}: a larger one is a 413, and is not read further. */
-async function readBodyText(c: Context): Promise<string> {
-  const declared = Number(c.req.header('content-length'));
-  if (declared > MAX_REQUEST_BODY_BYTES) throw tooLarge();
-  const body = c.req.raw.body;
-  if (!body) return '';
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > MAX_REQUEST_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, bytes).toString('utf8');
-}
-
-/**
- * Whether FastAPI reads a body of this `Content-Type` as JSON: `application/json`, `application/<anything>+json`, or
- * no `Content-Type` at all.
- */
-export function isJsonContentType(header: string | undefined): boolean {
-  if (header === undefined || header.trim() === '') return true;
-  const [main, sub] = header.split(';')[0]!.trim().toLowerCase().split('/');
-  return main === 'application' && sub !== undefined && (sub === 'json' || sub.endsWith('+json'));
-}
-
-/** How a route reads its body. */
-export interface JsonBodyOptions {
-  /**
-   * Read the body as JSON whatever its `Content-Type` (the agent server, as the real one does). By default a body
-   * of another type (`curl -d` sends `application/x-www-form-urlencoded`) is not an object, as FastAPI answers:
-   * `model_attributes_type` at `["body"]`.
-   */
-  readonly anyContentType?: boolean;
-  /**
-   * What becomes of a string or key that is not well-formed Unicode (a lone surrogate): `refuse` it (422
-   * `string_unicode`, the default), or `replace` the lone surrogate with U+FFFD, as traces take it: a tracing SDK that
-   * cut a string in the middle of a pair should not lose the whole batch.
-   */
-  readonly malformedText?: 'refuse' | 'replace';
-}
-
-/**
- * JSON text parsed with each lone surrogate of its strings and keys replaced by U+FFFD; undefined when the text is
- * too deep for the parser's own recursion (the caller's depth check refuses such a body).
- */
-function wellFormedValue(text: string): unknown {
-  const wellFormed = (_key: string, value: unknown): unknown => {
-    if (typeof value === 'string') return wellFormedText(value);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const keys = Object.keys(value);
-    if (keys.every((key) => key === wellFormedText(key))) return value;
-    return Object.fromEntries(keys.map((key) => [wellFormedText(key), (value as Record<string, unknown>)[key]]));
-  };
-  try {
-    return JSON.parse(text, wellFormed);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The message of a string (or key) holding a lone UTF-16 surrogate, which no text column can keep. */
-const MALFORMED_TEXT =
-  'Input should be a valid string, not well-formed Unicode: it holds a lone UTF-16 surrogate (such as the escape \\ud800 ' +
-  'without its pair); send the text as UTF-8, or escape both halves of a surrogate pair';
-
-/**
- * The parsed JSON body of a request. An empty body is `missing` at `["body"]`; malformed JSON is `json_invalid` at
- * `["body", <position>]`, as FastAPI answers; a body over {@link MAX_REQUEST_BODY_BYTES} is a 413. A string or key
- * that is not well-formed Unicode (a lone surrogate) is `string_unicode` at its place: stored, it would come back
- * changed.
- */
-export async function readJsonBody(c: Context, options: JsonBodyOptions = {}): Promise<unknown> {
-  const text = await readBodyText(c);
-  if (text === '') {
-    throw new RequestValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
-  }
-  if (!options.anyContentType && !isJsonContentType(c.req.header('content-type'))) {
-    const [type, msg] = TYPE_ERRORS.object!;
-    throw new RequestValidationError([{ loc: ['body'], msg: `${msg}; send it as Content-Type: application/json`, type }]);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Node's message names a position for few mistakes: the offset is found by a scan of the text
-    const position = jsonErrorPosition(text);
-    throw new RequestValidationError([{ loc: ['body', Math.max(0, position)], msg: 'JSON decode error', type: 'json_invalid' }]);
-  }
-  if (options.malformedText === 'replace' && mayHoldSurrogates(text)) value = wellFormedValue(text) ?? value;
-  const malformed = mayHoldSurrogates(text) ? malformedTextPath(value) : undefined;
-  if (malformed) throw new RequestValidationError([{ loc: ['body', ...malformed], msg: MALFORMED_TEXT, type: 'string_unicode' }]);
-  return value;
 }

@@ -1,14 +1,16 @@
 /** `npx agentplatform-local` as users run it: the ready lines, the persisted dev key, flags and their env twins. */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Deployment, SandboxTemplatesList } from '../../lib/api/schemas/control-plane';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { isLoopbackHost, urlHostOf } from '../../lib/local/bind-address';
 import { parseCli } from '../../lib/local/cli';
 import { CLI_BIN, REPO_ROOT, ensureCliBuilt } from './support/build';
 import { childEnv, runCliToEnd, startCli, type CliProcess } from './support/child';
 import { dockerBody } from './support/fixtures';
-import { RawApi, removeTempDirs, tempDataDir } from './support/http';
+import { RawApi, pollUntil, removeTempDirs, tempDataDir } from './support/http';
 
 const started: CliProcess[] = [];
 async function cli(args: string[], env = childEnv()): Promise<CliProcess> {
@@ -41,6 +43,62 @@ describe('start-up output', () => {
     ]);
     expect(await stop(running, 'SIGINT')).toBe(0);
     expect(running.stderr()).toBe('');
+  });
+});
+
+describe('--host: the ready line reaches the server as bound; any address but loopback is warned of', () => {
+  const externalV4 = Object.values(os.networkInterfaces()).flatMap((addresses) =>
+    (addresses ?? []).filter((address) => !address.internal && address.family === 'IPv4').map((address) => address.address),
+  );
+
+  test('0.0.0.0: a warning on stderr, and a ready line with an external address of the machine that answers', async () => {
+    const running = await cli(['--port', '0', '--data-dir', tempDataDir(), '--host', '0.0.0.0']);
+    const { hostname } = new URL(running.url);
+    if (externalV4.length > 0) expect(externalV4).toContain(hostname);
+    else expect(hostname).toBe('127.0.0.1');
+    expect((await new RawApi(running.url, running.keyLine).get('/v2/deployments')).status).toBe(200);
+    expect(running.stderr()).toContain(
+      'agentplatform-local: warning: serving on every network interface (0.0.0.0) over plain HTTP, without TLS: any machine that reaches this port can send requests',
+    );
+    expect(running.stdout()).not.toContain('warning');
+    expect(await stop(running)).toBe(0);
+  });
+
+  test('an explicit loopback address is not warned of', async () => {
+    const running = await cli(['--port', '0', '--data-dir', tempDataDir(), '--host', '127.0.0.1']);
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await stop(running)).toBe(0);
+    expect(running.stderr()).toBe('');
+  });
+
+  test('which addresses are loopback, and the URL host of each kind of address', () => {
+    for (const host of ['127.0.0.1', '127.3.2.1', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1']) expect([host, isLoopbackHost(host)]).toEqual([host, true]);
+    for (const host of ['0.0.0.0', '::', '', '192.0.2.7', 'fd00::1', 'example.com', '128.0.0.1']) expect([host, isLoopbackHost(host)]).toEqual([host, false]);
+    const address = (family: 'IPv4' | 'IPv6', value: string, internal = false) =>
+      ({ address: value, family, internal, netmask: '', mac: '', cidr: null }) as os.NetworkInterfaceInfo;
+    const lo = [address('IPv4', '127.0.0.1', true), address('IPv6', '::1', true)];
+    const both = { lo, eth0: [address('IPv6', 'fe80::1'), address('IPv6', 'fd00::2'), address('IPv4', '192.0.2.2')] };
+    expect(urlHostOf('0.0.0.0', both)).toBe('192.0.2.2');
+    expect(urlHostOf('::', both)).toBe('192.0.2.2');
+    expect(urlHostOf('::', { lo, eth0: [address('IPv6', 'fe80::1'), address('IPv6', 'fd00::2')] })).toBe('[fd00::2]');
+    expect(urlHostOf('0.0.0.0', { lo })).toBe('127.0.0.1');
+    expect(urlHostOf('::', { lo })).toBe('[::1]');
+    expect(urlHostOf('192.0.2.9', both)).toBe('192.0.2.9');
+    expect(urlHostOf('fd00::9', both)).toBe('[fd00::9]');
+  });
+});
+
+describe('--verbose', () => {
+  test('a request path with newlines and terminal escapes is logged as one line, its control characters escaped', async () => {
+    const running = await cli(['--port', '0', '--data-dir', tempDataDir(), '--verbose']);
+    const forged = '/v2/deployments/x%0AGET%20/v2/deployments%20200%201.0ms%0D%1B%5B2J%E2%80%AE%5C';
+    expect((await new RawApi(running.url, running.keyLine).get(forged)).status).toBeGreaterThanOrEqual(400);
+    await pollUntil(async () => running.stderr(), (text) => text.includes('/v2/deployments/x'));
+    const lines = running.stderr().split('\n').filter((line) => line.includes('/v2/deployments/x'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^GET \/v2\/deployments\/x\\nGET \/v2\/deployments 200 1\.0ms\\r\\x1b\[2J\\u202e\\\\ \d{3} [\d.]+ms$/);
+    expect(running.stderr()).not.toMatch(/[\x00-\x09\x0b-\x1f\u202e]/);
+    expect(await stop(running)).toBe(0);
   });
 });
 

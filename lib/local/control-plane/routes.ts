@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { LIST_LIMIT, REVISION_STATUSES } from '../../api/schemas/control-plane';
 import { apiKeyOf, requireApiKey } from '../auth';
 import type { ModuleContext, PlatformModule } from '../module';
-import { SANDBOX_TEMPLATE_MIGRATIONS, SandboxTemplateInput, SandboxTemplateStore } from '../sandbox-templates';
+import { SANDBOX_TEMPLATE_MIGRATIONS, SANDBOX_TEMPLATE_SEALED_COLUMNS, SandboxTemplateInput, SandboxTemplateStore } from '../sandbox-templates';
 import type { PlatformEnv } from '../server';
 import { UnchangedCache } from '../unchanged-cache';
 import { readJsonBody, RequestValidator } from '../validation';
@@ -32,7 +32,7 @@ const paging = (v: RequestValidator, c: Ctx) => ({
 function mountControlPlane(ctx: ModuleContext) {
   const pipeline = new RevisionPipeline(ctx.db, ctx.clock, ctx.timings, ctx.log);
   const store = new DeploymentStore(ctx.db, ctx.clock, ctx.secrets, pipeline);
-  const templates = new SandboxTemplateStore(ctx.db, ctx.clock);
+  const templates = new SandboxTemplateStore(ctx.db, ctx.clock, ctx.secrets);
   const auth = requireApiKey(ctx.auth);
   const app = ctx.app;
   const tenantOf = (c: Ctx) => c.get('principal').tenantId;
@@ -135,7 +135,7 @@ export const controlPlaneModule: PlatformModule = {
   migrations: {
     module: 'control-plane',
     migrations: [...DEPLOYMENT_MIGRATIONS, ...SANDBOX_TEMPLATE_MIGRATIONS],
-    sealedColumns: [{ table: 'cp_secrets', column: 'sealed_value' }],
+    sealedColumns: [{ table: 'cp_secrets', column: 'sealed_value' }, ...SANDBOX_TEMPLATE_SEALED_COLUMNS],
   },
   mount: mountControlPlane,
 };

@@ -17,7 +17,7 @@ export interface CliProcess {
   exited: Promise<number | string>;
 }
 
-const READY = /^local platform ready at (http:\/\/127\.0\.0\.1:\d+)$/m;
+const READY = /^local platform ready at (http:\/\/\S+:\d+)$/m;
 const KEY = /^dev api key: (.+)$/m;
 
 /** The environment of a child: no inherited AGENTPLATFORM_LOCAL_* settings. */

@@ -9,6 +9,7 @@ import {
   type FormatVersion,
 } from '../../../api/schemas/bulk-export';
 import { validateFilter } from '../../../api/filter';
+import { filterLimitProblem } from '../filter-limits';
 import { MAX_DUE_INTERVALS, MAX_EXPORT_DAYS, SCHEDULE_DELAY_MS, exportDays } from '../../../api/schemas/bulk-export-constants';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../../../api/schemas/trace';
 import type { z } from 'zod';
@@ -80,7 +81,8 @@ function checkIntervalRange(validator: RequestValidator, intervalHours: number):
 /** The check of `filter` of its own: it parses (an empty filter does not: leave `filter` out to export every run). */
 function checkFilter(validator: RequestValidator, filter: string): void {
   const parsed = validateFilter(filter);
-  if (!parsed.ok) validator.add(['body', 'filter'], 'value_error', `Value error, ${parsed.error.message}`);
+  const problem = parsed.ok ? filterLimitProblem(parsed.expr) : parsed.error.message;
+  if (problem !== undefined) validator.add(['body', 'filter'], 'value_error', `Value error, ${problem}`);
 }
 
 /** The fields of an export body, each one when its value is valid on its own. */
