@@ -134,6 +134,7 @@ export const bulkExportSchema = defineSchema({
       optional: true,
       requiresReplace: true,
       minItems: 1,
+      unordered: true,
       validateElement: exportFieldProblem,
       description:
         'Only these fields become columns (every exportable field when left out), checked at plan time against the ' +
