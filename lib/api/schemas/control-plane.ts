@@ -161,6 +161,7 @@ export const DeploymentRecord = z.object({
   updated_at: z.string(),
 });
 export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
+export const DeploymentRecordsList = z.object({ resources: z.array(DeploymentRecord), offset: z.number().int() });
 
 export const DeploymentsList = z.object({
   resources: z.array(Deployment),
@@ -229,6 +230,7 @@ export const SandboxTemplateRecord = z.object({
   updated_at: z.string(),
 });
 export type SandboxTemplateRecord = z.infer<typeof SandboxTemplateRecord>;
+export const SandboxTemplateRecordsList = z.object({ templates: z.array(SandboxTemplateRecord) });
 
 export const SandboxTemplatesList = z.object({ templates: z.array(SandboxTemplate) });
 export type SandboxTemplatesList = z.infer<typeof SandboxTemplatesList>;
