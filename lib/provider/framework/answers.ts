@@ -45,7 +45,7 @@ function keepAttribute(a: Attribute, next: CtyValue, reference: CtyValue): CtyVa
 }
 
 /** Whether two lists hold the same elements, each as often, in any order. */
-function sameElements(a: CtyValue, b: CtyValue, element: CtyType): boolean {
+export function sameElements(a: CtyValue, b: CtyValue, element: CtyType): boolean {
   if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
   const left = [...(b as readonly CtyValue[])];
   return (a as readonly CtyValue[]).every((item) => {
