@@ -26,7 +26,7 @@ export const bulkExportRunsSchema = defineSchema({
       {
         id: computedString('Export run id.'),
         bulk_export_id: computedString('The export the run belongs to: `export_id`, or for a scheduled export the spawned export of its interval.'),
-        status: computedString('`Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut`.'),
+        status: computedString('`Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut`, or a status the platform added since.'),
         start_time: computedString('Start of the run\'s range (RFC 3339).'),
         end_time: computedString('End of the run\'s range (RFC 3339).'),
         retry_number: attr.number({ computed: true, description: 'Retries used so far (0 on the first attempt).' }),

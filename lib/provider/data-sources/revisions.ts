@@ -37,7 +37,7 @@ export const revisionsSchema = defineSchema({
     revisions: attr.listNested(
       {
         id: computedString('Revision id.'),
-        status: computedString(`One of ${REVISION_STATUSES.map((s) => `\`${s}\``).join(', ')}.`),
+        status: computedString(`One of ${REVISION_STATUSES.map((s) => `\`${s}\``).join(', ')}, or a status the platform added since.`),
         source: computedString('`github` or `external_docker`.'),
         source_revision_config: attr.object(
           {

@@ -168,7 +168,7 @@ export const deploymentSchema = defineSchema({
       computed: true,
       useStateForUnknown: true,
       description:
-        'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED`. When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), ' +
+        'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED` (a status the platform added since is shown as it names it). When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), ' +
         'the next plan deploys the same source again as a new revision, as an in-place update.',
     }),
     repo_commit_sha: attr.string({ computed: true, useStateForUnknown: true, description: 'Commit the newest revision was built from (`github`).' }),
