@@ -39,7 +39,7 @@ export async function createOrAdopt(
     if (found) {
       throw new DiagnosticError(
         summary,
-        `${message}. A deployment named "${body.name}" exists (id ${found.id}, created ${found.created_at}), but it is not the one ` +
+        `${message}. A deployment named "${body.name}" exists (id ${found.id}, created ${found.created_at ?? 'at a time the platform does not show'}), but it is not the one ` +
           'this request would have made: it was created before the request went out, or from another source. If it is the one ' +
           `this configuration means, import it.\n\n${importHint(found.id)}`,
       );

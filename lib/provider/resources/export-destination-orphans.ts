@@ -26,7 +26,7 @@ export async function mayHaveBeenCreated(
   }
   const made = alike?.filter((d) => d.created_at !== undefined && createdSince(d.created_at, sent.sentAtMs, client.transport)) ?? [];
   const older = alike?.filter((d) => !made.includes(d)) ?? [];
-  const listed = (destinations: Destination[]) => destinations.map((d) => `${d.id} (created ${d.created_at})`).join(', ');
+  const listed = (destinations: Destination[]) => destinations.map((d) => `${d.id} (created ${d.created_at ?? 'at a time the platform does not show'})`).join(', ');
   const importIt = "(`terraform import <this resource's address> <id>`)";
   const found = made.length
     ? `Created since the request went out, with this name, bucket and prefix: ${listed(made)}. Import ${made.length > 1 ? 'the one to keep' : 'it'} ${importIt} instead of applying again, which would create another.`
