@@ -15,11 +15,6 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
   return z.string().describe(`one of ${values.join(', ')}, or a value added since`) as z.ZodType<OpenEnum<T[number]>, string>;
 }
 
-/** Whether `value` is one of `known` (narrows an open value to the known ones). */
-export function isKnownValue<T extends string>(known: readonly T[], value: string | null | undefined): value is T {
-  return typeof value === 'string' && (known as readonly string[]).includes(value);
-}
-
 const DECIMAL = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 /** A number the platform may write as a JSON number or as a decimal string (`0.5` or `"0.5"`). */

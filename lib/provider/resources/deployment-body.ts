@@ -23,7 +23,7 @@ export function localSettings(from: LocalSettings): LocalSettings {
 export function toModel(d: Deployment, revisionStatus: string | null, base: DeploymentModel): DeploymentModel {
   const config = d.source_config ?? {};
   const revision = d.source_revision_config ?? {};
-  const spec = given(config.resource_spec, undefined);
+  const spec = config.resource_spec;
   return {
     id: d.id,
     name: given(d.name, base.name),

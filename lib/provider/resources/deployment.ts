@@ -81,14 +81,7 @@ export const deploymentSchema = defineSchema({
     }),
     integration_id: attr.string({ optional: true, requiresReplace: true, validate: notEmpty, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
     repo_url: attr.string({ optional: true, requiresReplace: true, sameValue: sameUrl, validate: (value) => urlProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
-    deployment_type: attr.string({
-      optional: true,
-      computed: true,
-      useStateForUnknown: true,
-      oneOf: DEPLOYMENT_TYPES,
-      requiresReplace: true,
-      description: 'Kind of deployment. Left out, it is not sent, and the state holds the platform\'s choice, whatever kind it names.',
-    }),
+    deployment_type: attr.string({ optional: true, computed: true, useStateForUnknown: true, oneOf: DEPLOYMENT_TYPES, requiresReplace: true, description: 'Kind of deployment. Left out, it is not sent, and the state holds the platform\'s choice, whatever kind it names.' }),
     repo_ref: attr.string({
       optional: true,
       computed: true,
