@@ -7,6 +7,7 @@ import { BulkExport, BulkExportRecord, BulkExportRun, Destination, DestinationRe
 import { Deployment, DeploymentRecord, Revision, SandboxTemplate } from '../../lib/api/schemas/control-plane';
 import { isBeingDeleted, isFailedRevisionStatus } from '../../lib/api/schemas/control-plane-constants';
 import { looseNumber } from '../../lib/api/schemas/tolerant';
+import { Session, SessionRecord } from '../../lib/api/schemas/tracing';
 
 const ID = '6f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f';
 const EXTRA = { added_since: { nested: [1, 2] }, flag: true };
@@ -133,6 +134,11 @@ describe('exports and their runs', () => {
       metadata: { rows_written: 10 },
     });
   });
+});
+
+test('a tracing project needs only its id', () => {
+  expect(Session.parse({ id: 'project-1', ...EXTRA })).toEqual({ id: 'project-1' });
+  expect(SessionRecord.safeParse({ id: ID }).success).toBe(false);
 });
 
 test.each([

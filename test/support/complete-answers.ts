@@ -9,6 +9,7 @@ import type { BulkExportClient } from '../../lib/api/bulk-export';
 import type { ControlPlaneClient } from '../../lib/api/control-plane';
 import { BulkExportRecord, BulkExportRunRecord, DestinationRecord } from '../../lib/api/schemas/bulk-export';
 import { DeploymentRecord, Revision, RevisionsList, SandboxTemplateRecord } from '../../lib/api/schemas/control-plane';
+import { SessionRecord } from '../../lib/api/schemas/tracing';
 
 type Answers = Readonly<Record<string, z.ZodType>>;
 
@@ -39,6 +40,9 @@ const BULK_EXPORT_ANSWERS = {
   listExports: z.array(BulkExportRecord),
   cancelExport: BulkExportRecord,
   listExportRuns: z.array(BulkExportRunRecord),
+  createSession: SessionRecord,
+  getSession: SessionRecord,
+  findSessionByName: SessionRecord.optional(),
 } as const;
 
 const CONTROL_PLANE_ANSWERS = {
