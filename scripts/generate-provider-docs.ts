@@ -103,11 +103,11 @@ refresh never shows a change that is none:
 - a field an answer leaves out keeps the value of the plan (create, update) or of the prior state (refresh); with
   neither (after an import) it is null, as it is in a data source;
 - a value the platform writes otherwise than the configuration keeps the configured (or prior) form when both mean
-  the same: a URL with or without its trailing slash or in another case (\`repo_url\`, \`custom_url\`, \`url\`,
-  \`endpoint_url\`), an instant in another notation and an id in another case (a bulk export's \`start_time\`,
-  \`end_time\`, \`destination_id\`, \`session_id\`), a filter spaced otherwise, \`export_fields\` in another order,
-  a number written as a string (\`"0.5"\`); such a change in the configuration is planned in place, never as a
-  replacement;
+  the same: a URL with or without its trailing slash or a default port, its scheme or host in another case
+  (\`repo_url\`, \`custom_url\`, \`url\`, \`endpoint_url\`), an instant in another notation and an id in another case
+  (a bulk export's \`start_time\`, \`end_time\`, \`destination_id\`, \`session_id\`), a filter spaced otherwise,
+  \`export_fields\` in another order, a number written as a string (\`"0.5"\`); a change of the configuration between
+  two such forms never replaces the resource;
 - a status or kind the provider does not know is kept in state as the platform names it (\`deployment_type = "dev_free"\`,
   \`revision_status\`, a bulk export's \`status\`); a wait treats an unknown status as not final, and names it as the
   last status seen when its time runs out; a deployment in an unknown status is not taken for one being deleted
