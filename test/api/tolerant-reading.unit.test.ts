@@ -4,7 +4,7 @@
  * schemas, which the local platform answers, stay complete and closed.
  */
 import { BulkExport, BulkExportRecord, BulkExportRun, Destination, DestinationRecord } from '../../lib/api/schemas/bulk-export';
-import { Deployment, DeploymentRecord, Revision, SandboxTemplate } from '../../lib/api/schemas/control-plane';
+import { Deployment, DeploymentRecord, DeploymentsList, Revision, SandboxTemplate } from '../../lib/api/schemas/control-plane';
 import { isBeingDeleted, isFailedRevisionStatus } from '../../lib/api/schemas/control-plane-constants';
 import { looseNumber } from '../../lib/api/schemas/tolerant';
 import { Session, SessionRecord } from '../../lib/api/schemas/tracing';
@@ -48,6 +48,10 @@ describe('deployments', () => {
     ['source', { source: 'gitlab' }],
   ])('an unknown %s is kept as it is', (_what, change) => {
     expect(Deployment.parse({ ...full, ...change })).toMatchObject(change);
+  });
+
+  test('a page of deployments needs its resources only (the spec does not show the list)', () => {
+    expect(DeploymentsList.parse({ resources: [{ id: ID, latest_revision_id: null }], ...EXTRA })).toEqual({ resources: [{ id: ID, latest_revision_id: null }] });
   });
 
   test('scaling numbers may come as decimal strings', () => {

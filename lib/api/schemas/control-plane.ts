@@ -163,9 +163,10 @@ export const DeploymentRecord = z.object({
 export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
 export const DeploymentRecordsList = z.object({ resources: z.array(DeploymentRecord), offset: z.number().int() });
 
+/** A page of deployments; the spec does not show this list, and its callers page by counting what they received. */
 export const DeploymentsList = z.object({
   resources: z.array(Deployment),
-  offset: z.number().int(),
+  offset: z.number().int().optional(),
 });
 export type DeploymentsList = z.infer<typeof DeploymentsList>;
 
