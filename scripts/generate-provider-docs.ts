@@ -93,6 +93,28 @@ tracing project by its id: a deployment's runs are traced into the project named
 (\`GET /api/v1/sessions?name=<deployment name>\` once it has run), \`POST /api/v1/sessions\` \`{"name": "..."}\` makes
 one, and \`npx agentplatform-local generate-runs --project <name> ...\` fills one with synthetic runs
 ([bulk-export.md](bulk-export.md)).
+
+## Reading the platform's answers
+
+The provider reads the platform's answers tolerantly ([api-clients.md](api-clients.md#reading-answers-tolerantly)),
+and turns them into state so that an apply never ends in "Provider produced inconsistent result after apply" and a
+refresh never shows a change that is none:
+
+- a field an answer leaves out keeps the value of the plan (create, update) or of the prior state (refresh); with
+  neither (after an import) it is null, as it is in a data source;
+- a value the platform writes otherwise than the configuration keeps the configured (or prior) form when both mean
+  the same: a URL with or without its trailing slash or a default port, its scheme or host in another case
+  (\`repo_url\`, \`custom_url\`, \`url\`, \`endpoint_url\`), an instant in another notation and an id in another case
+  (a bulk export's \`start_time\`, \`end_time\`, \`destination_id\`, \`session_id\`), a filter spaced otherwise,
+  \`export_fields\` in another order, a number written as a string (\`"0.5"\`); a change of the configuration between
+  two such forms never replaces the resource;
+- a status or kind the provider does not know is kept in state as the platform names it (\`deployment_type = "dev_free"\`,
+  \`revision_status\`, a bulk export's \`status\`); a wait treats an unknown status as not final, and names it as the
+  last status seen when its time runs out; a deployment in an unknown status is not taken for one being deleted
+  (\`AWAITING_DELETE\` and \`AWAITING_FINAL_DELETE\` are).
+
+\`test/provider/reshaped-answers.test.ts\` runs a deployment, a destination and an export through create, plan,
+update, import and destroy behind a proxy that reshapes every answer so.
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */

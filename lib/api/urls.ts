@@ -29,3 +29,22 @@ export function httpUrlProblem(value: string): HttpUrlProblem | undefined {
   }
   return url.username !== '' || url.password !== '' ? 'user-info' : undefined;
 }
+
+/**
+ * Whether two URLs name the same address as a server compares them: scheme and host in any case, a default port
+ * written or not, and a path with or without its trailing slash (`https://git.example.com/acme/agent/` is
+ * `https://git.example.com/acme/agent`). A platform that stores a URL may hand it back so normalised.
+ */
+export function sameUrl(a: string, b: string): boolean {
+  if (a === b) return true;
+  const canonical = (text: string): string | undefined => {
+    try {
+      const url = new URL(text);
+      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}${url.search}${url.hash}`;
+    } catch {
+      return undefined;
+    }
+  };
+  const left = canonical(a);
+  return left !== undefined && left === canonical(b);
+}

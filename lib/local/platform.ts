@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { SandboxTemplate } from '../api/schemas/control-plane';
+import type { SandboxTemplateRecord as SandboxTemplate } from '../api/schemas/control-plane';
 import { AUTH_MIGRATIONS, AuthStore, DEV_API_KEY_FILE, generateApiKey, keptDevApiKey, type CreatedOrganization } from './auth';
 import { systemClock, type Clock } from './clock';
 import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from './control-plane/pipeline';

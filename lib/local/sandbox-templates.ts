@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { SandboxTemplate } from '../api/schemas/control-plane';
+import type { SandboxTemplateRecord as SandboxTemplate } from '../api/schemas/control-plane';
 import type { Clock } from './clock';
 import { prepared, type Migration, type PlatformDatabase, type SealedColumn } from './db';
 import { HttpError } from './errors';

@@ -5,7 +5,7 @@
  */
 import { request } from 'undici';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/api/errors';
-import type { Deployment } from '../../lib/api/schemas/control-plane';
+import type { DeploymentRecord as Deployment } from '../../lib/api/schemas/control-plane';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 import { waitFor } from './support/wait';
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../lib/api/errors';
 import type { AgentServerClient } from '../../lib/api/agent-server';
-import type { Deployment } from '../../lib/api/schemas/control-plane';
+import type { DeploymentRecord as Deployment } from '../../lib/api/schemas/control-plane';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 
 let platform: AgentTestPlatform;

@@ -4,7 +4,7 @@
  */
 import { request } from 'undici';
 import type { AgentServerClient, StreamChunk } from '../../lib/api/agent-server';
-import type { Deployment } from '../../lib/api/schemas/control-plane';
+import type { DeploymentRecord as Deployment } from '../../lib/api/schemas/control-plane';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 
 let platform: AgentTestPlatform;

@@ -3,7 +3,7 @@
  * subgraph's nodes under the subgraph node), an llm run per model call with token counts and costs, summed upward.
  */
 import type { AgentServerClient } from '../../lib/api/agent-server';
-import type { Deployment } from '../../lib/api/schemas/control-plane';
+import type { DeploymentRecord as Deployment } from '../../lib/api/schemas/control-plane';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 import { waitFor } from './support/wait';
 

@@ -129,7 +129,7 @@ describe('sandbox templates', () => {
     expect(templates.length).toBeGreaterThanOrEqual(2);
     for (const template of templates) {
       expect(template.resources).toHaveProperty('cpu');
-      expect(Array.isArray(template.proxy_config.rules)).toBe(true);
+      expect(Array.isArray(template.proxy_config?.rules)).toBe(true);
     }
   });
 });

@@ -143,7 +143,7 @@ describe('deployments', () => {
       [422, { detail: [{ loc: ['body', 'secrets', 0, 'value'], msg: 'tok-very-secret is too short', type: 'value_error' }] }],
     );
     const updated = await client.updateDeployment(DEPLOYMENT_ID, patch);
-    expect(updated.source_revision_config.repo_ref).toBe('release');
+    expect(updated.source_revision_config?.repo_ref).toBe('release');
     expect(seen[0]).toMatchObject({ method: 'PATCH', path: `/v2/deployments/${DEPLOYMENT_ID}`, body: patch });
     const err = await client.updateDeployment(DEPLOYMENT_ID, patch).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);

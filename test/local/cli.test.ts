@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Deployment, SandboxTemplatesList } from '../../lib/api/schemas/control-plane';
+import { DeploymentRecord as Deployment, SandboxTemplateRecordsList as SandboxTemplatesList } from '../../lib/api/schemas/control-plane';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { isLoopbackHost, urlHostOf } from '../../lib/local/bind-address';
 import { parseCli } from '../../lib/local/cli';

@@ -4,12 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  Deployment,
-  DeploymentsList,
+  DeploymentRecord as Deployment,
+  DeploymentRecordsList as DeploymentsList,
   ErrorDetail,
   HTTPValidationError,
   RevisionsList,
-  SandboxTemplatesList,
+  SandboxTemplateRecordsList as SandboxTemplatesList,
 } from '../../lib/api/schemas/control-plane';
 import {
   createDeployment,

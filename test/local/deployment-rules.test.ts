@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Deployment, DeploymentsList } from '../../lib/api/schemas/control-plane';
+import { DeploymentRecord as Deployment, DeploymentRecordsList as DeploymentsList } from '../../lib/api/schemas/control-plane';
 import {
   createDeployment,
   dockerBody,

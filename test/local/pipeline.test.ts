@@ -2,7 +2,7 @@
  * The revision pipeline: the success path step by step, failures asked for with markers, and newer revisions
  * superseding older ones in flight. The manual clock makes every status exactly predictable.
  */
-import { Deployment } from '../../lib/api/schemas/control-plane';
+import { DeploymentRecord as Deployment } from '../../lib/api/schemas/control-plane';
 import {
   createDeployment,
   dockerBody,

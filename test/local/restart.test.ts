@@ -2,7 +2,7 @@
  * The pipeline lives in the database: a platform stopped (cleanly, or by SIGKILL) while a revision is BUILDING
  * resumes it after a start on the same data dir, and the revision reaches DEPLOYED.
  */
-import { Deployment, Revision } from '../../lib/api/schemas/control-plane';
+import { DeploymentRecord as Deployment, Revision } from '../../lib/api/schemas/control-plane';
 import { startLocalPlatform } from '../../lib/local/platform';
 import { ensureCliBuilt } from './support/build';
 import { childEnv, startCli, type CliProcess } from './support/child';

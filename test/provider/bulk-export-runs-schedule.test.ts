@@ -3,7 +3,7 @@
  * manual clock: a schedule has no runs of its own, so the data source lists the runs of the exports it spawned, each
  * naming its export; a schedule that spawned nothing yet has none.
  */
-import type { BulkExport } from '../../lib/api/schemas/bulk-export';
+import type { BulkExportRecord as BulkExport } from '../../lib/api/schemas/bulk-export';
 import { ManualClock } from '../../lib/local/clock';
 import { destinationOn, startTestS3, type TestS3 } from '../tracing/support/s3';
 import { until, type DeploymentDir } from './support/deployment-platform';

@@ -2,7 +2,7 @@
  * The data sources through the real terraform return what the control plane returns: one page of revisions with
  * its filters, every page with `all`, and every field of every sandbox template.
  */
-import type { Revision, SandboxTemplate } from '../../lib/api/schemas/control-plane';
+import type { Revision, SandboxTemplateRecord as SandboxTemplate } from '../../lib/api/schemas/control-plane';
 import { TestPlatform, until } from './support/deployment-platform';
 
 const REVISION_COUNT = 25;

@@ -5,7 +5,7 @@
  * exports that spawn on the clock, a cancel outside Terraform seen as drift, and destroy that cancels the schedule
  * and, with `cancel_spawned_on_destroy`, its spawned exports.
  */
-import type { BulkExport } from '../../lib/api/schemas/bulk-export';
+import type { BulkExportRecord as BulkExport } from '../../lib/api/schemas/bulk-export';
 import { ManualClock } from '../../lib/local/clock';
 import { CEPH_START_TIMEOUT_MS, startCeph, type CephCluster, type S3Credentials } from '../support/ceph';
 import { getObjectBytes, readParquetRows } from '../tracing/support/parquet';

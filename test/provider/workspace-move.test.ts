@@ -40,7 +40,7 @@ const destination = `resource "agentplatform_export_destination" "d" {
 `;
 
 /** The deployments of `name` in a workspace, with their status. */
-async function deploymentsIn(tenantId: string, name: string): Promise<{ id: string; status: string }[]> {
+async function deploymentsIn(tenantId: string, name: string): Promise<{ id: string; status: string | undefined }[]> {
   const client = new ControlPlaneClient({ baseUrl: lp.platform.url, auth: { kind: 'api-key', apiKey: lp.platform.devApiKey, tenantId } });
   try {
     const page = await client.listDeployments({ nameContains: name });

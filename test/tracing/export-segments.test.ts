@@ -4,7 +4,7 @@
  * cursor order across the files in their listed order, and the cut is stored with each segment's progress. (The
  * crash-and-resume case of a cut run is in kill-and-resume.test.ts.)
  */
-import type { BulkExport, BulkExportRun } from '../../lib/api/schemas/bulk-export';
+import type { BulkExportRecord as BulkExport, BulkExportRunRecord as BulkExportRun } from '../../lib/api/schemas/bulk-export';
 import { ManualClock } from '../../lib/local/clock';
 import { AttemptTimeLimit } from '../../lib/local/tracing/exports/attempt-time-limit';
 import { cutSegments, runMetadata, segmentEnds, type RunSegment } from '../../lib/local/tracing/exports/segments';

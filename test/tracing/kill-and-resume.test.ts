@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { BulkExportClient } from '../../lib/api/bulk-export';
+import { localBulkExport, type LocalBulkExportClient } from '../support/complete-answers';
 import { DATABASE_FILE } from '../../lib/local/db';
 import { INTERRUPTION_MESSAGE } from '../../lib/local/tracing/exports/failures';
 import { generateRunsCommand } from '../../lib/local/tracing/generate-cli';
@@ -25,7 +26,7 @@ const WRITER = { rowGroupRows: 100, maxRowsPerFile: 200 };
 
 interface PlatformProcess {
   readonly child: ChildProcess;
-  readonly client: BulkExportClient;
+  readonly client: LocalBulkExportClient;
 }
 
 function startPlatformProcess(dataDir: string, settings: object): Promise<PlatformProcess> {
@@ -41,7 +42,7 @@ function startPlatformProcess(dataDir: string, settings: object): Promise<Platfo
       const line = /READY (.*)\n/.exec(output);
       if (!line) return;
       const { url, apiKey, tenantId } = JSON.parse(line[1]) as { url: string; apiKey: string; tenantId: string };
-      resolveStart({ child, client: new BulkExportClient({ baseUrl: url, auth: { kind: 'api-key', apiKey, tenantId }, retry: { maxRetries: 0 } }) });
+      resolveStart({ child, client: localBulkExport(new BulkExportClient({ baseUrl: url, auth: { kind: 'api-key', apiKey, tenantId }, retry: { maxRetries: 0 } })) });
     });
   });
 }

@@ -4,6 +4,7 @@
  * answers what they accept.
  */
 import { z } from 'zod';
+import { openEnum } from './tolerant';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -90,7 +91,8 @@ export const Thread = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   metadata: JsonObject,
-  status: ThreadStatus,
+  /** A status the server added since is kept as it is. */
+  status: openEnum(THREAD_STATUSES),
   values: ThreadValues.nullable(),
 });
 export type Thread = z.infer<typeof Thread>;
@@ -146,7 +148,8 @@ export const Run = z.object({
   assistant_id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
-  status: RunStatus,
+  /** A status the server added since is kept as it is (and is not final). */
+  status: openEnum(RUN_STATUSES),
   metadata: JsonObject,
   multitask_strategy: MultitaskStrategy.nullable(),
   kwargs: JsonObject,
@@ -259,7 +262,8 @@ export type UpdatesChunk = z.infer<typeof UpdatesChunk>;
 
 /** Data of a `debug` event. */
 export const DebugChunk = z.object({
-  type: z.enum(['checkpoint', 'task', 'task_result']),
+  /** A kind of debug event the server added since is kept as it is. */
+  type: openEnum(['checkpoint', 'task', 'task_result']),
   timestamp: z.string(),
   step: z.number().int(),
   payload: JsonObject,

@@ -1,6 +1,7 @@
 /**
  * Zod schemas of the trace bulk export API (area B of the platform API): destinations, exports and export runs.
- * The client parses every response with these, and the local platform answers exactly what they accept.
+ * Request bodies are closed to what the spec names; responses are read tolerantly (see `tolerant.ts`): the client
+ * parses every response with these, and whatever the local platform answers passes them.
  */
 import { z } from 'zod';
 import {
@@ -12,6 +13,7 @@ import {
   INTERVAL_HOURS_MIN,
   type BulkExportStatusName,
 } from './bulk-export-constants';
+import { looseNumber, openEnum, type OpenEnum } from './tolerant';
 
 export { BULK_EXPORT_STATUSES, DEFAULT_FORMAT_VERSION, FINAL_BULK_EXPORT_STATUSES, FORMAT_VERSIONS, INTERVAL_HOURS_MAX, INTERVAL_HOURS_MIN };
 export type BulkExportStatus = BulkExportStatusName;
@@ -20,13 +22,18 @@ const STATUS_BY_UPPER_CASE: Readonly<Record<string, BulkExportStatus>> = Object.
   BULK_EXPORT_STATUSES.map((status) => [status.toUpperCase(), status]),
 );
 
-/** Accepts both spellings (`Completed`, `COMPLETED`, `TIMEDOUT`, `TimedOut`) and yields the wire spelling. */
-export const BulkExportStatus = z.preprocess(
-  (value) => (typeof value === 'string' ? (STATUS_BY_UPPER_CASE[value.toUpperCase()] ?? value) : value),
-  z.enum(BULK_EXPORT_STATUSES),
-);
+/** The wire spelling of a known status in either spelling (`COMPLETED`, `TIMEDOUT`), else the value as it is. */
+const wireSpelling = (value: unknown): unknown => (typeof value === 'string' ? (STATUS_BY_UPPER_CASE[value.toUpperCase()] ?? value) : value);
 
-export const isFinalBulkExportStatus = (status: BulkExportStatus): boolean => FINAL_BULK_EXPORT_STATUSES.includes(status);
+/** Accepts both spellings (`Completed`, `COMPLETED`, `TIMEDOUT`, `TimedOut`) and yields the wire spelling. */
+export const BulkExportStatus = z.preprocess(wireSpelling, z.enum(BULK_EXPORT_STATUSES));
+
+/** A status as the platform answers it: a known one in its wire spelling, or a status added since, kept as it is. */
+export const AnsweredBulkExportStatus = z.preprocess(wireSpelling, openEnum(BULK_EXPORT_STATUSES)) as z.ZodType<OpenEnum<BulkExportStatus>, string>;
+export type AnsweredBulkExportStatus = OpenEnum<BulkExportStatus>;
+
+/** Whether a status is final; a status added since is not known to be. */
+export const isFinalBulkExportStatus = (status: string): boolean => (FINAL_BULK_EXPORT_STATUSES as readonly string[]).includes(status);
 
 export const FormatVersion = z.enum(FORMAT_VERSIONS);
 export type FormatVersion = z.infer<typeof FormatVersion>;
@@ -74,8 +81,34 @@ export const DestinationCredentialsUpdate = z.object({
 });
 export type DestinationCredentialsUpdate = z.input<typeof DestinationCredentialsUpdate>;
 
-/** A destination as returned by the API: credentials are never returned, only the names of the keys given. */
+/** `config` of a destination as the platform answers it: whatever it shows. */
+const AnsweredDestinationConfig = z.object({
+  bucket_name: z.string().optional(),
+  prefix: z.string().nullable().optional(),
+  region: z.string().nullish(),
+  endpoint_url: z.string().nullish(),
+  include_bucket_in_prefix: z.boolean().nullish(),
+});
+
+/**
+ * A destination as the platform answers it: credentials are never returned, at most the names of the keys given.
+ * Only `id` is required (the spec names it as what creation returns); a destination type added since is kept.
+ */
 export const Destination = z.object({
+  id: z.string(),
+  tenant_id: z.string().optional(),
+  destination_type: openEnum(DESTINATION_TYPES).optional(),
+  display_name: z.string().optional(),
+  config: AnsweredDestinationConfig.optional(),
+  credentials_keys: z.array(z.string()).optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+});
+export type Destination = z.infer<typeof Destination>;
+export const DestinationList = z.array(Destination);
+
+/** A destination as the local platform answers it: every field, each in its closed form. */
+export const DestinationRecord = z.object({
   id: z.guid(),
   tenant_id: z.guid(),
   destination_type: z.enum(DESTINATION_TYPES),
@@ -85,8 +118,7 @@ export const Destination = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 });
-export type Destination = z.infer<typeof Destination>;
-export const DestinationList = z.array(Destination);
+export type DestinationRecord = z.infer<typeof DestinationRecord>;
 
 /** Body of `POST /api/v1/bulk-exports`. Exactly one of `end_time` and `interval_hours` is given. */
 export const BulkExportCreate = z.object({
@@ -101,7 +133,32 @@ export const BulkExportCreate = z.object({
 });
 export type BulkExportCreate = z.input<typeof BulkExportCreate>;
 
+/**
+ * An export as the platform answers it: `id` and `status` are required (what creation returns, and what every wait
+ * and destroy reads); the rest may be left out, and a status or format version added since is kept.
+ */
 export const BulkExport = z.object({
+  id: z.string(),
+  status: AnsweredBulkExportStatus,
+  tenant_id: z.string().optional(),
+  bulk_export_destination_id: z.string().optional(),
+  session_id: z.string().optional(),
+  start_time: z.string().optional(),
+  end_time: z.string().nullable().optional(),
+  filter: z.string().nullable().optional(),
+  export_fields: z.array(z.string()).nullable().optional(),
+  interval_hours: looseNumber.nullable().optional(),
+  format_version: openEnum(FORMAT_VERSIONS).nullable().optional(),
+  source_bulk_export_id: z.string().nullable().optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+  finished_at: z.string().nullable().optional(),
+});
+export type BulkExport = z.infer<typeof BulkExport>;
+export const BulkExportList = z.array(BulkExport);
+
+/** An export as the local platform answers it: every field, each in its closed form. */
+export const BulkExportRecord = z.object({
   id: z.guid(),
   tenant_id: z.guid(),
   bulk_export_destination_id: z.guid(),
@@ -118,8 +175,7 @@ export const BulkExport = z.object({
   updated_at: z.string(),
   finished_at: z.string().nullable(),
 });
-export type BulkExport = z.infer<typeof BulkExport>;
-export const BulkExportList = z.array(BulkExport);
+export type BulkExportRecord = z.infer<typeof BulkExportRecord>;
 
 /** Body of `PATCH /api/v1/bulk-exports/{id}`: the only change allowed is cancellation. */
 export const BulkExportUpdate = z.object({
@@ -140,13 +196,38 @@ export const BulkExportRunMetadata = z.object({
 });
 export type BulkExportRunMetadata = z.infer<typeof BulkExportRunMetadata>;
 
+/** A run's progress as the platform answers it: whatever it shows. */
+const AnsweredRunMetadata = z.object({
+  latest_cursor: z.string().nullable().optional(),
+  rows_written: looseNumber.nullable().optional(),
+  exported_files: z.array(z.string()).nullable().optional(),
+});
+
+/** An export run as the platform answers it: `id` and `status` are required, the rest may be left out. */
 export const BulkExportRun = z.object({
+  id: z.string(),
+  status: AnsweredBulkExportStatus,
+  bulk_export_id: z.string().optional(),
+  /** How many retries this run has used (0 on the first attempt). */
+  retry_number: looseNumber.nullable().optional(),
+  /** The error of each failed attempt, keyed `retry_0`, `retry_1`, … */
+  errors: z.record(z.string(), z.string()).nullable().optional(),
+  start_time: z.string().optional(),
+  end_time: z.string().optional(),
+  metadata: AnsweredRunMetadata.nullable().optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+  finished_at: z.string().nullable().optional(),
+});
+export type BulkExportRun = z.infer<typeof BulkExportRun>;
+export const BulkExportRunList = z.array(BulkExportRun);
+
+/** An export run as the local platform answers it: every field, each in its closed form. */
+export const BulkExportRunRecord = z.object({
   id: z.guid(),
   bulk_export_id: z.guid(),
   status: BulkExportStatus,
-  /** How many retries this run has used (0 on the first attempt). */
   retry_number: z.number().int(),
-  /** The error of each failed attempt, keyed `retry_0`, `retry_1`, … */
   errors: z.record(z.string(), z.string()),
   start_time: z.string(),
   end_time: z.string(),
@@ -155,5 +236,4 @@ export const BulkExportRun = z.object({
   updated_at: z.string(),
   finished_at: z.string().nullable(),
 });
-export type BulkExportRun = z.infer<typeof BulkExportRun>;
-export const BulkExportRunList = z.array(BulkExportRun);
+export type BulkExportRunRecord = z.infer<typeof BulkExportRunRecord>;

@@ -43,8 +43,21 @@ export const DEPLOYMENT_SOURCES = ['github', 'external_docker'] as const;
 /** Kinds of deployment. */
 export const DEPLOYMENT_TYPES = ['dev', 'prod'] as const;
 
-/** Lifecycle of the deployment itself (its revisions have their own status). */
-export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
+/**
+ * Lifecycle of the deployment itself (its revisions have their own status). `AWAITING_FINAL_DELETE` is the real
+ * platform's last step of a deletion; the local platform goes from `AWAITING_DELETE` straight to gone.
+ */
+export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'AWAITING_FINAL_DELETE', 'UNKNOWN'] as const;
+
+/** Statuses of a deployment being deleted: the platform refuses every change to it, and it is gone soon. */
+export const DELETING_DEPLOYMENT_STATUSES: readonly string[] = ['AWAITING_DELETE', 'AWAITING_FINAL_DELETE'];
+
+/** Whether a deployment status says it is being deleted (an unknown status does not). */
+export const isBeingDeleted = (status: string | null | undefined): boolean => typeof status === 'string' && DELETING_DEPLOYMENT_STATUSES.includes(status);
+
+/** Whether a revision status is one of the failed final ones (an unknown status is not). */
+export const isFailedRevisionStatus = (status: string | null | undefined): boolean =>
+  typeof status === 'string' && (FAILED_REVISION_STATUSES as readonly string[]).includes(status);
 
 /** A tag ref is immutable, so it cannot be combined with `build_on_push`. */
 export const TAG_REF_PREFIX = 'refs/tags/';

@@ -1,9 +1,11 @@
 /**
- * Zod schemas of the deployment control plane (area A of the platform API). The clients parse every response with
- * these, and the local platform answers exactly what they accept.
+ * Zod schemas of the deployment control plane (area A of the platform API). Request bodies are closed to what the
+ * spec names; responses are read tolerantly (see `tolerant.ts`): the clients parse every response with these, and
+ * whatever the local platform answers passes them.
  */
 import { z } from 'zod';
 import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES } from './control-plane-constants';
+import { looseNumber, openEnum } from './tolerant';
 
 export * from './control-plane-constants';
 
@@ -31,12 +33,13 @@ export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
 export const SourceRevisionConfigInput = SourceRevisionConfig.omit({ repo_commit_sha: true });
 export type SourceRevisionConfigInput = z.infer<typeof SourceRevisionConfigInput>;
 
+/** A revision as the platform answers it: every field the spec marks required; a status or source added since is kept. */
 export const Revision = z.object({
-  id: z.guid(),
+  id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
-  status: RevisionStatus,
-  source: DeploymentSource,
+  status: openEnum(REVISION_STATUSES),
+  source: openEnum(DEPLOYMENT_SOURCES),
   source_revision_config: SourceRevisionConfig,
 });
 export type Revision = z.infer<typeof Revision>;
@@ -104,7 +107,45 @@ export const DeploymentPatch = z.object({
 });
 export type DeploymentPatch = z.infer<typeof DeploymentPatch>;
 
+/** `resource_spec` as the platform answers it: a number may come as a decimal string (`"0.5"`). */
+const AnsweredResourceSpec = z.object({
+  min_scale: looseNumber.nullable().optional(),
+  max_scale: looseNumber.nullable().optional(),
+  cpu: looseNumber.nullable().optional(),
+  memory_mb: looseNumber.nullable().optional(),
+});
+
+/** `source_config` as the platform answers it: a deployment type added since (`dev_free`, ...) is kept. */
+export const AnsweredSourceConfig = z.object({
+  ...SourceConfig.shape,
+  deployment_type: openEnum(DEPLOYMENT_TYPES).nullable().optional(),
+  resource_spec: AnsweredResourceSpec.nullable().optional(),
+});
+export type AnsweredSourceConfig = z.infer<typeof AnsweredSourceConfig>;
+
+/**
+ * A deployment as the platform answers it. The spec shows `id` and `latest_revision_id` (the revision to wait for)
+ * only: they are required, every other field may be left out, and a status or type added since is kept.
+ */
 export const Deployment = z.object({
+  id: z.string(),
+  latest_revision_id: z.string().nullable(),
+  tenant_id: z.string().optional(),
+  name: z.string().optional(),
+  source: openEnum(DEPLOYMENT_SOURCES).optional(),
+  source_config: AnsweredSourceConfig.optional(),
+  source_revision_config: SourceRevisionConfig.optional(),
+  secrets: z.array(SecretName).optional(),
+  status: openEnum(DEPLOYMENT_STATUSES).optional(),
+  active_revision_id: z.string().nullable().optional(),
+  url: z.string().nullable().optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+});
+export type Deployment = z.infer<typeof Deployment>;
+
+/** A deployment as the local platform answers it: every field, each in its closed form. */
+export const DeploymentRecord = z.object({
   id: z.guid(),
   tenant_id: z.string(),
   name: z.string(),
@@ -119,15 +160,52 @@ export const Deployment = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 });
-export type Deployment = z.infer<typeof Deployment>;
+export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
+export const DeploymentRecordsList = z.object({ resources: z.array(DeploymentRecord), offset: z.number().int() });
 
+/** A page of deployments; the spec does not show this list, and its callers page by counting what they received. */
 export const DeploymentsList = z.object({
   resources: z.array(Deployment),
-  offset: z.number().int(),
+  offset: z.number().int().optional(),
 });
 export type DeploymentsList = z.infer<typeof DeploymentsList>;
 
+/** A sandbox template as the platform answers it: the spec does not say which fields are required, so none is. */
 export const SandboxTemplate = z.object({
+  id: z.string().optional(),
+  name: z.string().optional(),
+  image: z.string().optional(),
+  resources: z
+    .object({
+      cpu: z.string().nullable().optional(),
+      memory: z.string().nullable().optional(),
+      storage: z.string().nullable().optional(),
+    })
+    .optional(),
+  volume_mounts: z.array(z.object({ volume_name: z.string().optional(), mount_path: z.string().optional() })).optional(),
+  proxy_config: z
+    .object({
+      rules: z
+        .array(
+          z.object({
+            name: z.string().optional(),
+            match_hosts: z.array(z.string()).optional(),
+            inject_headers: z.record(z.string(), z.string()).optional(),
+            match_paths: z.array(z.string()).optional(),
+            enabled: z.boolean().optional(),
+          }),
+        )
+        .optional(),
+      no_proxy: z.array(z.string()).optional(),
+    })
+    .optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+});
+export type SandboxTemplate = z.infer<typeof SandboxTemplate>;
+
+/** A sandbox template as the local platform answers it: every field. */
+export const SandboxTemplateRecord = z.object({
   id: z.guid(),
   name: z.string(),
   image: z.string(),
@@ -152,7 +230,8 @@ export const SandboxTemplate = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 });
-export type SandboxTemplate = z.infer<typeof SandboxTemplate>;
+export type SandboxTemplateRecord = z.infer<typeof SandboxTemplateRecord>;
+export const SandboxTemplateRecordsList = z.object({ templates: z.array(SandboxTemplateRecord) });
 
 export const SandboxTemplatesList = z.object({ templates: z.array(SandboxTemplate) });
 export type SandboxTemplatesList = z.infer<typeof SandboxTemplatesList>;

@@ -18,8 +18,22 @@ export const SessionCreate = z.object({
 });
 export type SessionCreate = z.input<typeof SessionCreate>;
 
-/** A tracing project. Names are unique within a workspace. */
+/**
+ * A tracing project as the platform answers it: `id` is what a bulk export needs; the rest may be left out (read
+ * tolerantly, as `tolerant.ts` says). Names are unique within a workspace.
+ */
 export const Session = z.object({
+  id: z.string(),
+  tenant_id: z.string().optional(),
+  name: z.string().optional(),
+  description: z.string().nullable().optional(),
+  start_time: z.string().optional(),
+  created_at: z.string().optional(),
+});
+export type Session = z.infer<typeof Session>;
+
+/** A tracing project as the local platform answers it: every field. */
+export const SessionRecord = z.object({
   id: z.guid(),
   tenant_id: z.guid(),
   name: z.string(),
@@ -27,7 +41,7 @@ export const Session = z.object({
   start_time: z.string(),
   created_at: z.string(),
 });
-export type Session = z.infer<typeof Session>;
+export type SessionRecord = z.infer<typeof SessionRecord>;
 export const SessionList = z.array(Session);
 
 /**

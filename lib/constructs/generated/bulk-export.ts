@@ -138,7 +138,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return new TfBulkExportTimeoutsOutputReference(this, 'timeouts');
   }
 
-  /** Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`). */
+  /** Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`), or a status the platform added since, as it names it. */
   get status(): string {
     return this.getStringAttribute('status');
   }

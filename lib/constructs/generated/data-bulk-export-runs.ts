@@ -20,7 +20,7 @@ export class TfBulkExportRunsDataSourceRunsOutputReference extends cdktf.Complex
     return this.getStringAttribute('bulk_export_id');
   }
 
-  /** `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut`. */
+  /** `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut`, or a status the platform added since. */
   get status(): string {
     return this.getStringAttribute('status');
   }

@@ -42,7 +42,7 @@ export class TfRevisionsDataSourceRevisionsOutputReference extends cdktf.Complex
     return this.getStringAttribute('id');
   }
 
-  /** One of `CREATING`, `QUEUED`, `AWAITING_BUILD`, `BUILDING`, `AWAITING_DEPLOY`, `DEPLOYING`, `CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`, `DEPLOYED`, `SKIPPED`, `INTERRUPTED`, `UNKNOWN`. */
+  /** One of `CREATING`, `QUEUED`, `AWAITING_BUILD`, `BUILDING`, `AWAITING_DEPLOY`, `DEPLOYING`, `CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`, `DEPLOYED`, `SKIPPED`, `INTERRUPTED`, `UNKNOWN`, or a status the platform added since. */
   get status(): string {
     return this.getStringAttribute('status');
   }

@@ -106,7 +106,7 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly integrationId?: string;
   /** URL of the git repository (`github`: required). */
   readonly repoUrl?: string;
-  /** Kind of deployment. */
+  /** Kind of deployment. Left out, it is not sent, and the state holds the platform's choice, whatever kind it names. */
   readonly deploymentType?: string;
   /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (`main`), also once taken out of the configuration. A change deploys a new revision. */
   readonly repoRef?: string;
@@ -177,7 +177,7 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('repo_url');
   }
 
-  /** Kind of deployment. */
+  /** Kind of deployment. Left out, it is not sent, and the state holds the platform's choice, whatever kind it names. */
   get deploymentType(): string {
     return this.getStringAttribute('deployment_type');
   }
@@ -242,7 +242,7 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('active_revision_id');
   }
 
-  /** Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED`. When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), the next plan deploys the same source again as a new revision, as an in-place update. */
+  /** Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED` (a status the platform added since is shown as it names it). When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), the next plan deploys the same source again as a new revision, as an in-place update. */
   get revisionStatus(): string {
     return this.getStringAttribute('revision_status');
   }

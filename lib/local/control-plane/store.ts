@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type {
-  Deployment,
+  DeploymentRecord as DeploymentAnswer,
   DeploymentCreate,
   DeploymentPatch,
   DeploymentSource,
@@ -310,7 +310,7 @@ export class DeploymentStore {
   }
 
   /** The API representation; `baseUrl` is the platform's own address, used when no custom URL is set. */
-  toDeployment(record: DeploymentRecord, baseUrl: string): Deployment {
+  toDeployment(record: DeploymentRecord, baseUrl: string): DeploymentAnswer {
     const names = prepared(this.db, 'SELECT name FROM cp_secrets WHERE deployment_id = ? ORDER BY position').all(
       record.id,
     ) as { name: string }[];

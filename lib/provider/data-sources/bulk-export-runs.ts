@@ -26,7 +26,7 @@ export const bulkExportRunsSchema = defineSchema({
       {
         id: computedString('Export run id.'),
         bulk_export_id: computedString('The export the run belongs to: `export_id`, or for a scheduled export the spawned export of its interval.'),
-        status: computedString('`Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut`.'),
+        status: computedString('`Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut`, or a status the platform added since.'),
         start_time: computedString('Start of the run\'s range (RFC 3339).'),
         end_time: computedString('End of the run\'s range (RFC 3339).'),
         retry_number: attr.number({ computed: true, description: 'Retries used so far (0 on the first attempt).' }),
@@ -69,7 +69,7 @@ async function spawnedRuns(client: BulkExportClient, scheduleId: string, signal:
   const schedule = scheduleId.toLowerCase();
   const spawned = (await client.listExports({ signal }))
     .filter((e) => e.source_bulk_export_id?.toLowerCase() === schedule)
-    .sort((a, b) => Date.parse(a.start_time) - Date.parse(b.start_time));
+    .sort((a, b) => Date.parse(a.start_time ?? '') - Date.parse(b.start_time ?? ''));
   const runs: BulkExportRun[][] = [];
   for (let i = 0; i < spawned.length; i += CONCURRENT_READS) {
     const batch = spawned.slice(i, i + CONCURRENT_READS);
@@ -81,16 +81,16 @@ async function spawnedRuns(client: BulkExportClient, scheduleId: string, signal:
 function toModel(run: BulkExportRun): NonNullable<BulkExportRunsModel['runs']>[number] {
   return {
     id: run.id,
-    bulk_export_id: run.bulk_export_id,
+    bulk_export_id: run.bulk_export_id ?? null,
     status: run.status,
-    start_time: run.start_time,
-    end_time: run.end_time,
-    retry_number: run.retry_number,
-    rows_exported: run.metadata.rows_written,
-    files: [...run.metadata.exported_files],
-    errors: { ...run.errors },
-    created_at: run.created_at,
-    finished_at: run.finished_at,
+    start_time: run.start_time ?? null,
+    end_time: run.end_time ?? null,
+    retry_number: run.retry_number ?? null,
+    rows_exported: run.metadata?.rows_written ?? null,
+    files: run.metadata?.exported_files ? [...run.metadata.exported_files] : null,
+    errors: run.errors ? { ...run.errors } : null,
+    created_at: run.created_at ?? null,
+    finished_at: run.finished_at ?? null,
   };
 }
 

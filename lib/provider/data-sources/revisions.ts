@@ -2,7 +2,7 @@
  * `agentplatform_revisions`: the revisions of a deployment, newest first, as the control plane lists them: one page
  * (`limit`, `offset`) or, with `all`, every page from `offset` on.
  */
-import type { Revision } from '../../api/schemas/control-plane';
+import type { Revision, RevisionStatus } from '../../api/schemas/control-plane';
 import { LIST_LIMIT, REVISION_STATUSES } from '../../api/schemas/control-plane-constants';
 import { DiagnosticError, attr, defineDataSource, defineSchema, element, type DataSourceReadRequest, type SchemaModel } from '../framework';
 import { isUuid } from '../../api/ids';
@@ -37,7 +37,7 @@ export const revisionsSchema = defineSchema({
     revisions: attr.listNested(
       {
         id: computedString('Revision id.'),
-        status: computedString(`One of ${REVISION_STATUSES.map((s) => `\`${s}\``).join(', ')}.`),
+        status: computedString(`One of ${REVISION_STATUSES.map((s) => `\`${s}\``).join(', ')}, or a status the platform added since.`),
         source: computedString('`github` or `external_docker`.'),
         source_revision_config: attr.object(
           {
@@ -62,7 +62,7 @@ export type RevisionsModel = SchemaModel<typeof revisionsSchema>;
 async function read({ config, ctx, signal }: DataSourceReadRequest<typeof revisionsSchema>): Promise<RevisionsModel> {
   const client = ctx.controlPlane();
   const query = {
-    ...(config.status ? { status: config.status as Revision['status'][] } : {}),
+    ...(config.status ? { status: config.status as RevisionStatus[] } : {}),
     ...(config.remote_reconciled !== null ? { remoteReconciled: config.remote_reconciled } : {}),
     ...(config.limit !== null ? { limit: config.limit } : {}),
     ...(config.offset !== null ? { offset: config.offset } : {}),

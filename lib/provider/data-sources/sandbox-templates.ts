@@ -67,23 +67,26 @@ async function read({ ctx, signal }: DataSourceReadRequest<typeof sandboxTemplat
 
 function toModel(t: SandboxTemplate): NonNullable<SandboxTemplatesModel['templates']>[number] {
   return {
-    id: t.id,
-    name: t.name,
-    image: t.image,
-    resources: { cpu: t.resources.cpu ?? null, memory: t.resources.memory ?? null, storage: t.resources.storage ?? null },
-    volume_mounts: t.volume_mounts.map((m) => ({ volume_name: m.volume_name, mount_path: m.mount_path })),
-    proxy_config: {
-      rules: t.proxy_config.rules.map((r) => ({
-        name: r.name,
-        match_hosts: r.match_hosts,
-        inject_headers: r.inject_headers,
-        match_paths: r.match_paths,
-        enabled: r.enabled,
-      })),
-      no_proxy: t.proxy_config.no_proxy,
-    },
-    created_at: t.created_at,
-    updated_at: t.updated_at,
+    id: t.id ?? null,
+    name: t.name ?? null,
+    image: t.image ?? null,
+    resources: t.resources ? { cpu: t.resources.cpu ?? null, memory: t.resources.memory ?? null, storage: t.resources.storage ?? null } : null,
+    volume_mounts: t.volume_mounts?.map((m) => ({ volume_name: m.volume_name ?? null, mount_path: m.mount_path ?? null })) ?? null,
+    proxy_config: t.proxy_config
+      ? {
+          rules:
+            t.proxy_config.rules?.map((r) => ({
+              name: r.name ?? null,
+              match_hosts: r.match_hosts ?? null,
+              inject_headers: r.inject_headers ?? null,
+              match_paths: r.match_paths ?? null,
+              enabled: r.enabled ?? null,
+            })) ?? null,
+          no_proxy: t.proxy_config.no_proxy ?? null,
+        }
+      : null,
+    created_at: t.created_at ?? null,
+    updated_at: t.updated_at ?? null,
   };
 }
 

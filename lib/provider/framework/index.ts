@@ -24,5 +24,6 @@ export {
   type ValidateRequest,
 } from './resource';
 export { PrivateState, type PrivateValue } from './private-state';
+export { given } from './answers';
 export { attr, block, defineSchema, element, type Attributes, type ModelOf, type Schema, type SchemaModel } from './schema';
 export { durationProblem, formatDuration, parseDuration, timeoutMs, timeoutsAttribute, type TimeoutsAttribute } from './timeouts';

@@ -7,10 +7,12 @@
  * - otherwise (and on create) computed attributes the configuration leaves null become unknown, except that
  *   `useStateForUnknown` ones keep their prior value on update, when it is not null;
  * - `requiresReplace` attributes whose planned value differs from the prior one are listed for replacement
- *   (computed from the configuration's values, so a computed attribute turning unknown never forces it).
+ *   (computed from the configuration's values, so a computed attribute turning unknown never forces it), unless
+ *   the two mean the same (a string attribute's `sameValue`, an `unordered` list's elements in another order).
  */
 import { UNKNOWN, objectFrom, valueEquals, type CtyObject, type CtyValue } from '../cty/value';
 import type { AttributePath } from './diagnostics';
+import { sameElements } from './answers';
 import { fromModel } from './model';
 import { attributeType, objectType, type Attribute, type Attributes } from './schema';
 
@@ -139,6 +141,7 @@ function replacePaths(attributes: Attributes, planned: CtyValue, prior: CtyValue
     const p = (prior as CtyObject)[name] ?? null;
     if (valueEquals(v, p, attributeType(a))) continue;
     if (a.kind === 'string' && typeof v === 'string' && typeof p === 'string' && a.sameValue?.(v, p)) continue;
+    if (a.kind === 'list' && a.unordered && sameElements(v, p, a.element.cty)) continue;
     const single = (a.kind === 'nested' || a.kind === 'block') && a.nesting === 'single';
     // Inside one nested object the exact attribute is known; inside collections the whole collection is replaced.
     if (!a.requiresReplace && single && v !== null && p !== null && v !== UNKNOWN && p !== UNKNOWN) {

@@ -85,6 +85,11 @@ export interface CollectionAttribute<N extends 'list' | 'set' | 'map', E> extend
   readonly maxItems?: number;
   /** Extra check of each known element: returns the error shown against the element, or undefined. */
   validateElement?(value: E): string | undefined;
+  /**
+   * (Lists) The platform may answer the elements in another order: a list of the same elements keeps the order of the
+   * plan or the prior state (see `answers.ts`).
+   */
+  readonly unordered?: boolean;
 }
 
 /** An attribute holding nested attributes (protocol 6 nested types). */
@@ -142,9 +147,15 @@ export interface Schema<A extends Attributes = Attributes> {
 
 type Simplify<T> = { -readonly [K in keyof T]: T[K] } & {};
 
+/**
+ * The value of a `oneOf` attribute: one of the listed values as configured, or, read from the platform, a value it
+ * added since (kept as the string it is).
+ */
+export type OneOf<U extends string> = U | (string & {});
+
 /** The TypeScript type of one attribute's value (before nullability). */
-export type ValueOf<A> = A extends { kind: 'string'; oneOf: readonly (infer U)[] }
-  ? U
+export type ValueOf<A> = A extends { kind: 'string'; oneOf: readonly (infer U extends string)[] }
+  ? OneOf<U>
   : A extends { kind: 'string' }
     ? string
     : A extends { kind: 'number' }

@@ -195,14 +195,15 @@ export function apiFailure(diagnostics: Diagnostics, err: unknown, doing: string
 /** Runs in the order the platform lists them, each with its errors in attempt order. */
 function runErrors(runs: readonly BulkExportRun[]): string {
   const failed = runs.filter((r) => r.status === 'Failed' || r.status === 'TimedOut');
-  const shown = failed.length ? failed : runs.filter((r) => Object.keys(r.errors).length > 0);
+  const shown = failed.length ? failed : runs.filter((r) => Object.keys(r.errors ?? {}).length > 0);
   if (!shown.length) return 'The platform recorded no run errors.';
   return shown
     .map((run) => {
-      const attempts = Object.entries(run.errors)
+      const attempts = Object.entries(run.errors ?? {})
         .sort(([a], [b]) => retryIndex(a) - retryIndex(b))
         .map(([key, message]) => `  ${key}: ${message}`);
-      return [`Run ${run.id} (${run.start_time} to ${run.end_time}), ${run.status}:`, ...attempts].join('\n');
+      const range = run.start_time && run.end_time ? ` (${run.start_time} to ${run.end_time})` : '';
+      return [`Run ${run.id}${range}, ${run.status}:`, ...attempts].join('\n');
     })
     .join('\n\n');
 }

@@ -4,7 +4,8 @@
  */
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import type { BulkExportModel } from './bulk-export';
-import { DEFAULT_EXPORT_FORMAT_VERSION, sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
+import { DEFAULT_EXPORT_FORMAT_VERSION } from './bulk-export-checks';
+import { given } from '../framework';
 import { workspaceId } from './workspace';
 
 /** Attributes that only Terraform keeps (the API has no such field). */
@@ -34,29 +35,26 @@ export function createBody(planned: BulkExportModel): BulkExportCreate {
 }
 
 /**
- * A value as the configuration wrote it, when the platform returned the same value in another form (an instant
- * normalized, an id in lower case, a filter as the platform keeps it).
+ * The state of an export as the API returns it, with the settings only Terraform keeps. What the answer leaves out
+ * keeps its value in `base` (the plan on create, the prior state on read); a value written otherwise than `base` has
+ * it (an instant, an id's case, a filter's spacing) is kept as `base` has it when the state is saved (each attribute's
+ * `sameValue`).
  */
-function keepWritten(returned: string, written: string | null, same: (a: string, b: string) => boolean): string {
-  return written !== null && same(written, returned) ? written : returned;
-}
-
-/** The state of an export as the API returns it, with the settings only Terraform keeps. */
-export function toModel(e: BulkExport, local: BulkExportModel): BulkExportModel {
+export function toModel(e: BulkExport, base: BulkExportModel): BulkExportModel {
   return {
     id: e.id,
-    destination_id: keepWritten(e.bulk_export_destination_id, local.destination_id, sameUuid),
-    session_id: keepWritten(e.session_id, local.session_id, sameUuid),
-    start_time: keepWritten(e.start_time, local.start_time, sameInstant),
-    end_time: e.end_time === null ? null : keepWritten(e.end_time, local.end_time, sameInstant),
-    interval_hours: e.interval_hours,
-    filter: e.filter === null ? null : keepWritten(e.filter, local.filter, sameFilter),
-    export_fields: e.export_fields === null ? null : [...e.export_fields],
-    format_version: e.format_version,
-    ...localSettings(local),
+    destination_id: given(e.bulk_export_destination_id, base.destination_id),
+    session_id: given(e.session_id, base.session_id),
+    start_time: given(e.start_time, base.start_time),
+    end_time: given(e.end_time, base.end_time),
+    interval_hours: given(e.interval_hours, base.interval_hours),
+    filter: given(e.filter, base.filter),
+    export_fields: e.export_fields ? [...e.export_fields] : given(e.export_fields, base.export_fields),
+    format_version: given(e.format_version, base.format_version),
+    ...localSettings(base),
     status: e.status,
-    created_at: e.created_at,
-    finished_at: e.finished_at,
-    tenant_id: workspaceId(e.tenant_id),
+    created_at: given(e.created_at, base.created_at),
+    finished_at: given(e.finished_at, base.finished_at),
+    tenant_id: e.tenant_id ? workspaceId(e.tenant_id) : base.tenant_id,
   };
 }

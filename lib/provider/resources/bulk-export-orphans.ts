@@ -17,15 +17,18 @@ const sameList = (a: readonly string[] | null | undefined, b: readonly string[] 
 
 /** Whether `e` is what `body` asks for: not a child of a schedule, not cancelled, the same settings. */
 function isRequested(e: BulkExport, body: BulkExportCreate): boolean {
+  const { bulk_export_destination_id: destination, session_id: session, start_time: start } = e;
+  // settings the answer leaves out cannot show that the export is the requested one
+  if (destination === undefined || session === undefined || start === undefined) return false;
   return (
-    e.source_bulk_export_id === null &&
+    (e.source_bulk_export_id ?? null) === null &&
     e.status !== 'Cancelled' &&
-    sameUuid(e.bulk_export_destination_id, body.bulk_export_destination_id) &&
-    sameUuid(e.session_id, body.session_id) &&
-    sameInstant(e.start_time, body.start_time) &&
-    ((body.end_time ?? null) === null ? e.end_time === null : e.end_time !== null && sameInstant(e.end_time, body.end_time!)) &&
-    e.interval_hours === (body.interval_hours ?? null) &&
-    ((body.filter ?? null) === null ? e.filter === null : e.filter !== null && sameFilter(e.filter, body.filter!)) &&
+    sameUuid(destination, body.bulk_export_destination_id) &&
+    sameUuid(session, body.session_id) &&
+    sameInstant(start, body.start_time) &&
+    ((body.end_time ?? null) === null ? (e.end_time ?? null) === null : e.end_time != null && sameInstant(e.end_time, body.end_time!)) &&
+    (e.interval_hours ?? null) === (body.interval_hours ?? null) &&
+    ((body.filter ?? null) === null ? (e.filter ?? null) === null : e.filter != null && sameFilter(e.filter, body.filter!)) &&
     sameList(e.export_fields, body.export_fields) &&
     e.format_version === (body.format_version ?? DEFAULT_EXPORT_FORMAT_VERSION)
   );
@@ -45,7 +48,7 @@ export async function exportCreatedUnanswered(
   let listFailure = '';
   try {
     const listed = await withLookup(sent.stop, (options) => client.listExports(options));
-    candidates = listed.filter((e) => isRequested(e, body) && createdSince(e.created_at, sent.sentAtMs, client.transport));
+    candidates = listed.filter((e) => e.created_at !== undefined && isRequested(e, body) && createdSince(e.created_at, sent.sentAtMs, client.transport));
   } catch (err) {
     // the list is a help: without it, the error says what to look for
     listFailure = ` (${(err as Error).message})`;

@@ -11,6 +11,7 @@ import {
   UNKNOWN,
   attr,
   defineResource,
+  given,
   defineSchema,
   element,
   isKnown,
@@ -134,6 +135,7 @@ export const bulkExportSchema = defineSchema({
       optional: true,
       requiresReplace: true,
       minItems: 1,
+      unordered: true,
       validateElement: exportFieldProblem,
       description:
         'Only these fields become columns (every exportable field when left out), checked at plan time against the ' +
@@ -160,7 +162,7 @@ export const bulkExportSchema = defineSchema({
       description: 'On destroy of a scheduled export, also cancel the exports it spawned that are not finished (the platform leaves them running otherwise). A destroy reads it from the state: set it with an apply before the destroy.',
     }),
     timeouts,
-    status: attr.string({ computed: true, useStateForUnknown: true, description: 'Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`).' }),
+    status: attr.string({ computed: true, useStateForUnknown: true, description: 'Status: `Created`, `Running`, `Completed`, `Failed`, `Cancelled` or `TimedOut` (a scheduled export stays `Running`), or a status the platform added since, as it names it.' }),
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the export was created (RFC 3339).' }),
     finished_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the export reached a final status, if it has.' }),
     tenant_id: tenantIdAttribute('bulk export'),
@@ -223,10 +225,10 @@ async function create({ planned, ctx, signal, diagnostics }: CreateRequest<Schem
     );
     created = found;
   }
-  const kind = created.interval_hours === null ? 'one-off' : `scheduled every ${created.interval_hours}h`;
-  ctx.log.info(`created bulk export ${created.id} (${kind}), status ${created.status}`);
   const model = toModel(created, planned);
-  if (created.interval_hours !== null || !planned.wait_for_completion) return model;
+  const kind = model.interval_hours === null ? 'one-off' : `scheduled every ${model.interval_hours}h`;
+  ctx.log.info(`created bulk export ${created.id} (${kind}), status ${created.status}`);
+  if (model.interval_hours !== null || !planned.wait_for_completion) return model;
   return settle({ ctx, signal, diagnostics }, client, model);
 }
 
@@ -275,7 +277,7 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
   if (current.status === 'Cancelled') exportCancelledOutside(diagnostics, current.id, state.interval_hours !== null && state.cancel_spawned_on_destroy === true);
   // a one-off export that ended badly since the state last saw it in progress (not at import): said until it is recorded
   const wasRunning = typeof state.status === 'string' && !FINAL_EXPORT_STATUSES.includes(state.status);
-  if (wasRunning && (current.status === 'Failed' || current.status === 'TimedOut') && current.interval_hours === null) {
+  if (wasRunning && (current.status === 'Failed' || current.status === 'TimedOut') && given(current.interval_hours, state.interval_hours) === null) {
     // the runs only add detail: a refresh that cannot list them still records the status
     const runs = await client.listExportRuns(current.id, { signal }).catch((err: Error) => err);
     exportEndedUnwatched(diagnostics, current, state.status!, runs, (text) => client.transport.redact(text));
@@ -331,6 +333,8 @@ function sameArgument(key: (typeof REPLACING_ATTRIBUTES)[number], prior: BulkExp
   // an argument written otherwise for the same value (the schema's sameValue) is the same argument
   const { sameValue: same } = bulkExportSchema.attributes[key] as { readonly sameValue?: (a: string, b: string) => boolean };
   if (same && typeof was === 'string' && typeof will === 'string') return same(was, will);
+  // the platform may list the fields in another order (an `unordered` list)
+  if (key === 'export_fields' && Array.isArray(was) && Array.isArray(will)) return JSON.stringify([...was].sort()) === JSON.stringify([...will].sort());
   return JSON.stringify(was) === JSON.stringify(will);
 }
 
@@ -338,9 +342,10 @@ function sameArgument(key: (typeof REPLACING_ATTRIBUTES)[number], prior: BulkExp
 
 async function update({ planned, prior }: UpdateRequest<Schema>): Promise<BulkExportModel> {
   // Every API attribute forces replacement: only Terraform's own settings change in place, and the arguments written
-  // otherwise for the same value (the same instant, the same id in another case, the same filter spaced otherwise)
-  const { destination_id, session_id, start_time, end_time, filter } = planned;
-  return { ...prior, ...localSettings(planned), destination_id, session_id, start_time, end_time, filter };
+  // otherwise for the same value (the same instant, the same id in another case, the same filter spaced otherwise,
+  // the same fields in another order)
+  const { destination_id, session_id, start_time, end_time, filter, export_fields } = planned;
+  return { ...prior, ...localSettings(planned), destination_id, session_id, start_time, end_time, filter, export_fields };
 }
 
 // ---- delete ----

@@ -5,6 +5,7 @@
 import type { Deployment, DeploymentCreate, DeploymentPatch, SourceConfig, SourceRevisionConfigInput } from '../../api/schemas/control-plane';
 import type { DeploymentModel } from './deployment';
 import { workspaceId } from './workspace';
+import { given } from '../framework';
 
 /** Attributes that only Terraform keeps (the API has no such field): carried over from the configuration or state. */
 export type LocalSettings = Pick<DeploymentModel, 'secrets_version' | 'wait_for_deployed' | 'timeouts'>;
@@ -14,35 +15,47 @@ export function localSettings(from: LocalSettings): LocalSettings {
   return { secrets_version: from.secrets_version, wait_for_deployed: from.wait_for_deployed ?? true, timeouts: from.timeouts };
 }
 
-/** The state of a deployment as the API returns it, with the settings only Terraform keeps. */
-export function toModel(d: Deployment, revisionStatus: string | null, local: LocalSettings): DeploymentModel {
-  const config = d.source_config;
-  const revision = d.source_revision_config;
+/**
+ * The state of a deployment as the API returns it, with the settings only Terraform keeps. What the answer leaves
+ * out keeps its value in `base` (the plan on create and update, the prior state on read): the spec shows only `id`
+ * and `latest_revision_id` of a deployment.
+ */
+export function toModel(d: Deployment, revisionStatus: string | null, base: DeploymentModel): DeploymentModel {
+  const config = d.source_config ?? {};
+  const revision = d.source_revision_config ?? {};
   const spec = config.resource_spec;
   return {
     id: d.id,
-    name: d.name,
-    source: d.source,
-    integration_id: config.integration_id ?? null,
-    repo_url: config.repo_url ?? null,
-    deployment_type: config.deployment_type ?? 'prod',
-    repo_ref: revision.repo_ref ?? null,
-    graph_config_path: revision.graph_config_path ?? null,
-    image_uri: revision.image_uri ?? null,
-    build_on_push: config.build_on_push ?? false,
-    custom_url: config.custom_url ?? null,
-    resource_spec: spec ? { min_scale: spec.min_scale ?? null, max_scale: spec.max_scale ?? null, cpu: spec.cpu ?? null, memory_mb: spec.memory_mb ?? null } : null,
+    name: given(d.name, base.name),
+    source: given(d.source, base.source),
+    integration_id: given(config.integration_id, base.integration_id),
+    repo_url: given(config.repo_url, base.repo_url),
+    deployment_type: given(config.deployment_type, base.deployment_type),
+    repo_ref: given(revision.repo_ref, base.repo_ref),
+    graph_config_path: given(revision.graph_config_path, base.graph_config_path),
+    image_uri: given(revision.image_uri, base.image_uri),
+    build_on_push: given(config.build_on_push, base.build_on_push),
+    custom_url: given(config.custom_url, base.custom_url),
+    resource_spec: spec === undefined ? base.resource_spec : spec && resourceSpec(spec, base.resource_spec),
     secrets: null,
-    ...localSettings(local),
-    secret_names: sortedNames(d.secrets.map((secret) => secret.name)),
+    ...localSettings(base),
+    secret_names: d.secrets ? sortedNames(d.secrets.map((secret) => secret.name)) : base.secret_names,
     latest_revision_id: d.latest_revision_id,
-    active_revision_id: d.active_revision_id,
+    active_revision_id: given(d.active_revision_id, base.active_revision_id),
     revision_status: revisionStatus,
-    repo_commit_sha: revision.repo_commit_sha ?? null,
-    url: d.url,
-    created_at: d.created_at,
-    tenant_id: workspaceId(d.tenant_id),
+    repo_commit_sha: given(revision.repo_commit_sha, base.repo_commit_sha),
+    url: given(d.url, base.url),
+    created_at: given(d.created_at, base.created_at),
+    tenant_id: d.tenant_id ? workspaceId(d.tenant_id) : base.tenant_id,
   };
+}
+
+type ResourceSpecModel = NonNullable<DeploymentModel['resource_spec']>;
+
+/** `resource_spec` as answered, each field the answer leaves out kept from `base`. */
+function resourceSpec(spec: NonNullable<NonNullable<Deployment['source_config']>['resource_spec']>, base: ResourceSpecModel | null): ResourceSpecModel {
+  const kept = (key: keyof ResourceSpecModel): number | null => given(spec[key], base?.[key] ?? null);
+  return { min_scale: kept('min_scale'), max_scale: kept('max_scale'), cpu: kept('cpu'), memory_mb: kept('memory_mb') };
 }
 
 /** Leaves out null fields: the platform applies its defaults to what is not sent. */
@@ -75,11 +88,12 @@ export function createBody(planned: DeploymentModel, secrets: Record<string, str
   const spec = planned.resource_spec;
   return {
     name: planned.name,
-    source: planned.source,
+    // planned from the configuration, which validation holds to the known values
+    source: planned.source as DeploymentCreate['source'],
     source_config: present({
       integration_id: planned.integration_id,
       repo_url: planned.repo_url,
-      deployment_type: planned.deployment_type,
+      deployment_type: planned.deployment_type as SourceConfig['deployment_type'],
       build_on_push: planned.build_on_push,
       custom_url: planned.custom_url,
       resource_spec: spec && (present(spec) ?? {}),

@@ -53,20 +53,20 @@ export async function settle(
     return { ...model, ...deployed, repo_commit_sha: revision.source_revision_config.repo_commit_sha ?? null };
   } catch (err) {
     if (err instanceof WaitError) {
-      waitEnded(req.diagnostics, err, operation, deployment);
+      waitEnded(req.diagnostics, err, operation, { id: deployment.id, name: model.name });
       if (err.reason === 'superseded') return superseded(client, deployment, planned, req.signal, model);
       return { ...model, latest_revision_id: err.revisionId ?? revisionId, revision_status: err.lastStatus ?? null };
     }
     if ((err as { status?: number }).status === 404) {
       // the deployment was just created or changed through this client, so its URL serves the API: the deployment is gone
       req.diagnostics.error(
-        `Deployment "${deployment.name}" was deleted during the ${operation}`,
+        `Deployment "${model.name}" was deleted during the ${operation}`,
         `Deployment ${deployment.id} was deleted (outside Terraform) while this apply waited for its revision ${revisionId}. ` +
           'The next plan finds it gone and creates it again.',
       );
       return model;
     }
-    const problem = apiFailure(req.diagnostics, err, `read revision ${revisionId} of deployment "${deployment.name}"`);
+    const problem = apiFailure(req.diagnostics, err, `read revision ${revisionId} of deployment "${model.name}"`);
     req.diagnostics.error(problem.summary, problem.detail, problem.path);
     return model;
   }

@@ -9,7 +9,7 @@ import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
 import type { Deployment, DeploymentCreate } from '../../api/schemas/control-plane';
 import { DiagnosticError, type Diagnostics } from '../framework';
 import { importHint } from './deployment-messages';
-import { LIST_LIMIT } from '../../api/schemas/control-plane-constants';
+import { LIST_LIMIT, isBeingDeleted } from '../../api/schemas/control-plane-constants';
 import { createOutcome, createdSince, outcomeMeans, unansweredSummary, withLookup } from './unanswered-create';
 
 /**
@@ -32,14 +32,14 @@ export async function createOrAdopt(
     const summary = unansweredSummary(outcome, `deployment "${body.name}"`);
     const listed = await withLookup(signal, (options) => deploymentNamed(client, body.name, options));
     const found = listed === 'unlisted' ? undefined : listed;
-    if (found && createdSince(found.created_at, sentAtMs, client.transport) && isRequested(found, body)) {
+    if (found && found.created_at !== undefined && createdSince(found.created_at, sentAtMs, client.transport) && isRequested(found, body)) {
       diagnostics.warning(summary, `${message}. It had created deployment ${found.id} as requested: it is kept in state, and the create goes on.`);
       return found;
     }
     if (found) {
       throw new DiagnosticError(
         summary,
-        `${message}. A deployment named "${body.name}" exists (id ${found.id}, created ${found.created_at}), but it is not the one ` +
+        `${message}. A deployment named "${body.name}" exists (id ${found.id}, created ${found.created_at ?? 'at a time the platform does not show'}), but it is not the one ` +
           'this request would have made: it was created before the request went out, or from another source. If it is the one ' +
           `this configuration means, import it.\n\n${importHint(found.id)}`,
       );
@@ -90,7 +90,7 @@ export function isRequested(d: Deployment, body: DeploymentCreate): boolean {
   const names = (secrets: readonly { readonly name: string }[] | undefined): string =>
     JSON.stringify((secrets ?? []).map((secret) => secret.name).sort());
   return (
-    d.status !== 'AWAITING_DELETE' &&
+    !isBeingDeleted(d.status) &&
     d.source === body.source &&
     holds(body.source_config, d.source_config) &&
     holds(body.source_revision_config, d.source_revision_config) &&

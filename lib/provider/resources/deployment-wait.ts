@@ -13,7 +13,7 @@
  */
 import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
 import type { Revision, SourceRevisionConfig } from '../../api/schemas/control-plane';
-import { FAILED_REVISION_STATUSES, type RevisionStatusName } from '../../api/schemas/control-plane-constants';
+import { isFailedRevisionStatus } from '../../api/schemas/control-plane-constants';
 import { Deadline } from '../../api/deadline';
 import { formatDuration } from '../framework/timeouts';
 import type { Logger } from '../log';
@@ -32,7 +32,7 @@ export interface PollSchedule {
 export const DEFAULT_POLL_SCHEDULE: PollSchedule = { initialMs: 100, factor: 1.5, maxMs: 5000 };
 
 /** Statuses of a revision that a newer one superseded: the wait goes on with the newer one. */
-const SUPERSEDED_STATUSES: readonly RevisionStatusName[] = ['SKIPPED', 'INTERRUPTED'];
+const SUPERSEDED_STATUSES: readonly string[] = ['SKIPPED', 'INTERRUPTED'];
 
 /**
  * Answers in a row that could not be read (a proxy's page, a body cut short) that a wait polls through: one such
@@ -162,7 +162,8 @@ interface PollStep<T> {
  * INTERRUPTED while it deployed) is followed by the deployment's latest revision: the deployment serves what that one
  * deploys; a newer one of another source ends the wait (`superseded`): the apply's source is not deployed. With no
  * newer revision, an INTERRUPTED one is waited out like UNKNOWN, and a SKIPPED one ends the wait as failed (the
- * platform skips the revisions of a deployment it is deleting).
+ * platform skips the revisions of a deployment it is deleting). A status this provider does not know (one the
+ * platform added since) is not final: the wait goes on, and names it as the last status seen if it ends.
  */
 export async function waitForRevision(
   options: WaitOptions & { readonly deploymentId: string; readonly revisionId: string },
@@ -173,7 +174,7 @@ export async function waitForRevision(
     const revision = await client.getRevision(deploymentId, revisionId, call);
     const status = revision.status;
     if (status === 'DEPLOYED') return { status, done: revision };
-    if (FAILED_REVISION_STATUSES.includes(status)) {
+    if (isFailedRevisionStatus(status)) {
       throw new WaitError('failed', `revision ${revisionId} of deployment ${deploymentId} ended in ${status}`, status, revisionId);
     }
     if (SUPERSEDED_STATUSES.includes(status)) {
@@ -193,7 +194,7 @@ export async function waitForRevision(
       }
       if (status === 'SKIPPED') {
         const why = `revision ${revisionId} of deployment ${deploymentId} was SKIPPED, and no newer revision replaces it`;
-        throw new WaitError('failed', `${why} (the deployment is ${deployment.status})`, status, revisionId);
+        throw new WaitError('failed', `${why} (the deployment is ${deployment.status ?? 'of a status not shown'})`, status, revisionId);
       }
     }
     return { status };
@@ -225,7 +226,8 @@ export async function waitForDeletion(options: WaitOptions & { readonly deployme
   const notFound = (require('../../api/errors') as typeof import('../../api/errors')).NotFoundError;
   await poll(options, () => `deployment ${deploymentId} to be deleted`, () => undefined, async (call): Promise<PollStep<true>> => {
     try {
-      return { status: (await client.getDeployment(deploymentId, call)).status };
+      // a deployment that does not say its status is still there
+      return { status: (await client.getDeployment(deploymentId, call)).status ?? 'present' };
     } catch (err) {
       if (err instanceof notFound) return { status: 'DELETED', done: true };
       throw err;

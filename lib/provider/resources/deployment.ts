@@ -11,12 +11,12 @@ import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_SOURCES,
   DEPLOYMENT_TYPES,
-  FAILED_REVISION_STATUSES,
   MAX_SECRET_NAME_LENGTH,
   MAX_SECRETS,
   MAX_SECRET_VALUE_LENGTH,
+  isBeingDeleted,
+  isFailedRevisionStatus,
   isTagRef,
-  type RevisionStatusName,
 } from '../../api/schemas/control-plane-constants';
 import {
   DiagnosticError,
@@ -42,6 +42,7 @@ import { apiFailure, failedRevisionDeployedAgain, nameTaken, revisionInputDefaul
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
 import { isUuid } from '../../api/ids';
+import { sameUrl } from '../../api/urls';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
 import { createOrAdopt, deploymentNamed } from './deployment-unanswered';
 import { confirmGone } from '../api-errors';
@@ -79,8 +80,8 @@ export const deploymentSchema = defineSchema({
       description: 'Where the code comes from: `github` (built from `repo_url`) or `external_docker` (runs `image_uri`).',
     }),
     integration_id: attr.string({ optional: true, requiresReplace: true, validate: notEmpty, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
-    repo_url: attr.string({ optional: true, requiresReplace: true, validate: (value) => urlProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
-    deployment_type: attr.string({ optional: true, computed: true, default: 'prod', oneOf: DEPLOYMENT_TYPES, requiresReplace: true, description: 'Kind of deployment.' }),
+    repo_url: attr.string({ optional: true, requiresReplace: true, sameValue: sameUrl, validate: (value) => urlProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
+    deployment_type: attr.string({ optional: true, computed: true, useStateForUnknown: true, oneOf: DEPLOYMENT_TYPES, requiresReplace: true, description: 'Kind of deployment. Left out, it is not sent, and the state holds the platform\'s choice, whatever kind it names.' }),
     repo_ref: attr.string({
       optional: true,
       computed: true,
@@ -102,7 +103,7 @@ export const deploymentSchema = defineSchema({
       default: false,
       description: 'Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag).',
     }),
-    custom_url: attr.string({ optional: true, validate: (value) => urlProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
+    custom_url: attr.string({ optional: true, sameValue: sameUrl, validate: (value) => urlProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
     resource_spec: attr.object(
       {
         min_scale: attr.number({ optional: true, integer: true, min: 0, description: 'Fewest replicas.' }),
@@ -160,11 +161,11 @@ export const deploymentSchema = defineSchema({
       computed: true,
       useStateForUnknown: true,
       description:
-        'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED`. When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), ' +
+        'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED` (a status the platform added since is shown as it names it). When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), ' +
         'the next plan deploys the same source again as a new revision, as an in-place update.',
     }),
     repo_commit_sha: attr.string({ computed: true, useStateForUnknown: true, description: 'Commit the newest revision was built from (`github`).' }),
-    url: attr.string({ computed: true, useStateForUnknown: true, description: 'Where the deployment is served: `custom_url`, or the platform\'s URL for it.' }),
+    url: attr.string({ computed: true, useStateForUnknown: true, sameValue: sameUrl, description: 'Where the deployment is served: `custom_url`, or the platform\'s URL for it.' }),
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the deployment was created (RFC 3339).' }),
     tenant_id: tenantIdAttribute('deployment'),
   },
@@ -280,7 +281,7 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
     if ((err as { status?: number }).status === 409) throw nameTaken(planned.name, await existingDeploymentId(client, planned.name, err, signal));
     throw apiFailure(diagnostics, err, `create deployment "${planned.name}"`);
   }
-  ctx.log.info(`created deployment ${deployment.id} (${deployment.name}), revision ${deployment.latest_revision_id}`);
+  ctx.log.info(`created deployment ${deployment.id} (${planned.name}), revision ${deployment.latest_revision_id}`);
   // the time spent waiting for a deployment of the same name to be removed counts against timeouts.create
   return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'create', client, waitedMs);
 }
@@ -288,7 +289,7 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
 /** Whether the deployment holding a name is live, being deleted, or gone by now. */
 async function holderState(client: ControlPlaneClient, id: string, signal: AbortSignal): Promise<'live' | 'deleting' | 'gone'> {
   try {
-    return (await client.getDeployment(id, { signal })).status === 'AWAITING_DELETE' ? 'deleting' : 'live';
+    return isBeingDeleted((await client.getDeployment(id, { signal })).status) ? 'deleting' : 'live';
   } catch (err) {
     return (err as { status?: number }).status === 404 ? 'gone' : 'live';
   }
@@ -314,11 +315,11 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
     await confirmGone(err, 'control-plane', () => client.listDeployments({ limit: 1 }, { signal }));
     return null;
   }
-  if (deployment.status === 'AWAITING_DELETE') {
+  if (isBeingDeleted(deployment.status)) {
     // going: the platform refuses every change to it, so it is planned as gone (create waits until it is)
     diagnostics.warning(
-      `Deployment "${deployment.name}" is being deleted`,
-      `Deployment ${deployment.id} is AWAITING_DELETE: deleted outside Terraform, or by a destroy that was interrupted. ` +
+      `Deployment "${deployment.name ?? state.name}" is being deleted`,
+      `Deployment ${deployment.id} is ${deployment.status}: deleted outside Terraform, or by a destroy that was interrupted. ` +
         'It is planned as gone: apply creates it again once the platform has removed it.',
     );
     return null;
@@ -329,8 +330,7 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
 // ---- update ----
 
 /** Whether the deployment's latest revision failed: the next apply deploys its source again. */
-const revisionFailed = (state: DeploymentModel): boolean =>
-  state.revision_status !== null && FAILED_REVISION_STATUSES.includes(state.revision_status as RevisionStatusName);
+const revisionFailed = (state: DeploymentModel): boolean => isFailedRevisionStatus(state.revision_status);
 
 async function update({ config, planned, prior, ctx, signal, diagnostics, private: kept }: UpdateRequest<Schema>): Promise<DeploymentModel> {
   const changes = patchOf(prior, planned, config.secrets);
@@ -385,8 +385,8 @@ async function importDeployment({ id, ctx, signal }: ImportRequest): Promise<Par
     if ((err as { status?: number }).status !== 404) throw err;
     throw new DiagnosticError('Cannot import deployment', `There is no deployment ${id} in this workspace: check the id, and the workspace the provider uses (its \`tenant_id\` or AGENTPLATFORM_TENANT_ID).`);
   }
-  if (deployment.status === 'AWAITING_DELETE') {
-    throw new DiagnosticError('Cannot import deployment', `Deployment ${id} is being deleted (AWAITING_DELETE): the platform refuses every change to it.`);
+  if (isBeingDeleted(deployment.status)) {
+    throw new DiagnosticError('Cannot import deployment', `Deployment ${id} is being deleted (${deployment.status}): the platform refuses every change to it.`);
   }
   return { id, wait_for_deployed: true };
 }

@@ -19,14 +19,14 @@ export async function mayHaveBeenCreated(
   let alike: Destination[] | undefined;
   try {
     alike = (await withLookup(sent.stop, (options) => client.listDestinations(options))).filter(
-      (d) => d.display_name === planned.display_name && d.config.bucket_name === planned.bucket_name && (d.config.prefix ?? '') === (planned.prefix ?? ''),
+      (d) => d.display_name === planned.display_name && d.config?.bucket_name === planned.bucket_name && (d.config.prefix ?? '') === (planned.prefix ?? ''),
     );
   } catch {
     // the list is a help, not a requirement
   }
-  const made = alike?.filter((d) => createdSince(d.created_at, sent.sentAtMs, client.transport)) ?? [];
+  const made = alike?.filter((d) => d.created_at !== undefined && createdSince(d.created_at, sent.sentAtMs, client.transport)) ?? [];
   const older = alike?.filter((d) => !made.includes(d)) ?? [];
-  const listed = (destinations: Destination[]) => destinations.map((d) => `${d.id} (created ${d.created_at})`).join(', ');
+  const listed = (destinations: Destination[]) => destinations.map((d) => `${d.id} (created ${d.created_at ?? 'at a time the platform does not show'})`).join(', ');
   const importIt = "(`terraform import <this resource's address> <id>`)";
   const found = made.length
     ? `Created since the request went out, with this name, bucket and prefix: ${listed(made)}. Import ${made.length > 1 ? 'the one to keep' : 'it'} ${importIt} instead of applying again, which would create another.`

@@ -8,6 +8,7 @@ import {
   DiagnosticError,
   UNKNOWN,
   attr,
+  given,
   defineResource,
   defineSchema,
   element,
@@ -30,7 +31,7 @@ import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-clie
 import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, credentialsLeftOut, destinationKept, regionLeftOut, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
-import { httpUrlProblem } from '../../api/urls';
+import { httpUrlProblem, sameUrl } from '../../api/urls';
 import { confirmGone } from '../api-errors';
 import { mayHaveBeenCreated } from './export-destination-orphans';
 import { createOutcome } from './unanswered-create';
@@ -99,6 +100,7 @@ export const exportDestinationSchema = defineSchema({
       optional: true,
       requiresReplace: true,
       validate: endpointProblem,
+      sameValue: sameUrl,
       description: 'Address of the S3 API of an S3-compatible store (Ceph, MinIO, R2, ...). Leave it out for Amazon S3.',
     }),
     include_bucket_in_prefix: attr.bool({
@@ -350,23 +352,29 @@ function createBody(planned: ExportDestinationModel, credentials: Credentials | 
   };
 }
 
-/** The state of a destination as the API returns it, with the settings only Terraform keeps. */
-function toModel(d: Destination, kept: Pick<ExportDestinationModel, 'credentials_version' | 'timeouts'>): ExportDestinationModel {
+/**
+ * The state of a destination as the API returns it, with the settings only Terraform keeps. What the answer leaves
+ * out keeps its value in `base` (the plan on create and update, the prior state on read): the spec names only `id`
+ * as what the platform returns.
+ */
+function toModel(d: Destination, base: ExportDestinationModel): ExportDestinationModel {
+  const config = d.config ?? {};
+  const nullable = <T>(answered: T | null | undefined, kept: T, absent: T): T => (answered === undefined ? kept : (answered ?? absent));
   return {
     id: d.id,
-    display_name: d.display_name,
-    bucket_name: d.config.bucket_name,
-    prefix: d.config.prefix ?? '',
-    region: d.config.region ?? null,
-    endpoint_url: d.config.endpoint_url ?? null,
-    include_bucket_in_prefix: d.config.include_bucket_in_prefix ?? false,
+    display_name: given(d.display_name, base.display_name),
+    bucket_name: given(config.bucket_name, base.bucket_name),
+    prefix: nullable(config.prefix, base.prefix, ''),
+    region: given(config.region, base.region),
+    endpoint_url: given(config.endpoint_url, base.endpoint_url),
+    include_bucket_in_prefix: nullable(config.include_bucket_in_prefix, base.include_bucket_in_prefix, false),
     credentials: null,
-    credentials_version: kept.credentials_version,
+    credentials_version: base.credentials_version,
     // in one order whatever the platform's, as the plan compares them
-    credentials_keys: [...d.credentials_keys].sort(),
-    timeouts: kept.timeouts,
-    created_at: d.created_at,
-    tenant_id: workspaceId(d.tenant_id),
+    credentials_keys: d.credentials_keys ? [...d.credentials_keys].sort() : base.credentials_keys,
+    timeouts: base.timeouts,
+    created_at: given(d.created_at, base.created_at),
+    tenant_id: d.tenant_id ? workspaceId(d.tenant_id) : base.tenant_id,
   };
 }
 

@@ -5,6 +5,7 @@ import { fromStateJson, parseExactJson } from '../cty/json';
 import { decodeMsgpack, encodeMsgpack } from '../cty/msgpack';
 import type { CtyType } from '../cty/types';
 import { unknownsToNull, type CtyValue } from '../cty/value';
+import { keepEquivalent } from '../framework/answers';
 import { fromModel, reconcileNumbers } from '../framework/model';
 import { nullWriteOnly } from '../framework/plan';
 import { objectType, type Schema } from '../framework/schema';
@@ -32,12 +33,13 @@ export function encodeDynamic(value: CtyValue, type: CtyType): ProtoMessage {
 }
 
 /**
- * A handler's returned model as state terraform accepts: typed against the schema, numbers reconciled with
- * `reference` (the plan or the prior state), write-only attributes nulled and nothing left unknown.
+ * A handler's returned model as state terraform accepts: typed against the schema, values that mean the same as
+ * `reference`'s (the plan or the prior state) kept as `reference` has them (numbers, and what `keepEquivalent`
+ * knows), write-only attributes nulled and nothing left unknown.
  */
 export function modelToState(schema: Schema, model: unknown, reference: CtyValue): CtyValue {
   const type = objectType(schema.attributes);
-  const value = reconcileNumbers(fromModel(model, type), reference, type);
+  const value = reconcileNumbers(keepEquivalent(schema.attributes, fromModel(model, type), reference), reference, type);
   return unknownsToNull(nullWriteOnly(schema.attributes, value));
 }
 

@@ -7,7 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AgentServerClient } from '../../../lib/api/agent-server';
 import { ControlPlaneClient } from '../../../lib/api/control-plane';
-import type { Deployment } from '../../../lib/api/schemas/control-plane';
+import { localControlPlane, type LocalControlPlaneClient } from '../../support/complete-answers';
+import type { DeploymentRecord as Deployment } from '../../../lib/api/schemas/control-plane';
 import type { AgentServerModuleOptions, AgentServerWaiting } from '../../../lib/local/agents/module';
 import { generateApiKey, type CreatedOrganization } from '../../../lib/local/auth';
 import { ManualClock, systemClock, type Clock } from '../../../lib/local/clock';
@@ -28,7 +29,7 @@ export interface AgentTestPlatform {
   /** Creates a deployment through the control plane and waits until it is DEPLOYED. */
   deploy(name: string, graphConfigPath?: string, apiKey?: string): Promise<Deployment>;
   /** A control plane client (closed with the platform). */
-  controlPlane(apiKey?: string): ControlPlaneClient;
+  controlPlane(apiKey?: string): LocalControlPlaneClient;
   /** A client of a deployment's agent server. */
   client(deployment: Deployment, apiKey?: string): AgentServerClient;
   /**
@@ -78,7 +79,7 @@ export async function startAgentTestPlatform(options: AgentTestPlatformOptions =
   const controlPlane = (key: string) => {
     const client = new ControlPlaneClient({ baseUrl, auth: { kind: 'api-key', apiKey: key } });
     clients.push(client);
-    return client;
+    return localControlPlane(client);
   };
 
   return {

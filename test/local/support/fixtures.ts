@@ -1,5 +1,5 @@
 /** A local platform on port 0 in a temp data dir, driven by a manual clock, plus helpers the tests share. */
-import { Deployment, Revision } from '../../../lib/api/schemas/control-plane';
+import { DeploymentRecord as Deployment, Revision } from '../../../lib/api/schemas/control-plane';
 import { ManualClock } from '../../../lib/local/clock';
 import type { PipelineTimings } from '../../../lib/local/control-plane/pipeline';
 import { startLocalPlatform, type LocalPlatform } from '../../../lib/local/platform';

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlaneClient } from '../../../lib/api/control-plane';
+import { localControlPlane, type LocalControlPlaneClient } from '../../support/complete-answers';
 import type { PipelineTimings } from '../../../lib/local/control-plane/pipeline';
 import { startLocalPlatform, type LocalPlatform } from '../../../lib/local/platform';
 import { DIST_ENTRY, TerraformDir, providerConfig, type TerraformResult } from './terraform';
@@ -30,7 +31,7 @@ export class TestPlatform {
 
   private constructor(
     readonly platform: LocalPlatform,
-    readonly client: ControlPlaneClient,
+    readonly client: LocalControlPlaneClient,
     private readonly dataDir: string,
     /** Every request line the platform logged (method, path, status), for counting polls. */
     readonly requests: string[],
@@ -42,7 +43,7 @@ export class TestPlatform {
     const requests: string[] = [];
     const platform = await startLocalPlatform({ dataDir, port: 0, timings, log: (line) => requests.push(line), ...(clock ? { clock } : {}) });
     const client = new ControlPlaneClient({ baseUrl: platform.url, auth: { kind: 'api-key', apiKey: platform.devApiKey } });
-    return new TestPlatform(platform, client, dataDir, requests);
+    return new TestPlatform(platform, localControlPlane(client), dataDir, requests);
   }
 
   /** The environment that points the provider at this platform. */

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BulkExportClient } from '../../../lib/api/bulk-export';
+import { localBulkExport, type LocalBulkExportClient } from '../../support/complete-answers';
 import type { RunCreate } from '../../../lib/api/schemas/tracing';
 import type { Clock } from '../../../lib/local/clock';
 import { startLocalPlatform, type LocalPlatform } from '../../../lib/local/platform';
@@ -21,7 +22,7 @@ export class ExportTestPlatform {
 
   private constructor(
     readonly platform: LocalPlatform,
-    readonly client: BulkExportClient,
+    readonly client: LocalBulkExportClient,
     /** The platform's data dir, for a test that writes what an earlier version left in its database. */
     readonly dataDir: string,
     /** Every request line the platform logged (method, path, status). */
@@ -34,7 +35,7 @@ export class ExportTestPlatform {
     const requests: string[] = [];
     const platform = await startLocalPlatform({ dataDir, port: 0, ...(clock ? { clock } : {}), log: (line) => requests.push(line) });
     const client = new BulkExportClient({ baseUrl: platform.url, auth: { kind: 'api-key', apiKey: platform.devApiKey }, retry: { maxRetries: 0 } });
-    return new ExportTestPlatform(platform, client, dataDir, requests);
+    return new ExportTestPlatform(platform, localBulkExport(client), dataDir, requests);
   }
 
   /** The environment that points the provider at this platform's tracing API. */

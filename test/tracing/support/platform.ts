@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BulkExportClient } from '../../../lib/api/bulk-export';
+import { localBulkExport, type LocalBulkExportClient } from '../../support/complete-answers';
 import { AUTH_MIGRATIONS, AuthStore } from '../../../lib/local/auth';
 import { systemClock, type Clock } from '../../../lib/local/clock';
 import { DEFAULT_PIPELINE_TIMINGS } from '../../../lib/local/control-plane/pipeline';
@@ -42,9 +43,9 @@ export interface TracingPlatform {
   readonly db: PlatformDatabase;
   /** The lines the platform logged. */
   readonly logs: string[];
-  readonly client: BulkExportClient;
+  readonly client: LocalBulkExportClient;
   /** A client acting as another key/workspace. */
-  clientFor(apiKey: string, tenantId?: string): BulkExportClient;
+  clientFor(apiKey: string, tenantId?: string): LocalBulkExportClient;
   close(): Promise<void>;
 }
 
@@ -86,7 +87,7 @@ export async function startTracingPlatform(options: TracingPlatformOptions = {})
       retry: { maxRetries: 0 },
     });
     clients.push(client);
-    return client;
+    return localBulkExport(client);
   };
   let closing: Promise<void> | undefined;
   return {

@@ -2,7 +2,7 @@
  * The usual cast of an export test: an S3 server behind a fault proxy, a platform on a manual clock, a project with
  * runs on consecutive UTC days, and a destination that writes through the proxy.
  */
-import { isFinalBulkExportStatus, type BulkExport, type BulkExportRun, type BulkExportStatus } from '../../../lib/api/schemas/bulk-export';
+import { isFinalBulkExportStatus, type BulkExportRecord as BulkExport, type BulkExportRunRecord as BulkExportRun, type BulkExportStatus } from '../../../lib/api/schemas/bulk-export';
 import { ManualClock } from '../../../lib/local/clock';
 import type { TracingSettings } from '../../../lib/local/tracing/module';
 import { MICROS_PER_DAY, toMicros } from '../../../lib/local/tracing/store/time';

@@ -1,5 +1,5 @@
-import type { BulkExportClient } from '../../../lib/api/bulk-export';
-import { isFinalBulkExportStatus, type BulkExport } from '../../../lib/api/schemas/bulk-export';
+import type { LocalBulkExportClient } from '../../support/complete-answers';
+import { isFinalBulkExportStatus, type BulkExportRecord as BulkExport } from '../../../lib/api/schemas/bulk-export';
 
 /** Polls `probe` until it returns a value other than undefined; fails with `what` after `timeoutMs`. */
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
@@ -18,7 +18,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 }
 
 /** Waits until an export reaches a final status, and returns it. */
-export function waitForFinalExport(client: BulkExportClient, id: string): Promise<BulkExport> {
+export function waitForFinalExport(client: LocalBulkExportClient, id: string): Promise<BulkExport> {
   return waitFor(`export ${id} to finish`, async () => {
     const current = await client.getExport(id);
     return isFinalBulkExportStatus(current.status) ? current : undefined;

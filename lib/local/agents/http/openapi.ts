@@ -106,8 +106,15 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
   'CronSearch',
 ]);
 
-/** An assistant as this server answers it: always with the deployment that serves it. */
-const ServedAssistant = schemas.Assistant.required({ deployment_id: true });
+/**
+ * The components as this server answers them: an assistant always with the deployment that serves it, and runs and
+ * threads in this server's own statuses only (the shared schemas read the statuses other servers added, too).
+ */
+const SERVED: Partial<Record<(typeof COMPONENTS)[number], z.ZodType>> = {
+  Assistant: schemas.Assistant.required({ deployment_id: true }),
+  Run: schemas.Run.extend({ status: schemas.RunStatus }),
+  Thread: schemas.Thread.extend({ status: schemas.ThreadStatus }),
+};
 
 
 /**
@@ -116,7 +123,7 @@ const ServedAssistant = schemas.Assistant.required({ deployment_id: true });
  * and responses may carry fields the schema does not list yet, which clients are to ignore.
  */
 function componentSchema(name: (typeof COMPONENTS)[number]): unknown {
-  const schema = name === 'Assistant' ? ServedAssistant : (schemas[name] as z.ZodType);
+  const schema = SERVED[name] ?? (schemas[name] as z.ZodType);
   return z.toJSONSchema(schema, {
     io: REQUEST_COMPONENTS.has(name) ? 'input' : 'output',
     unrepresentable: 'any',

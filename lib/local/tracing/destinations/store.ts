@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import {
   DestinationConfig,
   DestinationCredentials,
-  type Destination,
+  type DestinationRecord,
 } from '../../../api/schemas/bulk-export';
 import type { Clock } from '../../clock';
 import { prepared, type PlatformDatabase } from '../../db';
@@ -27,7 +27,7 @@ interface DestinationRow {
 /** A destination with what the worker needs to reach it. */
 export interface ResolvedDestination {
   /** The API view. */
-  readonly destination: Destination;
+  readonly destination: DestinationRecord;
   /** Decrypted credentials, or null for the host's environment credentials. */
   readonly credentials: DestinationCredentials | null;
 }
@@ -35,7 +35,7 @@ export interface ResolvedDestination {
 const keysOf = (credentials: DestinationCredentials | null): string[] =>
   credentials ? Object.keys(credentials).filter((key) => credentials[key as keyof DestinationCredentials] != null) : [];
 
-const toDestination = (row: DestinationRow): Destination => ({
+const toDestination = (row: DestinationRow): DestinationRecord => ({
   id: row.id,
   tenant_id: row.tenant_id,
   destination_type: row.destination_type,
@@ -66,7 +66,7 @@ export class DestinationStore {
   create(
     tenantId: string,
     input: { display_name: string; config: DestinationConfig; credentials: DestinationCredentials | null },
-  ): Destination {
+  ): DestinationRecord {
     const now = new Date(this.clock.now()).toISOString();
     const row: DestinationRow = {
       id: randomUUID(),
@@ -90,13 +90,13 @@ export class DestinationStore {
   }
 
   /** The destination in the workspace, or undefined. */
-  get(tenantId: string, id: string): Destination | undefined {
+  get(tenantId: string, id: string): DestinationRecord | undefined {
     const row = this.row(id);
     return row && row.tenant_id === tenantId ? toDestination(row) : undefined;
   }
 
   /** Every destination of the workspace, oldest first. */
-  list(tenantId: string): Destination[] {
+  list(tenantId: string): DestinationRecord[] {
     const rows = this.db
       .prepare('SELECT * FROM bulk_export_destinations WHERE tenant_id = ? ORDER BY created_at, id')
       .all(tenantId) as DestinationRow[];
@@ -104,7 +104,7 @@ export class DestinationStore {
   }
 
   /** Replaces the credentials (already validated). */
-  updateCredentials(id: string, credentials: DestinationCredentials): Destination {
+  updateCredentials(id: string, credentials: DestinationCredentials): DestinationRecord {
     this.db
       .prepare(
         'UPDATE bulk_export_destinations SET credentials_ciphertext = ?, credentials_keys = ?, updated_at = ? WHERE id = ?',

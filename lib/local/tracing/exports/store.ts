@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   isFinalBulkExportStatus,
-  type BulkExport,
-  type BulkExportRun,
+  type BulkExportRecord,
+  type BulkExportRunRecord,
   type BulkExportRunMetadata,
   type BulkExportStatus,
   type FormatVersion,
@@ -85,7 +85,7 @@ export interface NewExport {
 
 export const EMPTY_RUN_METADATA: BulkExportRunMetadata = { latest_cursor: null, rows_written: 0, exported_files: [] };
 
-export const toBulkExport = (row: ExportRow): BulkExport => ({
+export const toBulkExport = (row: ExportRow): BulkExportRecord => ({
   id: row.id,
   tenant_id: row.tenant_id,
   bulk_export_destination_id: row.bulk_export_destination_id,
@@ -103,7 +103,7 @@ export const toBulkExport = (row: ExportRow): BulkExport => ({
   finished_at: row.finished_at,
 });
 
-export const toBulkExportRun = (row: RunRow): BulkExportRun => ({
+export const toBulkExportRun = (row: RunRow): BulkExportRunRecord => ({
   id: row.id,
   bulk_export_id: row.bulk_export_id,
   status: row.status,

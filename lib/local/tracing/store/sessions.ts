@@ -2,7 +2,7 @@
  * Tracing projects ("sessions" on the wire): a uuid and a name unique within a workspace.
  */
 import { randomUUID } from 'node:crypto';
-import type { Session } from '../../../api/schemas/tracing';
+import type { SessionRecord as Session } from '../../../api/schemas/tracing';
 import type { Clock } from '../../clock';
 import { prepared, type PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
