@@ -26,7 +26,7 @@ import {
 } from '../framework';
 import { NULL_REQUIRED } from '../framework/validate';
 import { planWorkspace, tenantIdAttribute, workspaceId, workspaceOf } from './workspace';
-import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
+import { bulkExportClient, detailOf, statusOf } from './bulk-export-client';
 import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, credentialsLeftOut, destinationKept, regionLeftOut, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
@@ -53,21 +53,33 @@ const timeouts = timeoutsAttribute({ create: '5m', update: '5m' });
 
 const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty.' : undefined);
 
-/** A region is part of a host name (`s3.<region>.amazonaws.com`): letters, digits and dashes. */
-const regionProblem = (value: string): string | undefined =>
-  isRegionName(value) ? undefined : `must be a region name such as "eu-west-1" (letters, digits and dashes); got ${JSON.stringify(value)}.`;
+/**
+ * The one refusal of `endpoint_url`, which is no platform rule: the address is kept in plan and state as it is, and
+ * returned by the platform, and a secret may ride in neither. Its other checks are warnings (see plan).
+ */
+const endpointProblem = (value: string): string | undefined =>
+  httpUrlProblem(value) === 'user-info' ? 'must not carry a user name or password: set the keys in `credentials`, which are write-only.' : undefined;
 
-const endpointProblem = (value: string): string | undefined => {
-  switch (httpUrlProblem(value)) {
-    case undefined:
-      return undefined;
-    case 'user-info':
-      // the address is kept in plan and state as it is, and returned by the platform: no secret may ride in it
-      return 'must not carry a user name or password: set the keys in `credentials`, which are write-only.';
-    default:
-      return `must be the http:// or https:// address of an S3-compatible API, written in full, e.g. "https://s3.example.com"; got ${JSON.stringify(value)}.`;
+/**
+ * The warnings of a region or endpoint the spec sets no rule for, which the platform may refuse all the same: a region
+ * is part of a host name (`s3.<region>.amazonaws.com`), an endpoint is the http(s) address of an S3 API.
+ */
+function warnOfAddress(planned: { readonly region: unknown; readonly endpoint_url: unknown }, diagnostics: Diagnostics): void {
+  if (typeof planned.region === 'string' && !isRegionName(planned.region)) {
+    diagnostics.warning(
+      'Unusual region',
+      `${JSON.stringify(planned.region)} is not a region name such as "eu-west-1" (letters, digits and dashes): the platform may refuse it.`,
+      'region',
+    );
   }
-};
+  if (typeof planned.endpoint_url === 'string' && httpUrlProblem(planned.endpoint_url) === 'not-http-url') {
+    diagnostics.warning(
+      'Unusual endpoint_url',
+      `${JSON.stringify(planned.endpoint_url)} is not an http:// or https:// address written in full (e.g. "https://s3.example.com"): the platform may refuse it as "Invalid endpoint".`,
+      'endpoint_url',
+    );
+  }
+}
 
 /** The schema of `agentplatform_export_destination`. */
 export const exportDestinationSchema = defineSchema({
@@ -92,7 +104,6 @@ export const exportDestinationSchema = defineSchema({
     region: attr.string({
       optional: true,
       requiresReplace: true,
-      validate: regionProblem,
       description: 'Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set; left out without it, the platform signs for us-east-1 and the plan warns.',
     }),
     endpoint_url: attr.string({
@@ -104,9 +115,11 @@ export const exportDestinationSchema = defineSchema({
     include_bucket_in_prefix: attr.bool({
       optional: true,
       computed: true,
-      default: false,
+      useStateForUnknown: true,
       requiresReplace: true,
-      description: 'Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations).',
+      description:
+        'Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). ' +
+        'Sent only when set; left out, the platform chooses (`false` for a new destination), and its choice is read after apply.',
     }),
     credentials: attr.object(
       {
@@ -196,6 +209,7 @@ function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: Plan
     );
   }
   if (!prior && planned.region === null && planned.endpoint_url === null) regionLeftOut(diagnostics);
+  if (!prior || planned.region !== prior.region || planned.endpoint_url !== prior.endpoint_url) warnOfAddress(planned, diagnostics);
   const keys = config.credentials;
   if (prior && planned.credentials_version === prior.credentials_version && keys !== null && isKnown(keys)) {
     // keys changed outside Terraform (the platform shows their names only): the configured ones are sent again
@@ -290,7 +304,8 @@ async function remove({ state, diagnostics }: DeleteRequest<Schema>): Promise<vo
 // ---- import ----
 
 async function importDestination({ id, ctx, signal }: ImportRequest): Promise<Partial<ExportDestinationModel>> {
-  if (!isUuid(id)) throw new DiagnosticError('Invalid import id', `Import an export destination by its id, a UUID; got ${JSON.stringify(id)}.`);
+  // spec: Bulk export destination, `id` is a plain string
+  if (id.trim() === '') throw new DiagnosticError('Invalid import id', 'Import an export destination by its id, as the platform shows it.');
   try {
     await bulkExportClient(ctx).getDestination(id, { signal });
   } catch (err) {
@@ -341,10 +356,11 @@ function createBody(planned: ExportDestinationModel, credentials: Credentials | 
     display_name: planned.display_name,
     config: {
       bucket_name: planned.bucket_name,
+      // spec: Bulk export destination, `config.prefix` (the root prefix) is not marked optional: always sent
       prefix: planned.prefix ?? '',
       ...(planned.region !== null ? { region: planned.region } : {}),
       ...(planned.endpoint_url !== null ? { endpoint_url: planned.endpoint_url } : {}),
-      include_bucket_in_prefix: planned.include_bucket_in_prefix ?? false,
+      ...(planned.include_bucket_in_prefix !== null ? { include_bucket_in_prefix: planned.include_bucket_in_prefix } : {}),
     },
     ...(credentials ? { credentials: credentialsBody(credentials) } : {}),
   };
