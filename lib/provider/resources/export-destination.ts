@@ -350,7 +350,8 @@ function credentialsBody(credentials: Credentials): DestinationCredentials {
   };
 }
 
-function createBody(planned: ExportDestinationModel, credentials: Credentials | null): DestinationCreate {
+/** The create request: what the configuration sets, and the prefix (see below); nothing the user left out. */
+export function createBody(planned: ExportDestinationModel, credentials: Credentials | null): DestinationCreate {
   return {
     destination_type: 's3',
     display_name: planned.display_name,
