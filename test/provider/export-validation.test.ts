@@ -168,6 +168,7 @@ describe('export resources: input checks', () => {
   end_time       = "2025-01-02T00:00:00Z"
   format_version = "v3"
   export_fields  = ["id", "name", "id"]
+  filter         = "and(eq(run_type, \\"llm\\"), similar(agent_name, \\"support\\"))"
 }
 `,
         `resource "agentplatform_export_destination" "spaced_region" {
@@ -187,6 +188,11 @@ describe('export resources: input checks', () => {
     const version = diagnostic(stdout, 'Unknown format_version');
     expect(pointsAt(version, 'agentplatform_bulk_export', 'odd', 'format_version')).toBe(true);
     expect(flat(version)).toContain('"v3" is not a format version the provider knows (v1, v2_beta): it is sent as it is, and the platform may refuse it.');
+    // a filter of function-style operators is sent, whatever operators and fields it names
+    const filter = diagnostic(stdout, 'Filter not known to the provider');
+    expect(pointsAt(filter, 'agentplatform_bulk_export', 'odd', 'filter')).toBe(true);
+    expect(flat(filter)).toContain('unknown operator "similar"');
+    expect(flat(filter)).toContain('The filter is sent as it is: the platform judges the operators and fields it names, and may refuse it.');
     expect(flat(diagnostic(stdout, 'Repeated export_fields[2]'))).toContain('"id" is listed twice; the platform may refuse the list.');
     const region = diagnostic(stdout, 'Unusual region');
     expect(pointsAt(region, 'agentplatform_export_destination', 'spaced_region', 'region')).toBe(true);

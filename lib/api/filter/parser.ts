@@ -84,6 +84,19 @@ export function parseFilter(text: string): FilterExpr {
   return new FilterChecker(text).check(new SyntaxReader(text).readFilter());
 }
 
+/**
+ * Checks only the shape of `text`, the syntax pass without the checking one: a call `name(arg, …)` whose arguments
+ * are calls, names, literals and lists. spec: Bulk export, `filter`: function-style operators, "such as" `and(...)`,
+ * `eq(field, value)`, `like(field, pattern)`; which operators and fields exist is the platform's to judge. Throws
+ * FilterSyntaxError pointing at the first problem.
+ */
+export function checkFilterShape(text: string): void {
+  const node = new SyntaxReader(text).readFilter();
+  if (node.kind !== 'call') {
+    fail(text, 'unexpected_token', startOf(node), `expected an operator call such as eq(field, value), found ${describeNode(node)}`, describeNode(node), 'an operator call');
+  }
+}
+
 function fail(source: string, code: FilterErrorCode, at: number, reason: string, actual: string, expected?: string, hint?: string): never {
   throw new FilterSyntaxError(source, { code, reason, position: at, actual, expected, hint });
 }

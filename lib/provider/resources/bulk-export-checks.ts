@@ -29,15 +29,20 @@ export const INTERVAL_HOURS = { min: INTERVAL_HOURS_MIN, max: INTERVAL_HOURS_MAX
 export const FINAL_EXPORT_STATUSES: readonly string[] = FINAL_BULK_EXPORT_STATUSES;
 
 /**
- * The filter parser's message (position and caret under the offending text), or undefined when it parses. spec: Bulk
- * export, `filter`: the expression is made of function-style operators; which functions and fields it may name is
- * the platform's to judge.
+ * Why a filter is not of the shape the spec gives it (function-style operators), with the parser's position and caret
+ * under the offending text; undefined when it is. spec: Bulk export, `filter`. Which operators and fields it names is
+ * the platform's to judge: see {@link filterWarning}.
  */
 export function filterProblem(text: string): string | undefined {
   if (text.trim() === '') return 'is empty: leave `filter` out to export every run of the range.';
-  const { validateFilter } = require('../../api/filter') as typeof import('../../api/filter');
-  const result = validateFilter(text);
-  return result.ok ? undefined : result.error.message;
+  const { reviewFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  return reviewFilter(text).shape?.message;
+}
+
+/** Why this project's platform would refuse a filter of the right shape (an unknown operator or field), or undefined. */
+export function filterWarning(text: string): string | undefined {
+  const { reviewFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  return reviewFilter(text).unknown?.message;
 }
 
 /**

@@ -333,6 +333,15 @@ export function unknownFormatVersion(diagnostics: Diagnostics, value: string, kn
   );
 }
 
+/** A filter of the right shape that names an operator or field the provider does not know, or a value of another type. */
+export function filterNotKnown(diagnostics: Diagnostics, problem: string): void {
+  diagnostics.warning(
+    'Filter not known to the provider',
+    `${problem}\n\nThe filter is sent as it is: the platform judges the operators and fields it names, and may refuse it.`,
+    'filter',
+  );
+}
+
 /** An `export_fields` entry listed twice: the platform may refuse the list. */
 export function exportFieldRepeated(diagnostics: Diagnostics, field: string, index: number): void {
   diagnostics.warning(`Repeated export_fields[${index}]`, `${JSON.stringify(field)} is listed twice; the platform may refuse the list.`, [

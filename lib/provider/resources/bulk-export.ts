@@ -27,7 +27,6 @@ import {
 } from '../framework';
 import {
   EXPORT_DAYS_MAX,
-  EXPORT_FORMAT_VERSIONS,
   exportDays,
   FINAL_EXPORT_STATUSES,
   INTERVAL_HOURS,
@@ -41,7 +40,7 @@ import {
 } from './bulk-export-checks';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
 import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
-import { checkDueIntervals, checkEndNotAhead } from './bulk-export-clock';
+import { checkDueIntervals, checkEndNotAhead, warnOfArguments } from './bulk-export-warnings';
 import {
   EXPORT_BODY_FIELDS,
   apiFailure,
@@ -49,12 +48,10 @@ import {
   exportCancelledWhileWaiting,
   exportEndedUnwatched,
   exportFailed,
-  exportFieldRepeated,
   exportRangeTooLong,
   exportSettingIgnored,
   exportTimedOut,
   exportWaitEnded,
-  unknownFormatVersion,
 } from './bulk-export-messages';
 import { createBody, localSettings, toModel } from './bulk-export-model';
 import { exportCreatedUnanswered } from './bulk-export-orphans';
@@ -305,17 +302,6 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx }
   }
   if (typeof start !== 'string' || typeof hours !== 'number') return;
   checkDueIntervals({ start, hours, replacing, ctx, diagnostics });
-}
-
-/** The warnings of arguments the spec sets no rule for, which a platform may refuse all the same. */
-function warnOfArguments(config: PlanRequest<Schema>['config'], diagnostics: PlanRequest<Schema>['diagnostics']): void {
-  const version = config.format_version;
-  if (typeof version === 'string' && !(EXPORT_FORMAT_VERSIONS as readonly string[]).includes(version)) unknownFormatVersion(diagnostics, version, EXPORT_FORMAT_VERSIONS);
-  const fields = config.export_fields;
-  if (fields === null || !isKnown(fields)) return;
-  fields.forEach((field, index) => {
-    if (typeof field === 'string' && fields.indexOf(field) !== index) exportFieldRepeated(diagnostics, field, index);
-  });
 }
 
 /**
