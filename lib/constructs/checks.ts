@@ -39,6 +39,11 @@ export function wholeNumberProblem(min: number, max?: number): (value: number) =
   return (value) => (typeof value === 'number' && Number.isInteger(value) && value >= min && (max === undefined || value <= max) ? undefined : messages.notWholeNumber(value, min, max));
 }
 
+/** Why a value is not a whole number (of any sign: bounds the spec does not state are warnings). */
+export function integerProblem(value: number): string | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? undefined : messages.notInteger(value);
+}
+
 /** Why a duration is not longer than zero (a token duration passes). */
 export function positiveDurationProblem(value: Duration): string | undefined {
   if (!(value instanceof Duration)) return messages.notDuration(value);

@@ -14,7 +14,7 @@ import {
   SECRET_NAME_PATTERN,
   isTagRef,
 } from '../api/schemas/control-plane-constants';
-import { booleanProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
+import { booleanProblem, integerProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import type { Duration } from './duration';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import { TfDeployment, type TfDeploymentConfig } from './generated/deployment';
@@ -305,10 +305,13 @@ function sourceAttributes(config: DeploymentSourceConfig, violations: Violations
 }
 
 function checkResources(resources: DeploymentResources, violations: Violations, scope: Construct): void {
-  violations.check('resources.minScale', resources.minScale, wholeNumberProblem(0));
-  violations.check('resources.maxScale', resources.maxScale, wholeNumberProblem(1));
-  violations.check('resources.memoryMb', resources.memoryMb, wholeNumberProblem(1));
-  violations.check('resources.cpu', resources.cpu, (cpu) => (cpu > 0 ? undefined : messages.cpuNotPositive(cpu)));
+  for (const key of ['minScale', 'maxScale', 'memoryMb'] as const) violations.check(`resources.${key}`, resources[key], integerProblem);
+  // the local platform's bounds, which the spec does not state
+  for (const [key, least, strictly] of [['minScale', 0, false], ['maxScale', 1, false], ['cpu', 0, true], ['memoryMb', 1, false]] as const) {
+    warnIfProblem(scope, `resources.${key}`, resources[key], (value) =>
+      typeof value === 'number' && (strictly ? value <= least : value < least) ? messages.belowLeast(value, least, strictly) : undefined,
+    );
+  }
   const { minScale: min, maxScale: max } = resources;
   if (min !== undefined && max !== undefined && !isToken(min) && !isToken(max) && min > max) {
     warnIfProblem(scope, 'resources.minScale', min, () => messages.minScaleAboveMax(min, max));

@@ -80,6 +80,8 @@ export const messages = {
     "give them where the construct takes secrets (a destination's `credentials`; a private repository is reached through `integrationId`).",
   notWholeNumber: (value: unknown, min: number, max?: number) =>
     `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}; got ${typeof value === 'number' ? value : `${typeof value} ${quote(value)}`}.`,
+  notInteger: (value: unknown) => `must be a whole number; got ${typeof value === 'number' ? value : `${typeof value} ${quote(value)}`}.`,
+  belowLeast: (value: number, least: number, strictly: boolean) => `(${value}) is ${strictly ? 'not more than' : 'less than'} ${least}.`,
   notBoolean: (value: unknown) => `must be true or false; got ${typeof value} ${quote(value)}.`,
   notDuration: (value: unknown) => `must be a Duration, e.g. Duration.minutes(30); got ${typeof value} ${quote(value)}.`,
   notList: (value: unknown, example: string) => `must be a list, e.g. ${example}; got ${typeof value} ${quote(value)}.`,
@@ -109,7 +111,6 @@ export const messages = {
     'Deploy a branch, or leave buildOnPush out.',
   emptyImage: () => 'must name a container image, e.g. "registry.example.com/agent:1.2.0".',
   minScaleAboveMax: (min: number, max: number) => `(${min}) is more than resources.maxScale (${max}).`,
-  cpuNotPositive: (value: number) => `must be more than 0 CPUs, e.g. 0.5 or 2; got ${value}.`,
   secretName: (name: string) => `${quote(name)} is not an environment variable name (letters, digits and "_", not starting with a digit).`,
   secretNameTooLong: (name: string, max: number) => `secret name ${JSON.stringify(name)} has ${name.length} characters, more than ${max}.`,
   tooManySecrets: (count: number, max: number) => `the deployment has ${count} secrets, more than ${max}.`,
@@ -161,7 +162,7 @@ export const messages = {
     'leave credentialsVersion out, or give the destination keys.',
 
   // ---- exports ----
-  noFields: () => 'must name at least one field; leave fields out to export every exportable field.',
+  noFields: () => 'names no field, so the files would have no column; leave fields out to export every exportable field.',
   unknownField: (name: string, known: readonly string[]) =>
     `${quote(name)} is not an exportable field. The exportable fields are: ${known.join(', ')}.`,
   duplicateField: (name: string) => `${quote(name)} is listed twice.`,

@@ -75,7 +75,7 @@ export function queryAttributes(
 }
 
 function checkFields(fields: readonly string[], violations: Violations, scope: IConstruct): void {
-  if (fields.length === 0) violations.add('fields', messages.noFields());
+  warnIfProblem(scope, 'fields', fields.length, (count) => (count === 0 ? messages.noFields() : undefined));
   fields.forEach((field, index) => {
     // spec: Exportable fields, the table of the columns of the Parquet files
     violations.check(`fields[${index}]`, field, (f) => (isExportableField(f) ? undefined : messages.unknownField(f, EXPORTABLE_FIELD_NAMES)));

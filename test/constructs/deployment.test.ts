@@ -102,10 +102,7 @@ describe('Deployment', () => {
         'a tag never moves',
       ],
       ['an empty image', { source: DeploymentSource.image(' ') }, 'source.imageUri', 'must name a container image'],
-      ['a negative min scale', { resources: { minScale: -1 } }, 'resources.minScale', 'whole number of at least 0'],
-      ['a max scale of 0', { resources: { maxScale: 0 } }, 'resources.maxScale', 'whole number of at least 1'],
-      ['fractional memory', { resources: { memoryMb: 0.5 } }, 'resources.memoryMb', 'whole number of at least 1'],
-      ['zero CPU', { resources: { cpu: 0 } }, 'resources.cpu', 'more than 0 CPUs'],
+      ['fractional memory', { resources: { memoryMb: 0.5 } }, 'resources.memoryMb', 'must be a whole number; got 0.5.'],
       [
         'a repository URL with a token in it',
         { source: DeploymentSource.github({ repoUrl: 'https://x-access-token:ghs_secret@github.com/acme/a' }) },
@@ -127,6 +124,9 @@ describe('Deployment', () => {
       // a URL parser mends it; the local platform refuses it
       ['a repository URL with a space', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/my agent' }) }, 'source.repoUrl: "https://github.com/acme/my agent" is not'],
       ['min scale above max scale', { resources: { minScale: 4, maxScale: 2 } }, 'resources.minScale: (4) is more than resources.maxScale (2).'],
+      ['a negative min scale', { resources: { minScale: -1 } }, 'resources.minScale: (-1) is less than 0.'],
+      ['a max scale of 0', { resources: { maxScale: 0 } }, 'resources.maxScale: (0) is less than 1.'],
+      ['zero CPU', { resources: { cpu: 0 } }, 'resources.cpu: (0) is not more than 0.'],
       ['a custom URL that is not a URL', { customUrl: 'agent.example.com' }, 'customUrl: "agent.example.com" is not an absolute http:// or https:// URL'],
       ['an empty ref (an unset variable)', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: '' }) }, 'source.ref: is empty (is its variable set?).'],
       ['an empty integration id', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', integrationId: ' ' }) }, 'source.integrationId: is empty'],
@@ -167,7 +167,7 @@ describe('Deployment', () => {
           name: '_bad',
           customUrl: 'https://agent:url-password@agent.example.com',
           source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: 'refs/tags/v2', buildOnPush: true }),
-          resources: { minScale: -5, maxScale: 1 },
+          resources: { minScale: 0.5, maxScale: 1 },
           secrets: { TOKEN: 'hunter2' },
         }),
       );

@@ -87,6 +87,7 @@ describe('agentplatform_deployment input checks and secrets', () => {
         githubDeployment('bad_name', { name: '-leading-dash' }),
         `resource "agentplatform_deployment" "no_repo" {\n  name   = "d"\n  source = "github"\n}\n`,
         githubDeployment('scales', { name: 'f' }, '  resource_spec = { min_scale = 3, max_scale = 2 }\n'),
+        githubDeployment('no_cpu', { name: 'o' }, '  resource_spec = { cpu = 0 }\n'),
         // URLs that a WHATWG parser mends, and the local platform refuses
         githubDeployment('spaced_url', { name: 'k', repo_url: 'https://github.com/acme/my agent' }),
         githubDeployment('empty_ref', { name: 'j', repo_ref: '' }),
@@ -110,6 +111,7 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(text).toContain('"-leading-dash" is not a letter or digit followed by letters, digits, "-" and "_", at most 63 characters: the platform may refuse it.');
     expect(stdout).toMatch(/Warning: Missing repo_url[\s\S]*in resource "agentplatform_deployment" "no_repo"/);
     expect(stdout).toMatch(/Warning: Unusual resource_spec\.min_scale[\s\S]*`min_scale` \(3\) is more than `max_scale` \(2\)/);
+    expect(stdout).toMatch(/Warning: Unusual resource_spec\.cpu[\s\S]*`cpu` \(0\) is not more than 0: the platform may refuse it\./);
     expect(warnedAt('Unusual repo_url', 'spaced_url', 'repo_url')).toBe(true);
     expect(warnedAt('Empty repo_ref', 'empty_ref', 'repo_ref')).toBe(true);
     expect(stdout).toMatch(/Warning: Long secret value[\s\S]*in resource "agentplatform_deployment" "long_secret"/);

@@ -171,6 +171,14 @@ describe('export resources: input checks', () => {
   filter         = "and(eq(run_type, \\"llm\\"), similar(agent_name, \\"support\\"))"
 }
 `,
+        `resource "agentplatform_bulk_export" "no_columns" {
+  destination_id = "dest-7"
+  session_id     = "${SESSION_ID}"
+  start_time     = "2025-01-01T00:00:00Z"
+  end_time       = "2025-01-02T00:00:00Z"
+  export_fields  = []
+}
+`,
         `resource "agentplatform_export_destination" "spaced_region" {
   display_name = "x"
   bucket_name  = "b"
@@ -194,6 +202,7 @@ describe('export resources: input checks', () => {
     expect(flat(filter)).toContain('unknown operator "similar"');
     expect(flat(filter)).toContain('The filter is sent as it is: the platform judges the operators and fields it names, and may refuse it.');
     expect(flat(diagnostic(stdout, 'Repeated export_fields[2]'))).toContain('"id" is listed twice; the platform may refuse the list.');
+    expect(pointsAt(diagnostic(stdout, 'Empty export_fields'), 'agentplatform_bulk_export', 'no_columns', 'export_fields')).toBe(true);
     const region = diagnostic(stdout, 'Unusual region');
     expect(pointsAt(region, 'agentplatform_export_destination', 'spaced_region', 'region')).toBe(true);
     expect(flat(region)).toContain('is not a region name such as "eu-west-1" (letters, digits and dashes): the platform may refuse it.');

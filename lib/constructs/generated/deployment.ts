@@ -6,7 +6,7 @@ import { PROVIDER_TYPE_NAME, PROVIDER_VERSION } from '../../provider/constants';
 
 /** Scaling and size of the replicas; what is left out is the platform's default. */
 export interface TfDeploymentResourceSpec {
-  /** Fewest replicas. */
+  /** Fewest replicas (0 lets it scale to zero). */
   readonly minScale?: number;
   /** Most replicas; at least `min_scale`. */
   readonly maxScale?: number;
@@ -53,7 +53,7 @@ export class TfDeploymentResourceSpecOutputReference extends cdktf.ComplexObject
     super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
   }
 
-  /** Fewest replicas. */
+  /** Fewest replicas (0 lets it scale to zero). */
   get minScale(): number {
     return this.getNumberAttribute('min_scale');
   }

@@ -342,6 +342,11 @@ export function filterNotKnown(diagnostics: Diagnostics, problem: string): void 
   );
 }
 
+/** An empty `export_fields`: no column at all; the platform may refuse it. */
+export function noExportFields(diagnostics: Diagnostics): void {
+  diagnostics.warning('Empty export_fields', '`export_fields` names no field, so the files would have no column; the platform may refuse it. Leave it out to export every exportable field.', 'export_fields');
+}
+
 /** An `export_fields` entry listed twice: the platform may refuse the list. */
 export function exportFieldRepeated(diagnostics: Diagnostics, field: string, index: number): void {
   diagnostics.warning(`Repeated export_fields[${index}]`, `${JSON.stringify(field)} is listed twice; the platform may refuse the list.`, [

@@ -9,7 +9,7 @@
 import { isKnown, type Diagnostics, type ProviderContext, type UNKNOWN } from '../framework';
 import { EXPORT_FORMAT_VERSIONS, SCHEDULE_DELAY_MS, filterProblem, filterWarning, instantMicros } from './bulk-export-checks';
 import { bulkExportClient } from './bulk-export-client';
-import { exportBackfill, exportFieldRepeated, filterNotKnown, unknownFormatVersion } from './bulk-export-messages';
+import { exportBackfill, exportFieldRepeated, filterNotKnown, noExportFields, unknownFormatVersion } from './bulk-export-messages';
 
 /** The arguments the warnings read. */
 interface ExportArguments {
@@ -26,6 +26,7 @@ export function warnOfArguments(config: ExportArguments, diagnostics: Diagnostic
   if (typeof version === 'string' && !(EXPORT_FORMAT_VERSIONS as readonly string[]).includes(version)) unknownFormatVersion(diagnostics, version, EXPORT_FORMAT_VERSIONS);
   const fields = config.export_fields;
   if (fields === null || !isKnown(fields)) return;
+  if (fields.length === 0) noExportFields(diagnostics);
   fields.forEach((field, index) => {
     if (typeof field === 'string' && fields.indexOf(field) !== index) exportFieldRepeated(diagnostics, field, index);
   });

@@ -133,7 +133,7 @@ export const bulkExportSchema = defineSchema({
     export_fields: attr.list(element.string, {
       optional: true,
       requiresReplace: true,
-      minItems: 1,
+      // spec: Exportable fields, the table of the columns of the Parquet files
       validateElement: exportFieldProblem,
       description:
         'Only these fields become columns (every exportable field when left out), checked at plan time against the ' +

@@ -32,7 +32,7 @@ interface DeploymentArguments {
   readonly source: unknown;
   readonly image_uri: unknown;
   readonly build_on_push: unknown;
-  readonly resource_spec: { readonly min_scale: unknown; readonly max_scale: unknown } | null | typeof UNKNOWN;
+  readonly resource_spec: { readonly min_scale: unknown; readonly max_scale: unknown; readonly cpu: unknown; readonly memory_mb: unknown } | null | typeof UNKNOWN;
   readonly name: unknown;
   readonly repo_url: unknown;
   readonly custom_url: unknown;
@@ -86,12 +86,17 @@ function warnOfSource(config: DeploymentArguments, diagnostics: Diagnostics): vo
     }
   }
   const spec = config.resource_spec;
-  if (spec !== null && isKnown(spec) && typeof spec.min_scale === 'number' && typeof spec.max_scale === 'number' && spec.min_scale > spec.max_scale) {
-    diagnostics.warning(
-      'Unusual resource_spec.min_scale',
-      `\`min_scale\` (${spec.min_scale}) is more than \`max_scale\` (${spec.max_scale}): ${MAY_REFUSE}.`,
-      [{ attribute: 'resource_spec' }, { attribute: 'min_scale' }],
-    );
+  if (spec === null || !isKnown(spec)) return;
+  const at = (key: string) => [{ attribute: 'resource_spec' }, { attribute: key }];
+  if (typeof spec.min_scale === 'number' && typeof spec.max_scale === 'number' && spec.min_scale > spec.max_scale) {
+    diagnostics.warning('Unusual resource_spec.min_scale', `\`min_scale\` (${spec.min_scale}) is more than \`max_scale\` (${spec.max_scale}): ${MAY_REFUSE}.`, at('min_scale'));
+  }
+  // the local platform's bounds: no replicas below 0, at least 1 at most, some CPU and memory
+  for (const [key, least, strictly] of [['min_scale', 0, false], ['max_scale', 1, false], ['cpu', 0, true], ['memory_mb', 1, false]] as const) {
+    const value = spec[key];
+    if (typeof value === 'number' && (strictly ? value <= least : value < least)) {
+      diagnostics.warning(`Unusual resource_spec.${key}`, `\`${key}\` (${value}) is ${strictly ? 'not more than' : 'less than'} ${least}: ${MAY_REFUSE}.`, at(key));
+    }
   }
 }
 

@@ -109,10 +109,10 @@ export const deploymentSchema = defineSchema({
     custom_url: attr.string({ optional: true, validate: (value) => userInfoProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
     resource_spec: attr.object(
       {
-        min_scale: attr.number({ optional: true, integer: true, min: 0, description: 'Fewest replicas.' }),
-        max_scale: attr.number({ optional: true, integer: true, min: 1, description: 'Most replicas; at least `min_scale`.' }),
-        cpu: attr.number({ optional: true, validate: (v: number) => (v > 0 ? undefined : 'must be more than 0.'), description: 'CPUs per replica, e.g. `0.5` or `2`.' }),
-        memory_mb: attr.number({ optional: true, integer: true, min: 1, description: 'Memory per replica, in MiB.' }),
+        min_scale: attr.number({ optional: true, integer: true, description: 'Fewest replicas (0 lets it scale to zero).' }),
+        max_scale: attr.number({ optional: true, integer: true, description: 'Most replicas; at least `min_scale`.' }),
+        cpu: attr.number({ optional: true, description: 'CPUs per replica, e.g. `0.5` or `2`.' }),
+        memory_mb: attr.number({ optional: true, integer: true, description: 'Memory per replica, in MiB.' }),
       },
       { optional: true, description: 'Scaling and size of the replicas; what is left out is the platform\'s default.' },
     ),
