@@ -187,8 +187,8 @@ export class ExportDestination extends Construct implements IExportDestination {
     const target = props.target.bind();
     const keys = target.credentials.values;
     const violations = new Violations();
-    violations.check('displayName', props.displayName, (name) => (name.trim() === '' ? messages.empty() : undefined));
-    violations.check('target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.empty() : undefined));
+    warnIfProblem(this, 'displayName', props.displayName, (name) => (name.trim() === '' ? messages.emptyValue() : undefined));
+    warnIfProblem(this, 'target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.emptyValue() : undefined));
     violations.check('target.includeBucketInPrefix', target.includeBucketInPrefix, booleanProblem);
     violations.check('timeout', props.timeout, positiveDurationProblem);
     const keyScope = target.credentials.writesUnder;

@@ -59,16 +59,6 @@ describe('export resources: input checks', () => {
   credentials_version = 1
 }
 `,
-        `resource "agentplatform_export_destination" "empty_key" {
-  display_name = "x"
-  bucket_name  = "b"
-  credentials = {
-    access_key_id     = ""
-    secret_access_key = "secret"
-  }
-  credentials_version = 1
-}
-`,
         `resource "agentplatform_export_destination" "password_in_url" {
   display_name = "x"
   bucket_name  = "b"
@@ -115,9 +105,6 @@ describe('export resources: input checks', () => {
 
     expect(pointsAt(diagnostic(stderr, 'Invalid end_time'), type, 'backwards', 'end_time')).toBe(true);
     expect(pointsAt(diagnostic(stderr, 'credentials_version without credentials'), 'agentplatform_export_destination', 'version_only', 'credentials_version')).toBe(true);
-    const emptyKey = diagnostic(stderr, 'Invalid credentials.access_key_id');
-    expect(emptyKey).toContain('in resource "agentplatform_export_destination" "empty_key":');
-    expect(flat(emptyKey)).toContain('`credentials.access_key_id` must not be empty (is its variable set?)');
     const userInfo = diagnostic(stderr, 'Invalid endpoint_url');
     expect(pointsAt(userInfo, 'agentplatform_export_destination', 'password_in_url', 'endpoint_url')).toBe(true);
     expect(flat(userInfo)).toContain('must not carry a user name or password: set the keys in `credentials`');
@@ -179,6 +166,17 @@ describe('export resources: input checks', () => {
   export_fields  = []
 }
 `,
+        `resource "agentplatform_export_destination" "empty_key" {
+  display_name = ""
+  bucket_name  = "b"
+  endpoint_url = "https://s3.example.com"
+  credentials = {
+    access_key_id     = ""
+    secret_access_key = "secret"
+  }
+  credentials_version = 1
+}
+`,
         `resource "agentplatform_export_destination" "spaced_region" {
   display_name = "x"
   bucket_name  = "b"
@@ -203,6 +201,10 @@ describe('export resources: input checks', () => {
     expect(flat(filter)).toContain('The filter is sent as it is: the platform judges the operators and fields it names, and may refuse it.');
     expect(flat(diagnostic(stdout, 'Repeated export_fields[2]'))).toContain('"id" is listed twice; the platform may refuse the list.');
     expect(pointsAt(diagnostic(stdout, 'Empty export_fields'), 'agentplatform_bulk_export', 'no_columns', 'export_fields')).toBe(true);
+    const emptyKey = diagnostic(stdout, 'Empty credentials.access_key_id');
+    expect(emptyKey).toContain('in resource "agentplatform_export_destination" "empty_key":');
+    expect(flat(emptyKey)).toContain('`credentials.access_key_id` is empty (is its variable set?): the platform may refuse it.');
+    expect(pointsAt(diagnostic(stdout, 'Empty display_name'), 'agentplatform_export_destination', 'empty_key', 'display_name')).toBe(true);
     const region = diagnostic(stdout, 'Unusual region');
     expect(pointsAt(region, 'agentplatform_export_destination', 'spaced_region', 'region')).toBe(true);
     expect(flat(region)).toContain('is not a region name such as "eu-west-1" (letters, digits and dashes): the platform may refuse it.');

@@ -29,9 +29,9 @@ import { planWorkspace, tenantIdAttribute, workspaceId, workspaceOf } from './wo
 import { bulkExportClient, detailOf, statusOf } from './bulk-export-client';
 import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, credentialsLeftOut, destinationKept, regionLeftOut, destinationRefused, type DestinationTarget } from './bulk-export-messages';
-import { isRegionName } from '../../api/schemas/bulk-export-constants';
 import { httpUrlProblem } from '../../api/urls';
 import { confirmGone } from '../api-errors';
+import { warnOfAddress, warnOfEmptyKeys } from './export-destination-warnings';
 import { mayHaveBeenCreated } from './export-destination-orphans';
 import { createOutcome } from './unanswered-create';
 
@@ -51,35 +51,12 @@ type Credentials = NonNullable<ExportDestinationModel['credentials']>;
  */
 const timeouts = timeoutsAttribute({ create: '5m', update: '5m' });
 
-const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty.' : undefined);
-
 /**
  * The one refusal of `endpoint_url`, which is no platform rule: the address is kept in plan and state as it is, and
  * returned by the platform, and a secret may ride in neither. Its other checks are warnings (see plan).
  */
 const endpointProblem = (value: string): string | undefined =>
   httpUrlProblem(value) === 'user-info' ? 'must not carry a user name or password: set the keys in `credentials`, which are write-only.' : undefined;
-
-/**
- * The warnings of a region or endpoint the spec sets no rule for, which the platform may refuse all the same: a region
- * is part of a host name (`s3.<region>.amazonaws.com`), an endpoint is the http(s) address of an S3 API.
- */
-function warnOfAddress(planned: { readonly region: unknown; readonly endpoint_url: unknown }, diagnostics: Diagnostics): void {
-  if (typeof planned.region === 'string' && !isRegionName(planned.region)) {
-    diagnostics.warning(
-      'Unusual region',
-      `${JSON.stringify(planned.region)} is not a region name such as "eu-west-1" (letters, digits and dashes): the platform may refuse it.`,
-      'region',
-    );
-  }
-  if (typeof planned.endpoint_url === 'string' && httpUrlProblem(planned.endpoint_url) === 'not-http-url') {
-    diagnostics.warning(
-      'Unusual endpoint_url',
-      `${JSON.stringify(planned.endpoint_url)} is not an http:// or https:// address written in full (e.g. "https://s3.example.com"): the platform may refuse it as "Invalid endpoint".`,
-      'endpoint_url',
-    );
-  }
-}
 
 /** The schema of `agentplatform_export_destination`. */
 export const exportDestinationSchema = defineSchema({
@@ -92,8 +69,8 @@ export const exportDestinationSchema = defineSchema({
     'Terraform state.',
   attributes: {
     id: attr.string({ computed: true, useStateForUnknown: true, description: 'The destination id (a UUID); `terraform import` takes it.' }),
-    display_name: attr.string({ required: true, requiresReplace: true, validate: notEmpty, description: 'Name shown on the platform.' }),
-    bucket_name: attr.string({ required: true, requiresReplace: true, validate: notEmpty, description: 'The bucket.' }),
+    display_name: attr.string({ required: true, requiresReplace: true, description: 'Name shown on the platform.' }),
+    bucket_name: attr.string({ required: true, requiresReplace: true, description: 'The bucket.' }),
     prefix: attr.string({
       optional: true,
       computed: true,
@@ -161,16 +138,6 @@ type Schema = typeof exportDestinationSchema;
 // ---- validate ----
 
 function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
-  const keys = config.credentials;
-  if (keys !== null && typeof keys === 'object') {
-    // an unset TF_VAR_ gives an empty key: said here, on the field, not as the platform's 422 at apply
-    for (const field of ['access_key_id', 'secret_access_key', 'session_token'] as const) {
-      const value = keys[field];
-      if (typeof value === 'string' && value.trim() === '') {
-        diagnostics.error(`Invalid credentials.${field}`, `\`credentials.${field}\` must not be empty (is its variable set?).`, [{ attribute: 'credentials' }, { attribute: field }]);
-      }
-    }
-  }
   if (config.credentials === null && config.credentials_version !== null) {
     diagnostics.error(
       'credentials_version without credentials',
@@ -210,6 +177,7 @@ function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: Plan
   }
   if (!prior && planned.region === null && planned.endpoint_url === null) regionLeftOut(diagnostics);
   if (!prior || planned.region !== prior.region || planned.endpoint_url !== prior.endpoint_url) warnOfAddress(planned, diagnostics);
+  warnOfEmptyKeys(config.credentials, diagnostics);
   const keys = config.credentials;
   if (prior && planned.credentials_version === prior.credentials_version && keys !== null && isKnown(keys)) {
     // keys changed outside Terraform (the platform shows their names only): the configured ones are sent again
