@@ -3,6 +3,7 @@
  * its end + 10 minutes with `source_bulk_export_id`; cancelling the parent stops spawning and leaves children alone.
  */
 import type { BulkExport } from '../../lib/api/schemas/bulk-export';
+import { ExportEngine, SPAWN_BATCH } from '../../lib/local/tracing/exports/engine';
 import { ExportStore } from '../../lib/local/tracing/exports/store';
 import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
 import { CLOCK_START, isFinal, startScenario, type Scenario } from './support/scenario';
@@ -112,6 +113,27 @@ test('a schedule that starts 120 intervals in the past spawns every one, and run
     expect(most).toBe(15);
   } finally {
     spy.mockRestore();
+  }
+});
+
+test('the request that creates a schedule with 400 intervals due spawns one batch of them; the others follow in the background', async () => {
+  const INTERVALS = 400;
+  // the children stored by the time the first pass (the one the create request makes) returns
+  const spawn = jest.spyOn(ExportStore.prototype, 'spawnChild');
+  const pump = ExportEngine.prototype.pump;
+  let firstPass: number | undefined;
+  const pumped = jest.spyOn(ExportEngine.prototype, 'pump').mockImplementation(function (this: ExportEngine) {
+    pump.call(this);
+    if (firstPass === undefined && spawn.mock.calls.length > 0) firstPass = spawn.mock.calls.length;
+  });
+  try {
+    const parent = await scheduled(CLOCK_START - (INTERVALS + 1) * HOUR, 1);
+    expect(firstPass).toBe(SPAWN_BATCH);
+    await waitUntil(async () => (await childrenOf(parent.id)).length === INTERVALS);
+    expect(spawn).toHaveBeenCalledTimes(INTERVALS);
+  } finally {
+    pumped.mockRestore();
+    spawn.mockRestore();
   }
 });
 
