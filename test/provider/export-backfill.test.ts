@@ -12,7 +12,7 @@ import { ExportTestPlatform, diagnostic, flat } from './support/export-platform'
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const INTERVAL_HOURS = 12;
+const INTERVAL_HOURS = 6;
 
 let lp: ExportTestPlatform;
 let s3: TestS3;
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 it('a schedule starting three months ago applies with a warning, exports every interval 15 at a time, plans no change and is cancelled on destroy', async () => {
-  // the start of an hour three months ago, and a run in every day since
+  // the start of an hour three months ago (every 6 hours: some 360 intervals due), and a run in every day since
   const startMs = Math.floor((Date.now() - 90 * DAY) / HOUR) * HOUR;
   const start = new Date(startMs).toISOString().replace('.000Z', 'Z');
   const sessionId = await lp.seedRuns('backfill', Array.from({ length: 90 }, (_, day) => new Date(startMs + day * DAY + HOUR).toISOString()));
@@ -58,7 +58,7 @@ resource "agentplatform_export_destination" "archive" {
   credentials_version = 1
 }
 
-resource "agentplatform_bulk_export" "twice_daily" {
+resource "agentplatform_bulk_export" "every_six_hours" {
   destination_id            = agentplatform_export_destination.archive.id
   session_id                = "${sessionId}"
   start_time                = "${start}"
@@ -68,26 +68,31 @@ resource "agentplatform_bulk_export" "twice_daily" {
 `);
   expect((await dir.init()).code).toBe(0);
 
-  // the most exports of the workspace Running at once, after every change of an export's status
+  // the most exports of the workspace Running at once, and whether others waited meanwhile, after every change of an
+  // export's status
   const setStatus = ExportStore.prototype.setExportStatus;
   let most = 0;
+  let queuedWhileFull = false;
   const spy = jest.spyOn(ExportStore.prototype, 'setExportStatus').mockImplementation(function (this: ExportStore, ...args) {
     setStatus.apply(this, args);
-    for (const running of this.runningExportsPerTenant().values()) most = Math.max(most, running);
+    for (const [tenant, running] of this.runningExportsPerTenant()) {
+      most = Math.max(most, running);
+      if (running === 15 && this.queuedExports(tenant, 1).length > 0) queuedWhileFull = true;
+    }
   });
   try {
     const planned = await dir.plan();
     expect([planned.code, planned.stderr]).toEqual([2, '']);
     const due = Math.floor((Date.now() - 10 * 60_000 - startMs) / (INTERVAL_HOURS * HOUR));
     const warning = flat(diagnostic(planned.stdout, 'Scheduled export starts in the past'));
-    const said = Number(/is (\d+) interval\(s\) of 12h in the past: \1 interval\(s\) are due at once/.exec(warning)?.[1]);
+    const said = Number(/is (\d+) interval\(s\) of 6h in the past: \1 interval\(s\) are due at once/.exec(warning)?.[1]);
     expect(Math.abs(said - due)).toBeLessThanOrEqual(1);
     expect(said).toBeGreaterThan(15);
 
     const applied = await dir.apply();
     expect([applied.code, applied.stderr]).toEqual([0, '']);
     expect(applied.stdout).toContain('Scheduled export starts in the past');
-    const parentId = dir.instance('agentplatform_bulk_export.twice_daily').attributes.id as string;
+    const parentId = dir.instance('agentplatform_bulk_export.every_six_hours').attributes.id as string;
     const children = async (): Promise<BulkExport[]> => (await lp.client.listExports()).filter((e) => e.source_bulk_export_id === parentId);
     expect(await until(async () => (await children()).length >= said, 60_000)).toBe(true);
     expect(await until(async () => (await children()).every((child) => child.status === 'Completed'), 300_000)).toBe(true);
@@ -96,6 +101,7 @@ resource "agentplatform_bulk_export" "twice_daily" {
     const starts = spawned.map((child) => Date.parse(child.start_time)).sort((a, b) => a - b);
     expect(starts).toEqual(Array.from({ length: spawned.length }, (_, k) => startMs + k * INTERVAL_HOURS * HOUR));
     expect(most).toBe(15);
+    expect(queuedWhileFull).toBe(true);
   } finally {
     spy.mockRestore();
   }
@@ -104,7 +110,7 @@ resource "agentplatform_bulk_export" "twice_daily" {
   expect([again.code, again.stderr]).toEqual([0, '']);
   expect(again.stdout).toContain('No changes.');
 
-  const parentId = dir.instance('agentplatform_bulk_export.twice_daily').attributes.id as string;
+  const parentId = dir.instance('agentplatform_bulk_export.every_six_hours').attributes.id as string;
   const destroyed = await dir.destroy();
   expect(destroyed.code).toBe(0);
   expect((await lp.client.getExport(parentId)).status).toBe('Cancelled');
