@@ -294,6 +294,10 @@ describe('review as a client of the platform', () => {
       expect(review.unknown).toBeInstanceOf(FilterSyntaxError);
     }
     expect(reviewFilter('and(eq(run_type, "llm"), like(name, "%agent%"))')).toEqual({});
+    // deeper than the local platform reads: of the spec's shape all the same
+    const deep = `${'not('.repeat(MAX_FILTER_DEPTH + 1)}eq(run_type, "llm")${')'.repeat(MAX_FILTER_DEPTH + 1)}`;
+    expect(reviewFilter(deep).shape).toBeUndefined();
+    expect(reviewFilter(deep).unknown?.code).toBe('too_deep');
   });
 
   test('what is not of function-style operators is refused, with its position', () => {
