@@ -15,7 +15,7 @@ import { isRegionName } from '../api/schemas/bulk-export-constants';
 
 /** A destination, created here or elsewhere. */
 export interface IExportDestination extends IConstruct {
-  /** The destination id (a UUID). */
+  /** The destination id, as the platform returns it. */
   readonly destinationId: string;
 }
 
@@ -177,7 +177,7 @@ export class ExportDestination extends Construct implements IExportDestination {
     return new ImportedExportDestination(scope, id, destinationId);
   }
 
-  /** The destination id (a UUID). */
+  /** The destination id, as the platform returns it. */
   readonly destinationId: string;
   /** The `agentplatform_export_destination` resource, for escape hatches. */
   readonly resource: TfExportDestination;

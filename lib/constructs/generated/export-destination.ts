@@ -102,7 +102,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
     this.tfConfig = config;
   }
 
-  /** The destination id (a UUID); `terraform import` takes it. */
+  /** The destination id; `terraform import` takes it. */
   get id(): string {
     return this.getStringAttribute('id');
   }

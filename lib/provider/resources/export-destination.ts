@@ -68,7 +68,7 @@ export const exportDestinationSchema = defineSchema({
     'cannot change a destination\'s settings (a change replaces it) nor delete one: destroy only removes it from the ' +
     'Terraform state.',
   attributes: {
-    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The destination id (a UUID); `terraform import` takes it.' }),
+    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The destination id; `terraform import` takes it.' }),
     display_name: attr.string({ required: true, requiresReplace: true, description: 'Name shown on the platform.' }),
     bucket_name: attr.string({ required: true, requiresReplace: true, description: 'The bucket.' }),
     prefix: attr.string({
