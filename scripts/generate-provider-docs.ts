@@ -48,6 +48,19 @@ Each setting left out of the provider block is read from the environment:
 
 A plan without an API key stops with an error on \`api_key\` naming the variable.
 
+## What the provider refuses, and what it sends
+
+The provider serves the real platform, and refuses an argument only by a rule of the platform's specification (each
+such check cites its rule in the code), or to keep a secret out of plan and state (a user name or password in a URL).
+What the specification does not state, but a platform may refuse (the local platform's own rules: a deployment name's
+form, secret names and counts, a URL that is not http(s), a filter operator or field the provider does not know, a
+schedule with many intervals due at once, an export range over 1000 days, an end in the platform's future), is a
+warning at plan that says so, and the apply goes ahead.
+
+An argument the configuration leaves out is not sent: the platform applies its own default, and the provider reads it
+after apply (\`deployment_type\`, \`build_on_push\`, \`format_version\`, \`include_bucket_in_prefix\` are "known after
+apply" until then). Taking one out of the configuration keeps the value the state holds, with no change planned.
+
 ## Installation
 
 The provider is a Node.js program (Node.js 20.18 or later) that Terraform (1.11 or later, for write-only secrets)

@@ -37,8 +37,18 @@ export type BulkExportClientOptions = TransportOptions | { readonly transport: H
 const Uuid = z.guid();
 const API = '/api/v1';
 
-function checkId(name: string, id: string): string {
+/** A tracing project id. spec: Bulk export, `session_id` is a string (uuid). */
+function checkUuid(name: string, id: string): string {
   if (!Uuid.safeParse(id).success) throw new InvalidArgumentError(name, `must be a uuid, got "${id}"`);
+  return encodeURIComponent(id);
+}
+
+/**
+ * A destination or export id, which the spec types as a plain string: only an empty one is refused, since it would
+ * name another path.
+ */
+function checkId(name: string, id: string): string {
+  if (id === '') throw new InvalidArgumentError(name, 'must not be empty');
   return encodeURIComponent(id);
 }
 
@@ -92,14 +102,16 @@ export class BulkExportClient {
   /** `POST /api/v1/bulk-exports`: a one-off export (`end_time`) or a scheduled one (`interval_hours`). */
   async createExport(body: BulkExportCreate, o: BulkExportCallOptions = {}): Promise<BulkExport> {
     checkId('bulk_export_destination_id', body.bulk_export_destination_id);
-    checkId('session_id', body.session_id);
+    checkUuid('session_id', body.session_id);
     const hasEnd = body.end_time != null;
     const hasInterval = body.interval_hours != null;
+    // spec: Bulk export, `end_time` is required for non-scheduled exports and must be omitted for scheduled ones
     if (hasEnd === hasInterval) {
       throw new InvalidArgumentError('end_time', 'give exactly one of end_time (one-off export) and interval_hours (scheduled export)');
     }
     if (hasInterval) {
       const hours = body.interval_hours!;
+      // spec: Scheduled exports, rule 1: interval_hours is an integer from 1 to 168
       if (!Number.isInteger(hours) || hours < INTERVAL_HOURS_MIN || hours > INTERVAL_HOURS_MAX) {
         throw new InvalidArgumentError('interval_hours', `must be an integer from ${INTERVAL_HOURS_MIN} to ${INTERVAL_HOURS_MAX}, got ${hours}`);
       }
@@ -137,7 +149,7 @@ export class BulkExportClient {
 
   /** `GET /api/v1/sessions/{id}`. */
   async getSession(id: string, o: BulkExportCallOptions = {}): Promise<Session> {
-    const path = `${API}/sessions/${checkId('session id', id)}`;
+    const path = `${API}/sessions/${checkUuid('session id', id)}`;
     return this.transport.request({ method: 'GET', path, schema: Session, ...o });
   }
 

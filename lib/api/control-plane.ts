@@ -110,6 +110,7 @@ export class ControlPlaneClient {
   async listRevisions(deploymentId: string, q: RevisionsQuery = {}, o: CallOptions = {}): Promise<RevisionsList> {
     const path = `${deploymentPath(deploymentId)}/revisions`;
     checkPage(q);
+    // spec: list_revisions, `status` is a comma-separated list of revision statuses (Revision status: its states)
     const unknownStatus = q.status?.find((status) => !(REVISION_STATUSES as readonly string[]).includes(status));
     if (unknownStatus !== undefined) {
       throw new InvalidArgumentError('status', `"${unknownStatus}" is not a revision status (${REVISION_STATUSES.join(', ')})`);
@@ -182,11 +183,13 @@ function deploymentPath(id: string): string {
   return `/v2/deployments/${checkUuid('deploymentId', id)}`;
 }
 
+/** spec: Revision `id`, Deployment `id` and list_revisions' `deployment_id` are uuids. */
 function checkUuid(argument: string, value: string): string {
   if (!Uuid.safeParse(value).success) throw new InvalidArgumentError(argument, `must be a UUID, got ${JSON.stringify(value)}`);
   return value;
 }
 
+/** spec: Limits, revision list `limit` is 1 to 100 and `offset` at least 0. */
 function checkPage(q: PageQuery): void {
   const { limit, offset } = q;
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= LIST_LIMIT.min && limit <= LIST_LIMIT.max)) {

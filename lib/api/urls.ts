@@ -1,10 +1,11 @@
 /**
- * The URLs users give the platform (a deployment's `repo_url` and `custom_url`, a destination's `endpoint_url`, the
- * provider's API URLs): absolute http(s) URLs written in full — the scheme (any case), `//`, a host, and no
- * whitespace — with no user name or password. One check for the local platform, the provider and the constructs, so
- * that a plan accepts what an apply will: a URL that WHATWG parsing would mend (`http:/host`, `https://my agent`) is
- * refused everywhere rather than accepted at plan and refused at apply, after a replacement has deleted the old
- * deployment.
+ * The URLs users give the platform (a deployment's `repo_url` and `custom_url`, a destination's `endpoint_url`) and
+ * the provider (its API URLs): whether one is an absolute http(s) URL written in full — the scheme (any case), `//`,
+ * a host, and no whitespace — with no user name or password. One check for the local platform, the provider and the
+ * constructs. The spec states no form for the platform's URLs: the local platform refuses what is not written in full
+ * (a URL that WHATWG parsing would mend, `http:/host`, `https://my agent`), the provider and the constructs only warn
+ * of it, and refuse a user name or password, which would be kept in plan and state. The provider's own API URLs must
+ * be http(s): it calls them.
  */
 
 /** What is wrong with a URL. */

@@ -59,12 +59,12 @@ export class BulkExport extends Construct {
     const startTime = timeAttribute('start', props.start, violations);
     const endTime = timeAttribute('end', props.end, violations);
     const [from, to] = [instantOf(props.start), instantOf(props.end)];
+    // spec: Bulk export, an export covers the time range from `start_time` to `end_time`
     if (from !== undefined && to !== undefined && to <= from) violations.add('end', messages.endNotAfterStart(startTime, endTime));
     violations.check('waitForCompletion', props.waitForCompletion, booleanProblem);
     violations.check('timeout', props.timeout, positiveDurationProblem);
     violations.throwIfAny('BulkExport', this);
-    // a warning, not an error: an export made before the platform had the limit keeps its range, and the plan refuses
-    // a new one
+    // the local platform's limit, which the spec does not state: a warning
     if (from !== undefined && to !== undefined && exportDays(from, to) > MAX_EXPORT_DAYS) {
       Annotations.of(this).addWarning(messages.rangeTooLong(exportDays(from, to), MAX_EXPORT_DAYS));
     }

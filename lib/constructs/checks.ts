@@ -3,7 +3,7 @@ import { httpUrlProblem as urlProblemOf } from '../api/urls';
 import { Duration } from './duration';
 import { messages } from './errors';
 
-/** Why `value` is not an absolute http(s) URL. */
+/** Why `value` is not an absolute http(s) URL: for the URLs the provider itself calls, which must be. */
 export function httpUrlProblem(value: string): string | undefined {
   // the platform's own check, so that what synthesizes is what the platform takes
   switch (urlProblemOf(value)) {
@@ -16,6 +16,19 @@ export function httpUrlProblem(value: string): string | undefined {
   }
 }
 
+/**
+ * Why a URL given to the platform cannot be kept: a user name or password in it would be written as it is into the
+ * synthesized stack and the state. No platform rule, but a secret may ride in neither.
+ */
+export function urlUserInfoProblem(value: string): string | undefined {
+  return urlProblemOf(value) === 'user-info' ? messages.urlWithUserInfo() : undefined;
+}
+
+/** Why a URL given to the platform is of a form the platform may refuse (the spec states no form): a warning. */
+export function unusualUrl(value: string): string | undefined {
+  return urlProblemOf(value) === 'not-http-url' ? messages.notHttpUrl(value) : undefined;
+}
+
 /** Why a value is not a boolean (apps written in JavaScript have no compiler to say it). */
 export function booleanProblem(value: unknown): string | undefined {
   return typeof value === 'boolean' ? undefined : messages.notBoolean(value);
@@ -24,6 +37,11 @@ export function booleanProblem(value: unknown): string | undefined {
 /** A check that a number is whole and within `[min, max]`. */
 export function wholeNumberProblem(min: number, max?: number): (value: number) => string | undefined {
   return (value) => (typeof value === 'number' && Number.isInteger(value) && value >= min && (max === undefined || value <= max) ? undefined : messages.notWholeNumber(value, min, max));
+}
+
+/** Why a value is not a whole number (of any sign: bounds the spec does not state are warnings). */
+export function integerProblem(value: number): string | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? undefined : messages.notInteger(value);
 }
 
 /** Why a duration is not longer than zero (a token duration passes). */

@@ -58,6 +58,7 @@ export class DeploymentRevisions extends Construct {
   constructor(scope: Construct, id: string, props: DeploymentRevisionsProps) {
     super(scope, id);
     const violations = new Violations();
+    // spec: Limits, revision list `limit` is 1 to 100 and `offset` at least 0; `status` lists revision statuses
     violations.check('limit', props.limit, wholeNumberProblem(LIST_LIMIT.min, LIST_LIMIT.max));
     violations.check('offset', props.offset, wholeNumberProblem(0));
     // a list given as a token (a variable of list type) is checked by the provider at plan

@@ -14,9 +14,9 @@ import {
   SECRET_NAME_PATTERN,
   isTagRef,
 } from '../api/schemas/control-plane-constants';
-import { booleanProblem, httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
+import { booleanProblem, integerProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import type { Duration } from './duration';
-import { Violations, isToken, messages } from './errors';
+import { Violations, isToken, messages, warnIfProblem } from './errors';
 import { TfDeployment, type TfDeploymentConfig } from './generated/deployment';
 import { validateSecretReferences } from './secret-references';
 
@@ -47,7 +47,7 @@ export interface GitHubSourceProps {
   readonly graphConfigPath?: string;
   /**
    * Build and deploy a new revision on every push to `ref` (never with a tag: a tag does not move).
-   * @default false
+   * @default the platform's choice (nothing is sent)
    */
   readonly buildOnPush?: boolean;
 }
@@ -118,6 +118,12 @@ export interface DeploymentTimeouts {
   readonly delete?: Duration;
 }
 
+/**
+ * A kind of deployment: one this library knows (`DEPLOYMENT_TYPES`), or any other the platform takes. The spec does
+ * not close the list.
+ */
+export type DeploymentKind = (typeof DEPLOYMENT_TYPES)[number] | (string & {});
+
 /** Props of {@link Deployment}. */
 export interface DeploymentProps {
   /**
@@ -128,10 +134,11 @@ export interface DeploymentProps {
   /** Where the code comes from. */
   readonly source: DeploymentSource;
   /**
-   * Kind of deployment; a change replaces the deployment.
-   * @default 'prod'
+   * Kind of deployment, e.g. `'prod'`, `'dev'`, `'dev_free'`, `'dev_zero'` or `'dev_free_zero'` (any kind the platform
+   * takes); a change replaces the deployment.
+   * @default the platform's choice (nothing is sent)
    */
-  readonly deploymentType?: 'dev' | 'prod';
+  readonly deploymentType?: DeploymentKind;
   /**
    * Scaling and size of the replicas.
    * @default the platform's defaults
@@ -221,17 +228,18 @@ export class Deployment extends Construct implements IDeployment {
   constructor(scope: Construct, id: string, props: DeploymentProps) {
     super(scope, id);
     const violations = new Violations();
-    violations.check('name', props.name, (name) =>
+    // the local platform's rules, which the spec does not state: warnings (see warnOfSource and checkSecrets too)
+    warnIfProblem(this, 'name', props.name, (name) =>
       name.length <= DEPLOYMENT_NAME_MAX_LENGTH && DEPLOYMENT_NAME_PATTERN.test(name) ? undefined : messages.deploymentName(name, DEPLOYMENT_NAME_MAX_LENGTH),
     );
-    const source = sourceAttributes(props.source.config, violations);
+    const source = sourceAttributes(props.source.config, violations, this);
     // a whole object or map given as a token (a variable of object or map type) is checked by the provider at plan
-    if (!isToken(props.resources)) checkResources(props.resources ?? {}, violations);
-    if (!isToken(props.secrets)) checkSecrets(props.secrets ?? {}, violations);
-    violations.check('customUrl', props.customUrl, httpUrlProblem);
+    if (!isToken(props.resources)) checkResources(props.resources ?? {}, violations, this);
+    if (!isToken(props.secrets)) checkSecrets(props.secrets ?? {}, violations, this);
+    violations.check('customUrl', props.customUrl, urlUserInfoProblem);
+    warnIfProblem(this, 'customUrl', props.customUrl, unusualUrl);
     for (const op of ['create', 'update', 'delete'] as const) violations.check(`timeouts.${op}`, props.timeouts?.[op], positiveDurationProblem);
     violations.check('secretsVersion', props.secretsVersion, wholeNumberProblem(1));
-    violations.check('deploymentType', props.deploymentType, (type) => (DEPLOYMENT_TYPES.includes(type) ? undefined : messages.oneOf(type, DEPLOYMENT_TYPES)));
     violations.check('waitForDeployed', props.waitForDeployed, booleanProblem);
     violations.throwIfAny('Deployment', this);
     if (props.secrets && (isToken(props.secrets) || Object.keys(props.secrets).length > 0) && props.secretsVersion === undefined) {
@@ -270,17 +278,19 @@ export class Deployment extends Construct implements IDeployment {
 
 type SourceAttributes = Pick<TfDeploymentConfig, 'source' | 'repoUrl' | 'integrationId' | 'repoRef' | 'graphConfigPath' | 'buildOnPush' | 'imageUri'>;
 
-function sourceAttributes(config: DeploymentSourceConfig, violations: Violations): SourceAttributes {
+function sourceAttributes(config: DeploymentSourceConfig, violations: Violations, scope: Construct): SourceAttributes {
   if (config.kind === 'external_docker') {
     violations.check('source.imageUri', config.imageUri, (uri) => (uri.trim() === '' ? messages.emptyImage() : undefined));
     return { source: 'external_docker', imageUri: config.imageUri };
   }
   const github = config.props;
-  violations.check('source.repoUrl', github.repoUrl, httpUrlProblem);
-  // given but empty (an unset variable): the platform refuses it at apply
+  violations.check('source.repoUrl', github.repoUrl, urlUserInfoProblem);
+  warnIfProblem(scope, 'source.repoUrl', github.repoUrl, unusualUrl);
+  // given but empty (an unset variable)
   for (const prop of ['ref', 'integrationId', 'graphConfigPath'] as const) {
-    violations.check(`source.${prop}`, github[prop], (value) => (value.trim() === '' ? messages.empty() : undefined));
+    warnIfProblem(scope, `source.${prop}`, github[prop], (value) => (value.trim() === '' ? messages.emptyValue() : undefined));
   }
+  // spec: SourceRevisionConfig, when `repo_ref` is a tag, `build_on_push` must be false
   if (github.buildOnPush === true && !isToken(github.ref) && isTagRef(github.ref)) {
     violations.add('source.buildOnPush', messages.tagWithBuildOnPush(github.ref!));
   }
@@ -294,23 +304,26 @@ function sourceAttributes(config: DeploymentSourceConfig, violations: Violations
   };
 }
 
-function checkResources(resources: DeploymentResources, violations: Violations): void {
-  violations.check('resources.minScale', resources.minScale, wholeNumberProblem(0));
-  violations.check('resources.maxScale', resources.maxScale, wholeNumberProblem(1));
-  violations.check('resources.memoryMb', resources.memoryMb, wholeNumberProblem(1));
-  violations.check('resources.cpu', resources.cpu, (cpu) => (cpu > 0 ? undefined : messages.cpuNotPositive(cpu)));
+function checkResources(resources: DeploymentResources, violations: Violations, scope: Construct): void {
+  for (const key of ['minScale', 'maxScale', 'memoryMb'] as const) violations.check(`resources.${key}`, resources[key], integerProblem);
+  // the local platform's bounds, which the spec does not state
+  for (const [key, least, strictly] of [['minScale', 0, false], ['maxScale', 1, false], ['cpu', 0, true], ['memoryMb', 1, false]] as const) {
+    warnIfProblem(scope, `resources.${key}`, resources[key], (value) =>
+      typeof value === 'number' && (strictly ? value <= least : value < least) ? messages.belowLeast(value, least, strictly) : undefined,
+    );
+  }
   const { minScale: min, maxScale: max } = resources;
   if (min !== undefined && max !== undefined && !isToken(min) && !isToken(max) && min > max) {
-    violations.add('resources.minScale', messages.minScaleAboveMax(min, max));
+    warnIfProblem(scope, 'resources.minScale', min, () => messages.minScaleAboveMax(min, max));
   }
 }
 
-function checkSecrets(secrets: Record<string, string>, violations: Violations): void {
+function checkSecrets(secrets: Record<string, string>, violations: Violations, scope: Construct): void {
   const names = Object.keys(secrets);
   for (const name of names) {
-    if (!SECRET_NAME_PATTERN.test(name)) violations.add(`secrets.${name}`, messages.secretName(name));
-    if (name.length > MAX_SECRET_NAME_LENGTH) violations.add(`secrets.${name}`, messages.secretNameTooLong(name, MAX_SECRET_NAME_LENGTH));
+    warnIfProblem(scope, `secrets.${name}`, name, (n) => (SECRET_NAME_PATTERN.test(n) ? undefined : messages.secretName(n)));
+    warnIfProblem(scope, `secrets.${name}`, name, (n) => (n.length > MAX_SECRET_NAME_LENGTH ? messages.secretNameTooLong(n, MAX_SECRET_NAME_LENGTH) : undefined));
     if (!isToken(secrets[name])) violations.add(`secrets.${name}`, messages.plaintextSecret(`secrets.${name}`));
   }
-  if (names.length > MAX_SECRETS) violations.add('secrets', messages.tooManySecrets(names.length, MAX_SECRETS));
+  warnIfProblem(scope, 'secrets', names.length, (count) => (count > MAX_SECRETS ? messages.tooManySecrets(count, MAX_SECRETS) : undefined));
 }

@@ -2,7 +2,7 @@
  * Every message the constructs show their users, in one module (as cdktf's `errors.ts`): each says what was wrong,
  * which prop, and what to do. Validation collects every violation of a construct's props and throws them at once.
  */
-import { Token } from 'cdktf';
+import { Annotations, Token } from 'cdktf';
 import type { IConstruct } from 'constructs';
 import { Duration } from './duration';
 
@@ -52,6 +52,16 @@ export class Violations {
   }
 }
 
+/**
+ * Warns at synth of a prop that breaks a rule the spec does not state (the local platform's, typically): the real
+ * platform may take it, so it is no error, but it may be refused at apply. Tokens are skipped, as in {@link Violations}.
+ */
+export function warnIfProblem<T>(scope: IConstruct, prop: string, value: T | undefined, problem: (value: T) => string | undefined): void {
+  if (value === undefined || isToken(value)) return;
+  const message = problem(value);
+  if (message) Annotations.of(scope).addWarning(`${prop}: ${message} The platform may refuse it.`);
+}
+
 /** Whether a value holds a token anywhere (strings, numbers, lists, durations). */
 export function isToken(value: unknown): boolean {
   if (value instanceof Duration) return value.isUnresolved();
@@ -63,18 +73,21 @@ const quote = (value: unknown): string => JSON.stringify(value);
 /** Messages by subject. */
 export const messages = {
   // ---- shared ----
-  notHttpUrl: (value: string) => `must be an absolute http:// or https:// URL written in full, with no spaces; got ${quote(value)}.`,
+  notHttpUrl: (value: string) => `${quote(value)} is not an absolute http:// or https:// URL written in full, with no spaces.`,
   // the value itself is not quoted: it holds a password
   urlWithUserInfo: () =>
     'must not carry a user name or password in the URL, which is kept as written in the synthesized stack and the state: ' +
     "give them where the construct takes secrets (a destination's `credentials`; a private repository is reached through `integrationId`).",
   notWholeNumber: (value: unknown, min: number, max?: number) =>
     `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}; got ${typeof value === 'number' ? value : `${typeof value} ${quote(value)}`}.`,
+  notInteger: (value: unknown) => `must be a whole number; got ${typeof value === 'number' ? value : `${typeof value} ${quote(value)}`}.`,
+  belowLeast: (value: number, least: number, strictly: boolean) => `(${value}) is ${strictly ? 'not more than' : 'less than'} ${least}.`,
   notBoolean: (value: unknown) => `must be true or false; got ${typeof value} ${quote(value)}.`,
   notDuration: (value: unknown) => `must be a Duration, e.g. Duration.minutes(30); got ${typeof value} ${quote(value)}.`,
   notList: (value: unknown, example: string) => `must be a list, e.g. ${example}; got ${typeof value} ${quote(value)}.`,
   notPositiveDuration: (value: string) => `must be longer than zero; got ${value}.`,
   empty: () => 'must not be empty.',
+  emptyValue: () => 'is empty (is its variable set?).',
   notUuid: (what: string, value: string) => `must be ${what} (a UUID); got ${quote(value)}.`,
   oneOf: (value: string, allowed: readonly string[]) => `must be one of ${allowed.map(quote).join(', ')}; got ${quote(value)}.`,
   plaintextSecret: (what: string) =>
@@ -91,18 +104,16 @@ export const messages = {
   // ---- deployment ----
   deploymentName: (value: string, maxLength: number) =>
     value.length > maxLength
-      ? `must be at most ${maxLength} characters; got ${value.length}.`
-      : `must start with a letter or digit and hold only letters, digits, "-" and "_"; got ${quote(value)}.`,
+      ? `has ${value.length} characters, more than ${maxLength}.`
+      : `${quote(value)} does not start with a letter or digit, or holds other characters than letters, digits, "-" and "_".`,
   tagWithBuildOnPush: (ref: string) =>
     `must be false when ref is a tag (${quote(ref)}): a tag never moves, so there is nothing to build on push. ` +
     'Deploy a branch, or leave buildOnPush out.',
   emptyImage: () => 'must name a container image, e.g. "registry.example.com/agent:1.2.0".',
-  minScaleAboveMax: (min: number, max: number) => `(${min}) must be at most resources.maxScale (${max}).`,
-  cpuNotPositive: (value: number) => `must be more than 0 CPUs, e.g. 0.5 or 2; got ${value}.`,
-  secretName: (name: string) =>
-    `${quote(name)} is not an environment variable name: use letters, digits and "_", not starting with a digit.`,
-  secretNameTooLong: (name: string, max: number) => `secret name ${JSON.stringify(name)} has ${name.length} characters; the platform accepts at most ${max}.`,
-  tooManySecrets: (count: number, max: number) => `a deployment has at most ${max} secrets; got ${count}.`,
+  minScaleAboveMax: (min: number, max: number) => `(${min}) is more than resources.maxScale (${max}).`,
+  secretName: (name: string) => `${quote(name)} is not an environment variable name (letters, digits and "_", not starting with a digit).`,
+  secretNameTooLong: (name: string, max: number) => `secret name ${JSON.stringify(name)} has ${name.length} characters, more than ${max}.`,
+  tooManySecrets: (count: number, max: number) => `the deployment has ${count} secrets, more than ${max}.`,
   secretsWithoutVersion: () =>
     'secrets are write-only: Terraform cannot see when they change. They are sent on create; set secretsVersion ' +
     'and change it to send them again.',
@@ -124,7 +135,7 @@ export const messages = {
     'withAccessKey() with your options before the destination is made, or call grantExport() for another principal.',
 
   // ---- export destination ----
-  notRegion: (region: string) => `must be a region name such as "eu-west-1" (letters, digits and dashes); got ${quote(region)}.`,
+  notRegion: (region: string) => `${quote(region)} is not a region name such as "eu-west-1" (letters, digits and dashes).`,
   grantedTwice: (bucket: string, identity: string) =>
     `${bucket}: ${identity} is already granted these permissions; grant it once (a second policy would grant nothing more).`,
   exportKeyWithBucketInPrefix: () =>
@@ -151,10 +162,12 @@ export const messages = {
     'leave credentialsVersion out, or give the destination keys.',
 
   // ---- exports ----
-  noFields: () => 'must name at least one field; leave fields out to export every exportable field.',
+  noFields: () => 'names no field, so the files would have no column; leave fields out to export every exportable field.',
   unknownField: (name: string, known: readonly string[]) =>
     `${quote(name)} is not an exportable field. The exportable fields are: ${known.join(', ')}.`,
   duplicateField: (name: string) => `${quote(name)} is listed twice.`,
+  unknownFormatVersion: (value: string, known: readonly string[]) => `${quote(value)} is not a format version this library knows (${known.join(', ')}).`,
+  filterNotKnown: (parserMessage: string) => `names what this library does not know; it is sent as it is, and the platform judges it:\n${parserMessage}\n`,
   emptyFilter: () => 'is empty: leave filter out to export every run of the range.',
   notFilterExpr: () => 'is neither a filter expression string nor an expression built with Filter.*.',
   filterBuilderToken: (builder: string) =>
@@ -170,13 +183,14 @@ export const messages = {
     'escapes, so the platform gets them as written. An export made from it before was made from the NFC form: it is ' +
     'kept as it is (the provider takes both forms as the same filter); to export with the filter as written, replace it ' +
     '(terraform apply -replace=<its address>).',
-  badFilter: (parserMessage: string) => `is not a valid filter expression (build it with Filter.* to avoid this):\n${parserMessage}`,
+  badFilter: (parserMessage: string) =>
+    `is not a filter expression of function-style operators such as eq(field, value) (build it with Filter.* to avoid this):\n${parserMessage}`,
   invalidDate: () => 'is an invalid Date.',
   notTimestamp: (value: string) => `must be an ISO 8601 timestamp such as "2025-01-31T00:00:00Z"; got ${quote(value)}.`,
   everyHours: (value: string, min: number, max: number) =>
     `must be a whole number of hours from ${min} to ${max} (Duration.hours(n)); got ${value}.`,
   endNotAfterStart: (start: string, end: string) => `(${end}) must be after start (${start}).`,
   rangeTooLong: (days: number, max: number) =>
-    `the range from start to end covers ${days} UTC days; a new export covers at most ${max}, and the plan refuses more: ` +
-    'split it into several BulkExports. An export made before the platform had this limit is kept as it is.',
+    `the range from start to end covers ${days} UTC days, an export run each; the platform may refuse a range this long (the local ` +
+    `platform takes at most ${max}). If it does, split it into several BulkExports.`,
 };

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { Annotations, Aspects, Fn, dependable, type ITerraformDependable, type TerraformProvider } from 'cdktf';
 import type { Duration } from './duration';
 import { Construct, type IConstruct } from 'constructs';
-import { booleanProblem, httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
-import { Violations, isToken, messages } from './errors';
+import { booleanProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
+import { Violations, isToken, messages, warnIfProblem } from './errors';
 import type { ExportAccessKey, IExportBucket } from './export-bucket';
 import { TfExportDestination, type TfExportDestinationCredentials } from './generated/export-destination';
 import { validateSecretReferences } from './secret-references';
@@ -15,7 +15,7 @@ import { isRegionName } from '../api/schemas/bulk-export-constants';
 
 /** A destination, created here or elsewhere. */
 export interface IExportDestination extends IConstruct {
-  /** The destination id (a UUID). */
+  /** The destination id, as the platform returns it. */
   readonly destinationId: string;
 }
 
@@ -84,7 +84,7 @@ export interface S3DestinationSettings {
   readonly endpointUrl?: string;
   /**
    * Put the bucket name at the start of every object key, for stores that need it in the path.
-   * @default false
+   * @default the platform's choice (nothing is sent; `false` for a new destination)
    */
   readonly includeBucketInPrefix?: boolean;
   /** What the platform writes with. */
@@ -177,7 +177,7 @@ export class ExportDestination extends Construct implements IExportDestination {
     return new ImportedExportDestination(scope, id, destinationId);
   }
 
-  /** The destination id (a UUID). */
+  /** The destination id, as the platform returns it. */
   readonly destinationId: string;
   /** The `agentplatform_export_destination` resource, for escape hatches. */
   readonly resource: TfExportDestination;
@@ -187,17 +187,19 @@ export class ExportDestination extends Construct implements IExportDestination {
     const target = props.target.bind();
     const keys = target.credentials.values;
     const violations = new Violations();
-    violations.check('displayName', props.displayName, (name) => (name.trim() === '' ? messages.empty() : undefined));
-    violations.check('target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.empty() : undefined));
+    warnIfProblem(this, 'displayName', props.displayName, (name) => (name.trim() === '' ? messages.emptyValue() : undefined));
+    warnIfProblem(this, 'target.bucketName', target.bucketName, (name) => (name.trim() === '' ? messages.emptyValue() : undefined));
     violations.check('target.includeBucketInPrefix', target.includeBucketInPrefix, booleanProblem);
     violations.check('timeout', props.timeout, positiveDurationProblem);
     const keyScope = target.credentials.writesUnder;
     if (keyScope && !writableWith(keyScope, target)) violations.add('target.credentials', messages.exportKeyElsewhere(keyScope.bucketName, keyScope.prefix, isToken(keyScope.bucketName)));
     const deletable = keyScope && deletableWith(keyScope, target);
     if (deletable) violations.add('target.prefix', messages.exportKeyDeletesThere(deletable));
-    violations.check('target.endpointUrl', target.endpointUrl, httpUrlProblem);
+    violations.check('target.endpointUrl', target.endpointUrl, urlUserInfoProblem);
+    warnIfProblem(this, 'target.endpointUrl', target.endpointUrl, unusualUrl);
+    // spec: Bulk export destination, `config.region` may be left out when `endpoint_url` is given
     if (target.region === undefined && target.endpointUrl === undefined) violations.add('target.region', messages.regionOrEndpoint());
-    violations.check('target.region', target.region, (region) => (isRegionName(region) ? undefined : messages.notRegion(region)));
+    warnIfProblem(this, 'target.region', target.region, (region) => (isRegionName(region) ? undefined : messages.notRegion(region)));
     for (const field of ['secretAccessKey', 'sessionToken'] as const) {
       if (keys?.[field] !== undefined && !isToken(keys[field])) violations.add(`target.credentials.${field}`, messages.plaintextSecret(field));
     }

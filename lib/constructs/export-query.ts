@@ -1,14 +1,15 @@
 /**
  * What `ScheduledExport` and `BulkExport` share: the destination, the tracing project, the exported fields, the
- * filter and the format, checked at synth with the platform's own rules (the filter parser and the exportable fields
- * table of `lib/api`).
+ * filter and the format, checked at synth by the spec's rules (a tracing project id is a UUID, the exportable fields
+ * table, a filter of function-style operators); what the spec does not state (operators and fields of a filter this
+ * library does not know, a format version, a field listed twice) is a warning.
  */
 import { Annotations, Tokenization, type TerraformProvider } from 'cdktf';
 import type { IConstruct } from 'constructs';
-import { renderFilter, validateFilter, type FilterExpr } from '../api/filter';
+import { renderFilter, reviewFilter, type FilterExpr } from '../api/filter';
 import { FORMAT_VERSIONS, type FormatVersion } from '../api/schemas/bulk-export';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant, type ExportableFieldName } from '../api/schemas/trace';
-import { Violations, isToken, messages } from './errors';
+import { Violations, isToken, messages, warnIfProblem } from './errors';
 import type { IExportDestination } from './export-destination';
 import type { TfBulkExportConfig } from './generated/bulk-export';
 import { isUuid } from '../api/ids';
@@ -36,10 +37,10 @@ export interface ExportQueryProps {
    */
   readonly filter?: ExportFilter;
   /**
-   * Parquet layout: `v1`, or `v2_beta` (typed columns for JSON and timestamps).
-   * @default 'v1'
+   * Parquet layout, e.g. `v2_beta` (typed columns for JSON and timestamps, Hive-compliant folders).
+   * @default the platform's choice (nothing is sent)
    */
-  readonly formatVersion?: FormatVersion;
+  readonly formatVersion?: FormatVersion | (string & {});
   /**
    * The agentplatform provider to use.
    * @default the stack's default agentplatform provider
@@ -53,32 +54,37 @@ export function queryAttributes(
   violations: Violations,
   scope: IConstruct,
 ): Pick<TfBulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
+  // spec: Bulk export, `session_id` is a string (uuid)
   violations.check('tracingProjectId', props.tracingProjectId, (id) => (isUuid(id) ? undefined : messages.notUuid('a tracing project id', id)));
   // a list given as a token (a variable of list type) is checked by the provider at plan
   if (props.fields !== undefined && !isToken(props.fields)) {
-    if (Array.isArray(props.fields)) checkFields(props.fields, violations);
+    if (Array.isArray(props.fields)) checkFields(props.fields, violations, scope);
     else violations.add('fields', messages.notList(props.fields, "['id', 'name', 'start_time']"));
   }
-  violations.check('formatVersion', props.formatVersion, (v) => ((FORMAT_VERSIONS as readonly string[]).includes(v) ? undefined : messages.oneOf(v, FORMAT_VERSIONS)));
+  warnIfProblem(scope, 'formatVersion', props.formatVersion, (v) =>
+    (FORMAT_VERSIONS as readonly string[]).includes(v) ? undefined : messages.unknownFormatVersion(v, FORMAT_VERSIONS),
+  );
   return {
     destinationId: props.destination.destinationId,
     sessionId: props.tracingProjectId,
-    filter: filterText(props.filter, violations, (message) => Annotations.of(scope).addWarning(message)),
+    filter: filterText(props.filter, violations, scope),
     exportFields: props.fields && [...props.fields],
     formatVersion: props.formatVersion,
     provider: props.provider,
   };
 }
 
-function checkFields(fields: readonly string[], violations: Violations): void {
-  if (fields.length === 0) violations.add('fields', messages.noFields());
+function checkFields(fields: readonly string[], violations: Violations, scope: IConstruct): void {
+  warnIfProblem(scope, 'fields', fields.length, (count) => (count === 0 ? messages.noFields() : undefined));
   fields.forEach((field, index) => {
+    // spec: Exportable fields, the table of the columns of the Parquet files
     violations.check(`fields[${index}]`, field, (f) => (isExportableField(f) ? undefined : messages.unknownField(f, EXPORTABLE_FIELD_NAMES)));
-    if (fields.indexOf(field) !== index) violations.add(`fields[${index}]`, messages.duplicateField(field));
+    warnIfProblem(scope, `fields[${index}]`, field, (f) => (fields.indexOf(f) !== index ? messages.duplicateField(f) : undefined));
   });
 }
 
-function filterText(filter: ExportFilter | undefined, violations: Violations, warn: (message: string) => void): string | undefined {
+function filterText(filter: ExportFilter | undefined, violations: Violations, scope: IConstruct): string | undefined {
+  const warn = (message: string): void => Annotations.of(scope).addWarning(message);
   if (filter === undefined) return undefined;
   let text: string;
   try {
@@ -88,13 +94,15 @@ function filterText(filter: ExportFilter | undefined, violations: Violations, wa
     violations.add('filter', messages.notFilterExpr());
     return undefined;
   }
+  // a value known only at deploy: the provider checks the filter at plan, once it is known
+  const review = holdsNumberToken(text) || isToken(text) ? {} : reviewFilter(text);
   violations.check('filter', text, (t) => {
-    // a value known only at deploy: the provider checks the filter at plan, once it is known
     if (holdsNumberToken(t)) return undefined;
     if (t.trim() === '') return messages.emptyFilter();
-    const result = validateFilter(t);
-    return result.ok ? undefined : messages.badFilter(result.error.message);
+    // spec: Bulk export, `filter`: function-style operators
+    return review.shape && messages.badFilter(review.shape.message);
   });
+  warnIfProblem(scope, 'filter', review.unknown, (unknown) => messages.filterNotKnown(unknown.message));
   const stable = nfcStable(text);
   if (stable !== text) warn(messages.filterNotNfc());
   const literal = terraformLiteral(stable);

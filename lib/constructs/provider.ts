@@ -120,6 +120,7 @@ function pinVersionConstraint(lockFilePath: string, version: string): void {
 export class AgentPlatformProvider extends TfProvider {
   constructor(scope: Construct, id: string, props: AgentPlatformProviderProps = {}) {
     const violations = new Violations();
+    // no platform input: the addresses the provider itself calls, which only an http(s) URL can be
     for (const prop of ['controlPlaneUrl', 'tracingUrl'] as const) violations.check(prop, props[prop], httpUrlProblem);
     violations.check('maxRetries', props.maxRetries, wholeNumberProblem(0, 20));
     violations.check('requestTimeout', props.requestTimeout, positiveDurationProblem);

@@ -31,10 +31,13 @@ function urlProblem(text: string): string | undefined {
   return `${JSON.stringify(text)} is not an http:// or https:// URL written in full: write it like "https://api.example.com".`;
 }
 
-/** Why a text is not a workspace id. */
+/**
+ * Why a workspace id looks wrong: the spec does not type it (`X-Tenant-Id` "carries the workspace id"), so this is a
+ * warning, never a refusal; the local platform's ids are UUIDs, as are the real platform's known ones.
+ */
 function tenantIdProblem(text: string): string | undefined {
   // empty is unset, as for every setting of the block (a variable whose default is "")
-  return text === '' || isUuid(text) ? undefined : `${JSON.stringify(text)} is not a workspace id: a workspace is named by its id, a UUID such as "6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47".`;
+  return text === '' || isUuid(text) ? undefined : `${JSON.stringify(text)} is not a UUID such as "6f1c2a9e-8d4b-4f7a-9c3e-2b5d8a1f0e47", the form of a workspace id: the platform may refuse it.`;
 }
 
 /** Schema of the `provider "agentplatform"` block. */
@@ -48,9 +51,8 @@ export const providerSchema = defineSchema({
     }),
     tenant_id: attr.string({
       optional: true,
-      validate: tenantIdProblem,
       description:
-        `Workspace to act in (\`X-Tenant-Id\`): its id, a UUID. Default: \`${PROVIDER_ENV.tenantId}\`, else the key's default workspace. ` +
+        `Workspace to act in (\`X-Tenant-Id\`): its id, e.g. a UUID (another form is warned of). Default: \`${PROVIDER_ENV.tenantId}\`, else the key's default workspace. ` +
         'New objects are created there; an object in state is read, changed and deleted in the workspace it is in (its `tenant_id`), ' +
         'and replaced in this one when this names another. A value known only after apply stops the plan of objects in state ' +
         '(whether they move cannot be known yet): apply what it comes from first.',
@@ -145,8 +147,11 @@ export function resolveProviderConfig(config: CtyValue, env: NodeJS.ProcessEnv, 
   // the environment's value is taken when the block's is unset or empty (see pick)
   const tenantInBlock = model?.tenant_id;
   const tenantFromEnv = tenantInBlock === null || tenantInBlock === undefined || tenantInBlock === '' ? env[PROVIDER_ENV.tenantId] : undefined;
-  const tenantProblem = tenantFromEnv ? tenantIdProblem(tenantFromEnv) : undefined;
-  if (tenantProblem) diagnostics.error(`Invalid ${PROVIDER_ENV.tenantId}`, `The ${PROVIDER_ENV.tenantId} environment variable: ${tenantProblem}`);
+  const tenantProblem = tenantIdProblem(tenantFromEnv ?? (typeof tenantInBlock === 'string' ? tenantInBlock : ''));
+  if (tenantProblem) {
+    if (tenantFromEnv) diagnostics.warning(`Unusual ${PROVIDER_ENV.tenantId}`, `The ${PROVIDER_ENV.tenantId} environment variable: ${tenantProblem}`);
+    else diagnostics.warning('Unusual tenant_id', tenantProblem, 'tenant_id');
+  }
   const timeoutText = pick('request_timeout') ?? DEFAULT_REQUEST_TIMEOUT;
   const retries = model?.max_retries;
   return {

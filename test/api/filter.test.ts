@@ -8,6 +8,7 @@ import {
   parseFilter,
   referencedFields,
   renderFilter,
+  reviewFilter,
   validateFilter,
   type FilterErrorCode,
   type TraceRunLike,
@@ -282,6 +283,34 @@ describe('errors', () => {
     const [, shown, caret] = error.message.split('\n');
     expect(shown.length).toBeLessThanOrEqual(104);
     expect(shown[caret.indexOf('^')]).toBe('3');
+  });
+});
+
+describe('review as a client of the platform', () => {
+  test('operators and fields this project does not know are only warned of: the spec names and, eq and like "such as"', () => {
+    for (const text of ['similar(agent_name, "support")', 'and(eq(run_type, "llm"), within(latency, [1, 2]))', 'eq(cost_center, "x")']) {
+      const review = reviewFilter(text);
+      expect(review.shape).toBeUndefined();
+      expect(review.unknown).toBeInstanceOf(FilterSyntaxError);
+    }
+    expect(reviewFilter('and(eq(run_type, "llm"), like(name, "%agent%"))')).toEqual({});
+    // deeper than the local platform reads: of the spec's shape all the same
+    const deep = `${'not('.repeat(MAX_FILTER_DEPTH + 1)}eq(run_type, "llm")${')'.repeat(MAX_FILTER_DEPTH + 1)}`;
+    expect(reviewFilter(deep).shape).toBeUndefined();
+    expect(reviewFilter(deep).unknown?.code).toBe('too_deep');
+  });
+
+  test('what is not of function-style operators is refused, with its position', () => {
+    for (const [text, position] of [
+      ['run_type = "llm"', 9],
+      ['eq(run_type "llm")', 12],
+      ['"llm"', 0],
+      ['eq(run_type, "llm"', 18],
+    ] as const) {
+      const review = reviewFilter(text);
+      expect(review.shape).toBeInstanceOf(FilterSyntaxError);
+      expect(review.shape!.position).toBe(position);
+    }
   });
 });
 

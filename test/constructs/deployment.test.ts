@@ -95,24 +95,14 @@ describe('Deployment', () => {
 
   describe('validation', () => {
     test.each([
-      ['a name starting with a dash', { name: '-agent' }, 'name', 'must start with a letter or digit'],
-      ['a name of 64 characters', { name: 'a'.repeat(64) }, 'name', 'at most 63 characters; got 64'],
       [
         'build on push with a tag ref',
         { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: 'refs/tags/v1.0.0', buildOnPush: true }) },
         'source.buildOnPush',
         'a tag never moves',
       ],
-      ['a repository that is not a URL', { source: DeploymentSource.github({ repoUrl: 'github.com/acme/a' }) }, 'source.repoUrl', 'http:// or https:// URL'],
-      // a URL parser mends it; the platform refuses it
-      ['a repository URL with a space', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/my agent' }) }, 'source.repoUrl', 'http:// or https:// URL'],
       ['an empty image', { source: DeploymentSource.image(' ') }, 'source.imageUri', 'must name a container image'],
-      ['min scale above max scale', { resources: { minScale: 4, maxScale: 2 } }, 'resources.minScale', '(4) must be at most resources.maxScale (2)'],
-      ['a negative min scale', { resources: { minScale: -1 } }, 'resources.minScale', 'whole number of at least 0'],
-      ['a max scale of 0', { resources: { maxScale: 0 } }, 'resources.maxScale', 'whole number of at least 1'],
-      ['fractional memory', { resources: { memoryMb: 0.5 } }, 'resources.memoryMb', 'whole number of at least 1'],
-      ['zero CPU', { resources: { cpu: 0 } }, 'resources.cpu', 'more than 0 CPUs'],
-      ['a custom URL that is not a URL', { customUrl: 'agent.example.com' }, 'customUrl', 'http:// or https:// URL'],
+      ['fractional memory', { resources: { memoryMb: 0.5 } }, 'resources.memoryMb', 'must be a whole number; got 0.5.'],
       [
         'a repository URL with a token in it',
         { source: DeploymentSource.github({ repoUrl: 'https://x-access-token:ghs_secret@github.com/acme/a' }) },
@@ -121,23 +111,54 @@ describe('Deployment', () => {
       ],
       ['a zero create timeout', { timeouts: { create: Duration.minutes(0) } }, 'timeouts.create', 'longer than zero'],
       ['a timeout that is no number', { timeouts: { update: Duration.minutes(NaN) } }, 'timeouts.update', 'longer than zero'],
-      ['an empty ref (an unset variable)', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: '' }) }, 'source.ref', 'must not be empty'],
-      ['an empty integration id', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', integrationId: ' ' }) }, 'source.integrationId', 'must not be empty'],
-      ['an empty graph config path', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', graphConfigPath: '' }) }, 'source.graphConfigPath', 'must not be empty'],
       ['a fractional secrets version', { secretsVersion: -3.5 }, 'secretsVersion', 'whole number of at least 1'],
     ] as const)('%s', (_, props, prop, message) => {
       expect(violationsOf(() => deploy(props as Partial<DeploymentProps>))).toEqual([{ prop, message: expect.stringContaining(message) }]);
     });
 
-    test('a secret with a literal value, a bad name or a name too long', () => {
+    // the local platform's rules, which the spec does not state: the real platform may take what breaks them
+    test.each([
+      ['a name starting with a dash', { name: '-agent' }, 'name: "-agent" does not start with a letter or digit'],
+      ['a name of 64 characters', { name: 'a'.repeat(64) }, 'name: has 64 characters, more than 63.'],
+      ['a repository that is not a URL', { source: DeploymentSource.github({ repoUrl: 'github.com/acme/a' }) }, 'source.repoUrl: "github.com/acme/a" is not an absolute http:// or https:// URL'],
+      // a URL parser mends it; the local platform refuses it
+      ['a repository URL with a space', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/my agent' }) }, 'source.repoUrl: "https://github.com/acme/my agent" is not'],
+      ['min scale above max scale', { resources: { minScale: 4, maxScale: 2 } }, 'resources.minScale: (4) is more than resources.maxScale (2).'],
+      ['a negative min scale', { resources: { minScale: -1 } }, 'resources.minScale: (-1) is less than 0.'],
+      ['a max scale of 0', { resources: { maxScale: 0 } }, 'resources.maxScale: (0) is less than 1.'],
+      ['zero CPU', { resources: { cpu: 0 } }, 'resources.cpu: (0) is not more than 0.'],
+      ['a custom URL that is not a URL', { customUrl: 'agent.example.com' }, 'customUrl: "agent.example.com" is not an absolute http:// or https:// URL'],
+      ['an empty ref (an unset variable)', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: '' }) }, 'source.ref: is empty (is its variable set?).'],
+      ['an empty integration id', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', integrationId: ' ' }) }, 'source.integrationId: is empty'],
+      ['an empty graph config path', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', graphConfigPath: '' }) }, 'source.graphConfigPath: is empty'],
+    ] as const)('%s is warned of, and synthesized', (_, props, warning) => {
+      const agent = deploy(props as Partial<DeploymentProps>);
+      expect(warningsOf(agent)).toEqual([expect.stringContaining(warning)]);
+      expect(warningsOf(agent)[0]).toMatch(/The platform may refuse it\.$/);
+      expect(Object.keys(synthesized(agent.node.scope as TerraformStack).resource.agentplatform_deployment)).toHaveLength(1);
+    });
+
+    test('a secret with a literal value is refused; a bad name or a name too long is warned of', () => {
       const stack = providerStack();
       const value = new TerraformVariable(stack, 'v', { type: 'string', sensitive: true }).stringValue;
       const long = 'L'.repeat(129);
       expect(violationsOf(() => deploy({ secrets: { PLAIN: 'hunter2', '1BAD': value, [long]: value, ['N'.repeat(128)]: value } }, stack))).toEqual([
         { prop: 'secrets.PLAIN', message: expect.stringContaining('literal string') },
-        { prop: 'secrets.1BAD', message: expect.stringContaining('is not an environment variable name') },
-        { prop: `secrets.${long}`, message: expect.stringContaining('has 129 characters; the platform accepts at most 128') },
       ]);
+      const agent = deploy({ secrets: { '1BAD': value, [long]: value, ['N'.repeat(128)]: value } }, providerStack());
+      expect(warningsOf(agent).filter((w) => w.startsWith('secrets.'))).toEqual([
+        expect.stringContaining('secrets.1BAD: "1BAD" is not an environment variable name'),
+        expect.stringContaining(`secrets.${long}: secret name "${long}" has 129 characters, more than 128.`),
+      ]);
+    });
+
+    test('any kind of deployment is taken and sent; none is sent when it is left out', () => {
+      const stack = providerStack();
+      deploy({ deploymentType: 'dev_free_zero' }, stack);
+      expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, { deployment_type: 'dev_free_zero' });
+      const plain = onlyResource(synthesized(deploy({ source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a' }) }).node.scope as TerraformStack), 'agentplatform_deployment');
+      expect(plain).not.toHaveProperty('deployment_type');
+      expect(plain).not.toHaveProperty('build_on_push');
     });
 
     test('every violation is reported at once, in one message that never shows a secret value', () => {
@@ -146,12 +167,12 @@ describe('Deployment', () => {
           name: '_bad',
           customUrl: 'https://agent:url-password@agent.example.com',
           source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: 'refs/tags/v2', buildOnPush: true }),
-          resources: { minScale: 5, maxScale: 1 },
+          resources: { minScale: 0.5, maxScale: 1 },
           secrets: { TOKEN: 'hunter2' },
         }),
       );
-      expect(message).toMatch(/^Invalid Deployment "test\/Agent" \(5 problems\):\n/);
-      for (const prop of ['name', 'customUrl', 'source.buildOnPush', 'resources.minScale', 'secrets.TOKEN']) expect(message).toContain(`  - ${prop}: `);
+      expect(message).toMatch(/^Invalid Deployment "test\/Agent" \(4 problems\):\n/);
+      for (const prop of ['customUrl', 'source.buildOnPush', 'resources.minScale', 'secrets.TOKEN']) expect(message).toContain(`  - ${prop}: `);
       expect(message).not.toContain('hunter2');
       expect(message).not.toContain('url-password');
     });

@@ -4,7 +4,7 @@ import { Duration } from '../../lib/constructs/duration';
 import { TfBulkExport } from '../../lib/constructs/generated/bulk-export';
 import type { ScheduledExportProps } from '../../lib/constructs/scheduled-export';
 import { DESTINATION, PROJECT, oneOff, scheduled } from './support/exports';
-import { messageOf, providerStack, violationsOf } from './support/synth';
+import { messageOf, onlyResource, providerStack, synthesized, violationsOf, warningsOf } from './support/synth';
 
 describe('ScheduledExport', () => {
   test('synthesizes a scheduled bulk export with typed fields and a built filter', () => {
@@ -57,18 +57,31 @@ describe('ScheduledExport', () => {
 
   test.each([
     ['an empty filter', { filter: ' ' }, 'filter'],
-    ['no fields', { fields: [] }, 'fields'],
     ['an unknown field', { fields: ['id', 'cost'] as never }, 'fields[1]'],
-    ['a field listed twice', { fields: ['id', 'name', 'id'] as never }, 'fields[2]'],
     ['a start that is not a timestamp', { start: 'yesterday' }, 'start'],
     ['a tracing project that is not a UUID', { tracingProjectId: 'my-project' }, 'tracingProjectId'],
-    ['an unknown format', { formatVersion: 'v3' as never }, 'formatVersion'],
   ])('%s', (_, props, prop) => {
     expect(violationsOf(() => scheduled(props as Partial<ScheduledExportProps>)).map((v) => v.prop)).toEqual([prop]);
   });
 
+  // what the spec does not state: the real platform may take it
+  test.each([
+    ['a field listed twice', { fields: ['id', 'name', 'id'] as never }, 'fields[2]: "id" is listed twice.'],
+    ['no fields', { fields: [] }, 'fields: names no field, so the files would have no column'],
+    ['an unknown format', { formatVersion: 'v3' }, 'formatVersion: "v3" is not a format version this library knows (v1, v2_beta).'],
+    ['an operator this library does not know', { filter: 'similar(agent_name, "support")' }, 'filter: names what this library does not know'],
+  ])('%s is warned of, and synthesized', (_, props, warning) => {
+    const stack = scheduled(props as Partial<ScheduledExportProps>);
+    expect(warningsOf(stack.node.findChild('Daily'))).toEqual([expect.stringContaining(warning)]);
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfBulkExport, { interval_hours: 24 });
+  });
+
+  test('no format_version is sent when none is set', () => {
+    expect(onlyResource(synthesized(scheduled()), 'agentplatform_bulk_export')).not.toHaveProperty('format_version');
+  });
+
   test('every violation at once', () => {
-    expect(messageOf(() => scheduled({ every: Duration.hours(200), fields: [], filter: 'eq(', start: 'soon' }))).toMatch(/^Invalid ScheduledExport "test\/Daily" \(4 problems\)/);
+    expect(messageOf(() => scheduled({ every: Duration.hours(200), fields: ['cost'] as never, filter: 'eq(', start: 'soon' }))).toMatch(/^Invalid ScheduledExport "test\/Daily" \(4 problems\)/);
   });
 
   test('tokens are left to Terraform', () => {

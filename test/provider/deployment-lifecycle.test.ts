@@ -20,7 +20,7 @@ describe('agentplatform_deployment lifecycle', () => {
   it('creates, updates, replaces, notices drift, imports and destroys', async () => {
     const dir = lp.terraform();
     const name = lp.uniqueName('life');
-    const configure = (attributes: Record<string, string>) => dir.configure(githubDeployment('agent', { name, ...attributes }));
+    const configure = (attributes: Record<string, string | boolean>) => dir.configure(githubDeployment('agent', { name, ...attributes }));
     const state = () => dir.instance('agentplatform_deployment.agent').attributes;
     configure({});
     expect((await dir.init()).code).toBe(0);
@@ -75,7 +75,8 @@ describe('agentplatform_deployment lifecycle', () => {
     expect((await lp.client.listRevisions(id)).resources).toHaveLength(2);
 
     // deployment_type cannot change in place: replacement; destroy waits until the old one is gone, so the name is free.
-    configure({ repo_ref: 'release-2', custom_url: 'https://agent.example.com', deployment_type: 'dev' });
+    // build_on_push set, so that a change of it outside Terraform is drift (left out, the platform's value is kept)
+    configure({ repo_ref: 'release-2', custom_url: 'https://agent.example.com', deployment_type: 'dev', build_on_push: false });
     const replacePlan = await dir.plan();
     expect(replacePlan.stdout).toMatch(/deployment_type\s+= "prod" -> "dev" # forces replacement/);
     expect(replacePlan.stdout).toContain('Plan: 1 to add, 0 to change, 1 to destroy.');

@@ -1,6 +1,8 @@
 /**
- * What the provider refuses before calling the API, each time against the attribute at fault, and what it never
- * lets out: secrets stay out of the state file, the plan output and the logs, even at TRACE level.
+ * What the provider refuses before calling the API (only by a rule of the spec, or to keep a secret out of plan and
+ * state), each time against the attribute at fault; what it warns of at plan (the local platform's rules, which the
+ * spec does not state); and what it never lets out: secrets stay out of the state file, the plan output and the
+ * logs, even at TRACE level.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,22 +45,13 @@ describe('agentplatform_deployment input checks and secrets', () => {
         githubDeployment('unknown_source', { name: 'a', source: 'gitlab' }),
         githubDeployment('tag_and_push', { name: 'b', repo_ref: 'refs/tags/v1.0.0', build_on_push: true }),
         githubDeployment('image_for_github', { name: 'c', image_uri: 'registry.example.com/agent:1' }),
-        githubDeployment('bad_name', { name: '-leading-dash' }),
-        `resource "agentplatform_deployment" "no_repo" {\n  name   = "d"\n  source = "github"\n}\n`,
         `resource "agentplatform_deployment" "docker_ref" {\n  name      = "e"\n  source    = "external_docker"\n  image_uri = "registry.example.com/agent:1"\n  repo_ref  = "main"\n}\n`,
-        githubDeployment('scales', { name: 'f' }, '  resource_spec = { min_scale = 3, max_scale = 2 }\n'),
         // past 2^53 a whole number is no longer exact as the JSON number the API takes
         githubDeployment('huge_scale', { name: 'm' }, '  resource_spec = { max_scale = 9007199254740993 }\n'),
         githubDeployment('token_in_url', { name: 'h', repo_url: 'https://x-access-token:ghp_0123@github.com/acme/agent' }),
         githubDeployment('password_in_custom_url', { name: 'i', custom_url: 'https://user:pw@agent.example.com' }),
-        // URLs that a WHATWG parser mends, and the platform refuses: refused at plan, not after a replacement's destroy
-        githubDeployment('spaced_url', { name: 'k', repo_url: 'https://github.com/acme/my agent' }),
-        githubDeployment('one_slash_url', { name: 'l', repo_url: 'http:/github.com/acme/agent' }),
-        githubDeployment('empty_ref', { name: 'j', repo_ref: '', secrets_version: 1.5 }),
-        // the longest value the platform takes passes; one character more is refused at plan, naming the secret
-        githubDeployment('long_secret', { name: 'm', secrets_version: 1 }, `  secrets = { LARGEST = "${'x'.repeat(65_536)}", TOO_LONG = "${'y'.repeat(65_537)}" }\n`),
-        githubDeployment('long_secret_name', { name: 'n', secrets_version: 1 }, `  secrets = { ${'N'.repeat(128)} = "fits", ${'L'.repeat(129)} = "named too long" }\n`),
-        `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  secrets         = { "not-an-env-name" = "x" }\n  secrets_version = 1\n}\n`,
+        githubDeployment('fractional_version', { name: 'j', secrets_version: 1.5 }),
+        `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  secrets_version = 1\n}\n`,
         `data "agentplatform_revisions" "zero" {\n  deployment_id = "6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24"\n  limit = 0\n}\n`,
       ].join('\n'),
     );
@@ -73,30 +66,63 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(stderr).toContain('`build_on_push` must be false when `repo_ref` is a tag');
     expect(diagnosticAt(stderr, 'Invalid build_on_push', 'resource "agentplatform_deployment" "tag_and_push"', 'build_on_push')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid image_uri', 'resource "agentplatform_deployment" "image_for_github"', 'image_uri')).toBe(true);
-    expect(diagnosticAt(stderr, 'Invalid name', 'resource "agentplatform_deployment" "bad_name"', 'name')).toBe(true);
-    expect(stderr).toMatch(/Error: Missing repo_url[\s\S]*in resource "agentplatform_deployment" "no_repo"/);
     expect(diagnosticAt(stderr, 'Invalid repo_ref', 'resource "agentplatform_deployment" "docker_ref"', 'repo_ref')).toBe(true);
     // Inside an object expression terraform can only point at the resource: the summary names the attribute.
-    expect(stderr).toMatch(/Error: Invalid resource_spec\.min_scale[\s\S]*`min_scale` \(3\) must be at most `max_scale` \(2\)/);
     expect(stderr).toMatch(/Error: Invalid resource_spec\.max_scale[\s\S]*must be at most 9007199254740991; got 9007199254740993/);
     expect(stderr).toMatch(/Error: Missing image_uri[\s\S]*in resource "agentplatform_deployment" "docker_secrets"/);
-    expect(stderr).toContain('"not-an-env-name" is not an environment variable name');
-    expect(stderr).toMatch(/Error: Secret value too long[\s\S]*in resource "agentplatform_deployment" "long_secret"/);
-    expect(stderr.replace(/\s+/g, ' ')).toContain('The value of secret "TOO_LONG" has 65537 characters; the platform accepts at most 65536.');
-    expect(stderr).not.toContain('"LARGEST" has');
-    expect(stderr).toMatch(/Error: Secret name too long[\s\S]*in resource "agentplatform_deployment" "long_secret_name"/);
-    expect(stderr.replace(/\s+/g, ' ')).toContain(`Secret name "${'L'.repeat(129)}" has 129 characters; the platform accepts at most 128.`);
-    expect(stderr).not.toContain(`"${'N'.repeat(128)}" has`);
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "token_in_url"', 'repo_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid custom_url', 'resource "agentplatform_deployment" "password_in_custom_url"', 'custom_url')).toBe(true);
-    expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "spaced_url"', 'repo_url')).toBe(true);
-    expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "one_slash_url"', 'repo_url')).toBe(true);
-    expect(stderr.replace(/\s+/g, ' ')).toContain('must be an absolute http:// or https:// URL written in full, with no spaces');
     expect(stderr.replace(/\s+/g, ' ')).toContain('must not carry a user name or password: the URL is kept in plan and state and returned by the platform. A private repository is reached through `integration_id`.');
-    expect(diagnosticAt(stderr, 'Invalid repo_ref', 'resource "agentplatform_deployment" "empty_ref"', 'repo_ref')).toBe(true);
-    expect(diagnosticAt(stderr, 'Invalid secrets_version', 'resource "agentplatform_deployment" "empty_ref"', 'secrets_version')).toBe(true);
+    expect(diagnosticAt(stderr, 'Invalid secrets_version', 'resource "agentplatform_deployment" "fractional_version"', 'secrets_version')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid limit', 'data "agentplatform_revisions" "zero"', 'limit')).toBe(true);
     expect(stderr).toContain('must be at least 1; got 0');
+    // what the spec sets no rule for is no error
+    expect(stderr).not.toMatch(/Error: (Invalid name|Missing repo_url|Invalid secret name|Secret (name|value) too long|Too many secrets)/);
+  });
+
+  it('warns at plan of what the local platform refuses and the spec does not state, and refuses none of it', async () => {
+    const dir = lp.terraform();
+    dir.configure(
+      [
+        githubDeployment('bad_name', { name: '-leading-dash' }),
+        `resource "agentplatform_deployment" "no_repo" {\n  name   = "d"\n  source = "github"\n}\n`,
+        githubDeployment('scales', { name: 'f' }, '  resource_spec = { min_scale = 3, max_scale = 2 }\n'),
+        githubDeployment('no_cpu', { name: 'o' }, '  resource_spec = { cpu = 0 }\n'),
+        // URLs that a WHATWG parser mends, and the local platform refuses
+        githubDeployment('spaced_url', { name: 'k', repo_url: 'https://github.com/acme/my agent' }),
+        githubDeployment('empty_ref', { name: 'j', repo_ref: '' }),
+        // the longest value the local platform takes passes; one character more is warned of, naming the secret
+        githubDeployment('long_secret', { name: 'm', secrets_version: 1 }, `  secrets = { LARGEST = "${'x'.repeat(65_536)}", TOO_LONG = "${'y'.repeat(65_537)}" }\n`),
+        githubDeployment('long_secret_name', { name: 'n', secrets_version: 1 }, `  secrets = { ${'N'.repeat(128)} = "fits", ${'L'.repeat(129)} = "named too long" }\n`),
+        `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  image_uri       = "registry.example.com/agent:1"\n  deployment_type = "dev_free_zero"\n  secrets         = { "not-an-env-name" = "x" }\n  secrets_version = 1\n}\n`,
+      ].join('\n'),
+    );
+    expect((await dir.init()).code).toBe(0);
+    const before = lp.requests.length;
+
+    const { code, stdout, stderr } = await dir.plan();
+
+    expect([code, stderr]).toEqual([2, '']);
+    expect(lp.requests.length).toBe(before);
+    const warnedAt = (summary: string, label: string, attribute: string): boolean =>
+      diagnosticAt(stdout.replace(/Warning: /g, 'Error: '), summary, `resource "agentplatform_deployment" "${label}"`, attribute);
+    const text = stdout.replace(/\s+/g, ' ');
+    expect(warnedAt('Unusual deployment name', 'bad_name', 'name')).toBe(true);
+    expect(text).toContain('"-leading-dash" is not a letter or digit followed by letters, digits, "-" and "_", at most 63 characters: the platform may refuse it.');
+    expect(stdout).toMatch(/Warning: Missing repo_url[\s\S]*in resource "agentplatform_deployment" "no_repo"/);
+    expect(stdout).toMatch(/Warning: Unusual resource_spec\.min_scale[\s\S]*`min_scale` \(3\) is more than `max_scale` \(2\)/);
+    expect(stdout).toMatch(/Warning: Unusual resource_spec\.cpu[\s\S]*`cpu` \(0\) is not more than 0: the platform may refuse it\./);
+    expect(warnedAt('Unusual repo_url', 'spaced_url', 'repo_url')).toBe(true);
+    expect(warnedAt('Empty repo_ref', 'empty_ref', 'repo_ref')).toBe(true);
+    expect(stdout).toMatch(/Warning: Long secret value[\s\S]*in resource "agentplatform_deployment" "long_secret"/);
+    expect(text).toContain('The value of secret "TOO_LONG" has 65537 characters, more than 65536: the platform may refuse it.');
+    expect(stdout).not.toContain('"LARGEST" has');
+    expect(stdout).toMatch(/Warning: Long secret name[\s\S]*in resource "agentplatform_deployment" "long_secret_name"/);
+    expect(text).toContain(`Secret name "${'L'.repeat(129)}" has 129 characters, more than 128: the platform may refuse it.`);
+    expect(stdout).not.toContain(`"${'N'.repeat(128)}" has`);
+    expect(text).toContain('"not-an-env-name" is not an environment variable name');
+    // a kind of deployment the real platform takes, outside the local platform's first two
+    expect(stdout).toContain('+ deployment_type    = "dev_free_zero"');
   });
 
   it('stops the plan clearly when no API key is configured', async () => {

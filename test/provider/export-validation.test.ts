@@ -1,14 +1,15 @@
 /**
- * What the export resources refuse at plan time, before any API call, each time on the attribute at fault: a filter
- * the platform's parser rejects (with its caret), `interval_hours` out of 1–168, both or neither of `end_time` and
- * `interval_hours`, an unknown field in `export_fields`; the platform's own refusals on their attribute; and the
- * checks' module loads the API's constants without loading zod (the provider's start-up path).
+ * What the export resources refuse at plan time, before any API call, each time on the attribute at fault, and only
+ * by a rule of the spec: a filter that is not of function-style operators (with its caret), `interval_hours` out of
+ * 1–168, both or neither of `end_time` and `interval_hours`, an unknown field in `export_fields`; what the spec sets
+ * no rule for is a warning (a schedule's intervals due at once, an end in the platform's future, a region or endpoint
+ * of an unusual form, an unknown `format_version`, a field listed twice); the platform's own refusals on their
+ * attribute; and the checks' module loads the API's constants without loading zod (the provider's start-up path).
  */
 import { spawnSync } from 'node:child_process';
 import { validateFilter } from '../../lib/api/filter';
-import { DEFAULT_FORMAT_VERSION, FINAL_BULK_EXPORT_STATUSES, FORMAT_VERSIONS, INTERVAL_HOURS_MAX, INTERVAL_HOURS_MIN } from '../../lib/api/schemas/bulk-export';
+import { FINAL_BULK_EXPORT_STATUSES, FORMAT_VERSIONS, INTERVAL_HOURS_MAX, INTERVAL_HOURS_MIN } from '../../lib/api/schemas/bulk-export';
 import {
-  DEFAULT_EXPORT_FORMAT_VERSION,
   EXPORT_FORMAT_VERSIONS,
   FINAL_EXPORT_STATUSES,
   INTERVAL_HOURS,
@@ -58,22 +59,6 @@ describe('export resources: input checks', () => {
   credentials_version = 1
 }
 `,
-        `resource "agentplatform_export_destination" "spaced_region" {
-  display_name = "x"
-  bucket_name  = "b"
-  region       = "eu west 1"
-}
-`,
-        `resource "agentplatform_export_destination" "empty_key" {
-  display_name = "x"
-  bucket_name  = "b"
-  credentials = {
-    access_key_id     = ""
-    secret_access_key = "secret"
-  }
-  credentials_version = 1
-}
-`,
         `resource "agentplatform_export_destination" "password_in_url" {
   display_name = "x"
   bucket_name  = "b"
@@ -120,34 +105,29 @@ describe('export resources: input checks', () => {
 
     expect(pointsAt(diagnostic(stderr, 'Invalid end_time'), type, 'backwards', 'end_time')).toBe(true);
     expect(pointsAt(diagnostic(stderr, 'credentials_version without credentials'), 'agentplatform_export_destination', 'version_only', 'credentials_version')).toBe(true);
-    const region = diagnostic(stderr, 'Invalid region');
-    expect(pointsAt(region, 'agentplatform_export_destination', 'spaced_region', 'region')).toBe(true);
-    expect(flat(region)).toContain('must be a region name such as "eu-west-1"');
-    const emptyKey = diagnostic(stderr, 'Invalid credentials.access_key_id');
-    expect(emptyKey).toContain('in resource "agentplatform_export_destination" "empty_key":');
-    expect(flat(emptyKey)).toContain('`credentials.access_key_id` must not be empty (is its variable set?)');
     const userInfo = diagnostic(stderr, 'Invalid endpoint_url');
     expect(pointsAt(userInfo, 'agentplatform_export_destination', 'password_in_url', 'endpoint_url')).toBe(true);
     expect(flat(userInfo)).toContain('must not carry a user name or password: set the keys in `credentials`');
   });
 
-  it('stops the plan when the platform will refuse a schedule with more than 1000 intervals due at once, beyond any clock skew', async () => {
+  it('plans a schedule with thousands of intervals due at once, warning how many (the platform queues them)', async () => {
     const dir = lp.terraform();
-    dir.configure(bulkExport('too_far_back', '  interval_hours = 1'));
+    dir.configure(bulkExport('far_back', '  interval_hours = 1'));
     expect((await dir.init()).code).toBe(0);
 
     const { code, stdout, stderr } = await dir.plan();
 
-    expect(code).toBe(1);
-    const error = diagnostic(stdout + stderr, 'Scheduled export starts too far in the past');
-    expect(error).toMatch(/Error: Scheduled export starts too far in the past/);
-    expect(pointsAt(error, 'agentplatform_bulk_export', 'too_far_back', 'start_time')).toBe(true);
-    expect(flat(error)).toMatch(/More than 1000 intervals of 1h since 2025-01-01T00:00:00Z would be due at once \(\d+\): the platform refuses such a schedule\./);
-    // not the warning that says they are all exported
-    expect(stdout + stderr).not.toContain('Scheduled export starts in the past');
+    expect([code, stderr]).toEqual([2, '']);
+    const warning = diagnostic(stdout, 'Scheduled export starts in the past');
+    expect(pointsAt(warning, 'agentplatform_bulk_export', 'far_back', 'start_time')).toBe(true);
+    const due = Math.floor((Date.now() - 600_000 - Date.parse('2025-01-01T00:00:00Z')) / 3_600_000);
+    const said = Number(/is (\d+) interval\(s\) of 1h in the past: \1 interval\(s\) are due at once/.exec(flat(warning))?.[1]);
+    expect(said).toBeGreaterThan(1000);
+    expect(Math.abs(said - due)).toBeLessThanOrEqual(1);
+    expect(flat(warning)).toContain('15 exports of a workspace at a time; the others wait in its queue');
   });
 
-  it('stops the plan of a one-off export that ends in the platform\'s future (10 minutes of skew allowed)', async () => {
+  it('warns at plan of a one-off export that ends in the platform\'s future (10 minutes of skew allowed)', async () => {
     const dir = lp.terraform();
     const inADay = new Date(Date.now() + 86_400_000).toISOString();
     const inFiveMinutes = new Date(Date.now() + 300_000).toISOString();
@@ -156,11 +136,79 @@ describe('export resources: input checks', () => {
 
     const { code, stdout, stderr } = await dir.plan();
 
-    expect(code).toBe(1);
-    const errors = diagnostics(stdout + stderr, 'One-off export ends in the future');
-    expect(errors).toHaveLength(1);
-    expect(pointsAt(errors[0], 'agentplatform_bulk_export', 'ahead', 'end_time')).toBe(true);
-    expect(flat(errors[0])).toMatch(/is after the platform's time \(.*\): an export writes the runs stored when it runs/);
+    expect([code, stderr]).toEqual([2, '']);
+    const warnings = diagnostics(stdout, 'One-off export ends in the future');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/Warning: One-off export ends in the future/);
+    expect(pointsAt(warnings[0], 'agentplatform_bulk_export', 'ahead', 'end_time')).toBe(true);
+    expect(flat(warnings[0])).toMatch(/is after the platform's time \(.*\): an export writes the runs stored when it runs, and later ones would be missed; the platform may refuse it/);
+  });
+
+  it('warns at plan of what the spec sets no rule for, and takes ids the spec types as plain strings as they are', async () => {
+    const dir = lp.terraform();
+    dir.configure(
+      [
+        `resource "agentplatform_bulk_export" "odd" {
+  destination_id = "dest-7"
+  session_id     = "${SESSION_ID}"
+  start_time     = "2025-01-01T00:00:00Z"
+  end_time       = "2025-01-02T00:00:00Z"
+  format_version = "v3"
+  export_fields  = ["id", "name", "id"]
+  filter         = "and(eq(run_type, \\"llm\\"), similar(agent_name, \\"support\\"))"
+}
+`,
+        `resource "agentplatform_bulk_export" "no_columns" {
+  destination_id = "dest-7"
+  session_id     = "${SESSION_ID}"
+  start_time     = "2025-01-01T00:00:00Z"
+  end_time       = "2025-01-02T00:00:00Z"
+  export_fields  = []
+}
+`,
+        `resource "agentplatform_export_destination" "empty_key" {
+  display_name = ""
+  bucket_name  = "b"
+  endpoint_url = "https://s3.example.com"
+  credentials = {
+    access_key_id     = ""
+    secret_access_key = "secret"
+  }
+  credentials_version = 1
+}
+`,
+        `resource "agentplatform_export_destination" "spaced_region" {
+  display_name = "x"
+  bucket_name  = "b"
+  region       = "eu west 1"
+  endpoint_url = "s3.example.com"
+}
+`,
+      ].join('\n'),
+    );
+    expect((await dir.init()).code).toBe(0);
+
+    const { code, stdout, stderr } = await dir.plan();
+
+    expect([code, stderr]).toEqual([2, '']);
+    const version = diagnostic(stdout, 'Unknown format_version');
+    expect(pointsAt(version, 'agentplatform_bulk_export', 'odd', 'format_version')).toBe(true);
+    expect(flat(version)).toContain('"v3" is not a format version the provider knows (v1, v2_beta): it is sent as it is, and the platform may refuse it.');
+    // a filter of function-style operators is sent, whatever operators and fields it names
+    const filter = diagnostic(stdout, 'Filter not known to the provider');
+    expect(pointsAt(filter, 'agentplatform_bulk_export', 'odd', 'filter')).toBe(true);
+    expect(flat(filter)).toContain('unknown operator "similar"');
+    expect(flat(filter)).toContain('The filter is sent as it is: the platform judges the operators and fields it names, and may refuse it.');
+    expect(flat(diagnostic(stdout, 'Repeated export_fields[2]'))).toContain('"id" is listed twice; the platform may refuse the list.');
+    expect(pointsAt(diagnostic(stdout, 'Empty export_fields'), 'agentplatform_bulk_export', 'no_columns', 'export_fields')).toBe(true);
+    const emptyKey = diagnostic(stdout, 'Empty credentials.access_key_id');
+    expect(emptyKey).toContain('in resource "agentplatform_export_destination" "empty_key":');
+    expect(flat(emptyKey)).toContain('`credentials.access_key_id` is empty (is its variable set?): the platform may refuse it.');
+    expect(pointsAt(diagnostic(stdout, 'Empty display_name'), 'agentplatform_export_destination', 'empty_key', 'display_name')).toBe(true);
+    const region = diagnostic(stdout, 'Unusual region');
+    expect(pointsAt(region, 'agentplatform_export_destination', 'spaced_region', 'region')).toBe(true);
+    expect(flat(region)).toContain('is not a region name such as "eu-west-1" (letters, digits and dashes): the platform may refuse it.');
+    expect(pointsAt(diagnostic(stdout, 'Unusual endpoint_url'), 'agentplatform_export_destination', 'spaced_region', 'endpoint_url')).toBe(true);
   });
 
   it('warns at plan of a setting that does nothing for the kind of export, on its attribute', async () => {
@@ -205,7 +253,6 @@ describe('export resources: input checks', () => {
 
   it('uses the API constants, loaded without zod', () => {
     expect(EXPORT_FORMAT_VERSIONS).toEqual(FORMAT_VERSIONS);
-    expect(DEFAULT_EXPORT_FORMAT_VERSION).toBe(DEFAULT_FORMAT_VERSION);
     expect(INTERVAL_HOURS).toEqual({ min: INTERVAL_HOURS_MIN, max: INTERVAL_HOURS_MAX });
     expect(FINAL_EXPORT_STATUSES).toEqual(FINAL_BULK_EXPORT_STATUSES);
     const loaded = spawnSync(

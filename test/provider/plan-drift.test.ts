@@ -64,13 +64,14 @@ describe('agentplatform_deployment arguments taken out', () => {
     expect(dir.instance('agentplatform_deployment.agent').attributes.secret_names).toEqual(['OPENAI_API_KEY']);
   });
 
-  it('refuses a workspace id that is no UUID at plan, before anything is sent', async () => {
+  it('warns at plan of a workspace id that is no UUID (the spec does not type it), and the local platform refuses it', async () => {
     const dir = lp.terraform({ AGENTPLATFORM_TENANT_ID: 'not-a-uuid' });
     dir.configure(githubDeployment('agent', { name: lp.uniqueName('tenant') }));
     expect((await dir.init()).code).toBe(0);
     const plan = await dir.plan();
-    expect(plan.code).toBe(1);
-    expect(flat(diagnostic(plan.stderr, 'Invalid AGENTPLATFORM_TENANT_ID'))).toContain('"not-a-uuid" is not a workspace id');
+    expect(plan.code).toBe(2);
+    expect(flat(diagnostic(plan.stdout, 'Unusual AGENTPLATFORM_TENANT_ID'))).toContain('"not-a-uuid" is not a UUID');
+    expect(flat(diagnostic(plan.stdout, 'Unusual AGENTPLATFORM_TENANT_ID'))).toContain('the platform may refuse it.');
     expect((await dir.apply()).code).toBe(1);
     expect((await lp.client.listDeployments({ nameContains: 'tenant' })).resources).toEqual([]);
   });

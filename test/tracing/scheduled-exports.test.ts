@@ -3,6 +3,7 @@
  * its end + 10 minutes with `source_bulk_export_id`; cancelling the parent stops spawning and leaves children alone.
  */
 import type { BulkExport } from '../../lib/api/schemas/bulk-export';
+import { ExportEngine, SPAWN_BATCH } from '../../lib/local/tracing/exports/engine';
 import { ExportStore } from '../../lib/local/tracing/exports/store';
 import { generateSyntheticRuns } from '../../lib/local/tracing/synthetic/generate';
 import { CLOCK_START, isFinal, startScenario, type Scenario } from './support/scenario';
@@ -18,6 +19,11 @@ beforeEach(async () => {
 afterEach(async () => {
   await scenario.close();
 });
+
+async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600 && !(await condition()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await condition()).toBe(true);
+}
 
 async function childrenOf(parentId: string): Promise<BulkExport[]> {
   return (await scenario.platform.client.listExports()).filter((exp) => exp.source_bulk_export_id === parentId);
@@ -69,6 +75,66 @@ test('a schedule that starts in the past catches up on every interval already du
   expect(children).toHaveLength(4);
   scenario.clock.advance(TEN_MINUTES);
   expect(await childrenOf(parent.id)).toHaveLength(5);
+});
+
+test('a schedule that starts 120 intervals in the past spawns every one, and runs 15 of them at a time while the rest wait', async () => {
+  const INTERVALS = 120;
+  generateSyntheticRuns(scenario.platform.stores.runs, {
+    tenantId: scenario.platform.tenantId,
+    sessionId: scenario.sessionId,
+    count: 2 * INTERVALS,
+    startMicros: (CLOCK_START - (INTERVALS + 1) * HOUR) * 1000,
+    endMicros: CLOCK_START * 1000,
+  });
+  // the most one-off exports of the workspace Running at once, after every change of an export's status
+  const setStatus = ExportStore.prototype.setExportStatus;
+  let most = 0;
+  const spy = jest.spyOn(ExportStore.prototype, 'setExportStatus').mockImplementation(function (this: ExportStore, ...args) {
+    setStatus.apply(this, args);
+    for (const running of this.runningExportsPerTenant().values()) most = Math.max(most, running);
+  });
+  try {
+    scenario.proxy.setMode('hold-requests');
+    // the last interval ends now and is due in 10 minutes: INTERVALS are due at once
+    const parent = await scheduled(CLOCK_START - (INTERVALS + 1) * HOUR, 1);
+    expect(parent.status).not.toBe('Failed');
+    let children: BulkExport[] = [];
+    await waitUntil(async () => (children = await childrenOf(parent.id)).length === INTERVALS);
+    // with the store held, 15 are Running (those of an interval with nothing to write complete), the others queued
+    await waitUntil(async () => (children = await childrenOf(parent.id)).filter((c) => c.status === 'Running').length === 15);
+    const created = children.filter((c) => c.status === 'Created').length;
+    expect(created).toBeGreaterThan(INTERVALS / 2);
+    expect(children.filter((c) => c.status === 'Completed')).toHaveLength(INTERVALS - 15 - created);
+    const starts = children.map((c) => Date.parse(c.start_time!)).sort((a, b) => a - b);
+    expect(starts).toEqual(Array.from({ length: INTERVALS }, (_, k) => CLOCK_START - (INTERVALS + 1 - k) * HOUR));
+    scenario.proxy.setMode('pass');
+    scenario.proxy.release();
+    for (const child of children) expect((await scenario.exportStatus(child.id, isFinal)).status).toBe('Completed');
+    expect(most).toBe(15);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test('the request that creates a schedule with 400 intervals due spawns one batch of them; the others follow in the background', async () => {
+  const INTERVALS = 400;
+  // the children stored by the time the first pass (the one the create request makes) returns
+  const spawn = jest.spyOn(ExportStore.prototype, 'spawnChild');
+  const pump = ExportEngine.prototype.pump;
+  let firstPass: number | undefined;
+  const pumped = jest.spyOn(ExportEngine.prototype, 'pump').mockImplementation(function (this: ExportEngine) {
+    pump.call(this);
+    if (firstPass === undefined && spawn.mock.calls.length > 0) firstPass = spawn.mock.calls.length;
+  });
+  try {
+    const parent = await scheduled(CLOCK_START - (INTERVALS + 1) * HOUR, 1);
+    expect(firstPass).toBe(SPAWN_BATCH);
+    await waitUntil(async () => (await childrenOf(parent.id)).length === INTERVALS);
+    expect(spawn).toHaveBeenCalledTimes(INTERVALS);
+  } finally {
+    pumped.mockRestore();
+    spawn.mockRestore();
+  }
 });
 
 test('a crash between storing a child and counting it leaves no child, and the next pass spawns it once', async () => {

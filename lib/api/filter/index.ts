@@ -5,7 +5,7 @@
  */
 import { FilterSyntaxError } from './errors';
 import { DERIVED_FILTER_FIELDS, FILTER_FIELDS, FULL_TEXT_FIELDS, type FilterFieldName, type FilterFieldTypeOf } from './fields';
-import { parseFilter, type FilterExpr, type FilterScalar } from './parser';
+import { checkFilterShape, parseFilter, type FilterExpr, type FilterScalar } from './parser';
 import { renderFilter } from './render';
 
 export { FilterSyntaxError, type FilterErrorCode, type FilterErrorDetails } from './errors';
@@ -26,6 +26,7 @@ export {
 export {
   FILTER_OPERATORS,
   MAX_FILTER_DEPTH,
+  checkFilterShape,
   parseFilter,
   type FilterComparison,
   type FilterExpr,
@@ -51,6 +52,28 @@ export function validateFilter(text: string): FilterValidation {
     if (error instanceof FilterSyntaxError) return { ok: false, error };
     throw error;
   }
+}
+
+/**
+ * A filter as a client of the platform judges it: `shape` is why it is not of function-style operators (the one
+ * problem the spec lets a client refuse it for), `unknown` why this project's platform would refuse it all the same
+ * (an operator or field it does not know, a value of the wrong type), which a client only warns of.
+ */
+export interface FilterReview {
+  readonly shape?: FilterSyntaxError;
+  readonly unknown?: FilterSyntaxError;
+}
+
+/** Reviews `text`: see {@link FilterReview}. */
+export function reviewFilter(text: string): FilterReview {
+  try {
+    checkFilterShape(text);
+  } catch (error) {
+    if (error instanceof FilterSyntaxError) return { shape: error };
+    throw error;
+  }
+  const full = validateFilter(text);
+  return full.ok ? {} : { unknown: full.error };
 }
 
 /**

@@ -70,8 +70,14 @@ export type FilterOperator = FilterExpr['op'];
 
 export const FILTER_OPERATORS: readonly FilterOperator[] = ['and', 'or', 'not', ...COMPARATORS, 'in', 'has', 'like', 'search'];
 
-/** Deeper nesting than this is refused, so a hostile filter cannot exhaust the stack. */
+/** Deeper nesting than this is refused by the local platform, so a hostile filter cannot exhaust the stack. */
 export const MAX_FILTER_DEPTH = 64;
+
+/**
+ * The nesting a client's check of a filter's shape reads (the recursion's bound): a deeper filter than the local
+ * platform's limit is of the spec's shape all the same, and only warned of (see `reviewFilter`).
+ */
+const MAX_SHAPE_DEPTH = 1000;
 
 type RawNode =
   | { readonly kind: 'call'; readonly name: Token; readonly args: readonly RawNode[]; readonly close: Token }
@@ -84,6 +90,19 @@ export function parseFilter(text: string): FilterExpr {
   return new FilterChecker(text).check(new SyntaxReader(text).readFilter());
 }
 
+/**
+ * Checks only the shape of `text`, the syntax pass without the checking one: a call `name(arg, …)` whose arguments
+ * are calls, names, literals and lists. spec: Bulk export, `filter`: function-style operators, "such as" `and(...)`,
+ * `eq(field, value)`, `like(field, pattern)`; which operators and fields exist is the platform's to judge. Throws
+ * FilterSyntaxError pointing at the first problem.
+ */
+export function checkFilterShape(text: string): void {
+  const node = new SyntaxReader(text, MAX_SHAPE_DEPTH).readFilter();
+  if (node.kind !== 'call') {
+    fail(text, 'unexpected_token', startOf(node), `expected an operator call such as eq(field, value), found ${describeNode(node)}`, describeNode(node), 'an operator call');
+  }
+}
+
 function fail(source: string, code: FilterErrorCode, at: number, reason: string, actual: string, expected?: string, hint?: string): never {
   throw new FilterSyntaxError(source, { code, reason, position: at, actual, expected, hint });
 }
@@ -92,7 +111,10 @@ class SyntaxReader {
   private readonly tokens: Token[];
   private index = 0;
 
-  constructor(private readonly source: string) {
+  constructor(
+    private readonly source: string,
+    private readonly maxDepth = MAX_FILTER_DEPTH,
+  ) {
     this.tokens = tokenize(source);
   }
 
@@ -134,8 +156,8 @@ class SyntaxReader {
   }
 
   private readCall(name: Token, depth: number): RawNode {
-    if (depth > MAX_FILTER_DEPTH) {
-      fail(this.source, 'too_deep', name.start, `expression nested deeper than ${MAX_FILTER_DEPTH} levels`, `identifier ${name.text}`);
+    if (depth > this.maxDepth) {
+      fail(this.source, 'too_deep', name.start, `expression nested deeper than ${this.maxDepth} levels`, `identifier ${name.text}`);
     }
     this.take();
     const args: RawNode[] = [];
@@ -151,8 +173,8 @@ class SyntaxReader {
   }
 
   private readList(open: Token, depth: number): RawNode {
-    if (depth > MAX_FILTER_DEPTH) {
-      fail(this.source, 'too_deep', open.start, `expression nested deeper than ${MAX_FILTER_DEPTH} levels`, '"["');
+    if (depth > this.maxDepth) {
+      fail(this.source, 'too_deep', open.start, `expression nested deeper than ${this.maxDepth} levels`, '"["');
     }
     const items: RawNode[] = [];
     if (this.peek().kind !== 'rbracket') {

@@ -13,27 +13,29 @@ export type BulkExportStatusName = (typeof BULK_EXPORT_STATUSES)[number];
 /** Statuses after which an export or an export run never changes again. */
 export const FINAL_BULK_EXPORT_STATUSES: readonly BulkExportStatusName[] = ['Completed', 'Failed', 'Cancelled', 'TimedOut'];
 
-/** `format_version` values. */
+/**
+ * `format_version` values the local platform takes. The spec names `v2_beta` only: the provider and the constructs
+ * send a value only when the user sets one, and warn of others.
+ */
 export const FORMAT_VERSIONS = ['v1', 'v2_beta'] as const;
 
-/** The local platform's default when `format_version` is omitted (the spec does not name one). */
+/** The local platform's default when `format_version` is omitted (the spec's default is "not shown"). */
 export const DEFAULT_FORMAT_VERSION: (typeof FORMAT_VERSIONS)[number] = 'v1';
 
-/** Smallest `interval_hours` of a scheduled export. */
+/** Smallest `interval_hours` of a scheduled export. spec: Scheduled exports, rule 1. */
 export const INTERVAL_HOURS_MIN = 1;
 
-/** Largest `interval_hours` of a scheduled export (a week). */
+/** Largest `interval_hours` of a scheduled export (a week). spec: Scheduled exports, rule 1. */
 export const INTERVAL_HOURS_MAX = 168;
 
 /**
- * The most UTC days one export covers (an export run each, made when the export is created), and the most intervals
- * of a schedule already due when it is created (an export each, spawned at once): the local platform's limits (the
- * spec names none), beyond which a request would hold it for seconds to hours.
+ * The most UTC days one export covers (an export run each, made when the export is created): the local platform's
+ * limit, beyond which a request would hold it for seconds; the spec names none, so the provider and the constructs
+ * only warn of it.
  */
 export const MAX_EXPORT_DAYS = 1000;
-export const MAX_DUE_INTERVALS = 1000;
 
-/** The platform starts the export of a schedule's interval this long after the interval ends. */
+/** The platform starts the export of a schedule's interval this long after the interval ends. spec: Scheduled exports, rule 3. */
 export const SCHEDULE_DELAY_MS = 10 * 60_000;
 
 const DAY_MICROS = 86_400_000_000;

@@ -122,7 +122,7 @@ export type DestinationRecord = z.infer<typeof DestinationRecord>;
 
 /** Body of `POST /api/v1/bulk-exports`. Exactly one of `end_time` and `interval_hours` is given. */
 export const BulkExportCreate = z.object({
-  bulk_export_destination_id: z.guid(),
+  bulk_export_destination_id: z.string(),
   session_id: z.guid(),
   start_time: z.string(),
   end_time: z.string().nullish(),

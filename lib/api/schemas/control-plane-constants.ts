@@ -40,8 +40,11 @@ export const FAILED_REVISION_STATUSES: readonly RevisionStatusName[] = ['CREATE_
 /** Where a deployment's code comes from. */
 export const DEPLOYMENT_SOURCES = ['github', 'external_docker'] as const;
 
-/** Kinds of deployment. */
-export const DEPLOYMENT_TYPES = ['dev', 'prod'] as const;
+/**
+ * Kinds of deployment known to this project (the local platform takes these). The spec does not show the field; the
+ * real platform takes these and may take more, so the provider and the constructs send any string the user sets.
+ */
+export const DEPLOYMENT_TYPES = ['dev', 'prod', 'dev_free', 'dev_zero', 'dev_free_zero'] as const;
 
 /**
  * Lifecycle of the deployment itself (its revisions have their own status). `AWAITING_FINAL_DELETE` is the real
@@ -69,7 +72,11 @@ export const DEFAULT_GRAPH_CONFIG_PATH = 'langgraph.json';
 /** Whether a `repo_ref` names a tag (`refs/tags/...`). */
 export const isTagRef = (ref: string | null | undefined): boolean => typeof ref === 'string' && ref.startsWith(TAG_REF_PREFIX);
 
-/** Deployment names: a letter or digit, then letters, digits, `-` or `_`. */
+/**
+ * The local platform's rules for deployment names and secrets (the spec shows neither): the provider and the
+ * constructs warn of what breaks them, and refuse nothing. Deployment names: a letter or digit, then letters, digits,
+ * `-` or `_`.
+ */
 export const DEPLOYMENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Longest deployment name. */

@@ -38,15 +38,15 @@ export interface TfBulkExportConfig extends cdktf.TerraformMetaArguments {
   readonly sessionId: string;
   /** Start of the range of runs (ISO 8601, UTC), e.g. `"2025-01-01T00:00:00Z"`. */
   readonly startTime: string;
-  /** End of the range (ISO 8601, UTC, after `start_time`, at most 1000 UTC days on): a one-off export. Exactly one of `end_time` and `interval_hours`. */
+  /** End of the range (ISO 8601, UTC, after `start_time`): a one-off export. Exactly one of `end_time` and `interval_hours`. */
   readonly endTime?: string;
   /** Hours per spawned export: a scheduled export from `start_time` on. Exactly one of `end_time` and `interval_hours`. */
   readonly intervalHours?: number;
-  /** Only runs matching this filter expression, e.g. `and(eq(run_type, "llm"), gt(total_tokens, 1000))`; checked at plan time with the platform's own parser. All runs of the range when left out. */
+  /** Only runs matching this filter expression, e.g. `and(eq(run_type, "llm"), gt(total_tokens, 1000))`; its shape (function-style operators) is checked at plan time, the functions and fields it names by the platform. All runs of the range when left out. */
   readonly filter?: string;
   /** Only these fields become columns (every exportable field when left out), checked at plan time against the platform's exportable fields; leaving out `inputs` and `outputs` makes exports much smaller. */
   readonly exportFields?: Array<string>;
-  /** Parquet layout: `v1`, or `v2_beta` (typed columns for JSON and timestamps). */
+  /** Parquet layout, e.g. `v2_beta` (typed columns for JSON and timestamps, Hive-compliant folders). Sent only when set; left out, the platform chooses, and its choice is read after apply. */
   readonly formatVersion?: string;
   /** On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, a refresh that finds the export `Failed` or `TimedOut` while the state holds it in progress warns with the run errors (at every plan until an apply, or `terraform apply -refresh-only`, records the status). */
   readonly waitForCompletion?: boolean | cdktf.IResolvable;
@@ -78,7 +78,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     this.tfConfig = config;
   }
 
-  /** The export id (a UUID); `terraform import` takes it. */
+  /** The export id; `terraform import` takes it. */
   get id(): string {
     return this.getStringAttribute('id');
   }
@@ -98,7 +98,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getStringAttribute('start_time');
   }
 
-  /** End of the range (ISO 8601, UTC, after `start_time`, at most 1000 UTC days on): a one-off export. Exactly one of `end_time` and `interval_hours`. */
+  /** End of the range (ISO 8601, UTC, after `start_time`): a one-off export. Exactly one of `end_time` and `interval_hours`. */
   get endTime(): string {
     return this.getStringAttribute('end_time');
   }
@@ -108,7 +108,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getNumberAttribute('interval_hours');
   }
 
-  /** Only runs matching this filter expression, e.g. `and(eq(run_type, "llm"), gt(total_tokens, 1000))`; checked at plan time with the platform's own parser. All runs of the range when left out. */
+  /** Only runs matching this filter expression, e.g. `and(eq(run_type, "llm"), gt(total_tokens, 1000))`; its shape (function-style operators) is checked at plan time, the functions and fields it names by the platform. All runs of the range when left out. */
   get filter(): string {
     return this.getStringAttribute('filter');
   }
@@ -118,7 +118,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getListAttribute('export_fields');
   }
 
-  /** Parquet layout: `v1`, or `v2_beta` (typed columns for JSON and timestamps). */
+  /** Parquet layout, e.g. `v2_beta` (typed columns for JSON and timestamps, Hive-compliant folders). Sent only when set; left out, the platform chooses, and its choice is read after apply. */
   get formatVersion(): string {
     return this.getStringAttribute('format_version');
   }

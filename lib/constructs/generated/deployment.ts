@@ -6,7 +6,7 @@ import { PROVIDER_TYPE_NAME, PROVIDER_VERSION } from '../../provider/constants';
 
 /** Scaling and size of the replicas; what is left out is the platform's default. */
 export interface TfDeploymentResourceSpec {
-  /** Fewest replicas. */
+  /** Fewest replicas (0 lets it scale to zero). */
   readonly minScale?: number;
   /** Most replicas; at least `min_scale`. */
   readonly maxScale?: number;
@@ -53,7 +53,7 @@ export class TfDeploymentResourceSpecOutputReference extends cdktf.ComplexObject
     super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
   }
 
-  /** Fewest replicas. */
+  /** Fewest replicas (0 lets it scale to zero). */
   get minScale(): number {
     return this.getNumberAttribute('min_scale');
   }
@@ -98,7 +98,7 @@ export class TfDeploymentTimeoutsOutputReference extends cdktf.ComplexObject {
 
 /** Configuration of the `agentplatform_deployment` resource. */
 export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
-  /** Name, unique in the workspace: a letter or digit, then letters, digits, `-` or `_`; at most 63 characters. */
+  /** Name, unique in the workspace, e.g. `support-agent`; the plan warns of a form the platform may refuse. */
   readonly name: string;
   /** Where the code comes from: `github` (built from `repo_url`) or `external_docker` (runs `image_uri`). */
   readonly source: string;
@@ -106,7 +106,7 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly integrationId?: string;
   /** URL of the git repository (`github`: required). */
   readonly repoUrl?: string;
-  /** Kind of deployment. Left out, it is not sent, and the state holds the platform's choice, whatever kind it names. */
+  /** Kind of deployment, e.g. `dev`, `prod`, `dev_free`, `dev_zero`, `dev_free_zero`. Sent only when set; left out, the platform chooses, and its choice is read after apply. */
   readonly deploymentType?: string;
   /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (`main`), also once taken out of the configuration. A change deploys a new revision. */
   readonly repoRef?: string;
@@ -114,13 +114,13 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly graphConfigPath?: string;
   /** Container image to run (`external_docker`: required). A change deploys a new revision. */
   readonly imageUri?: string;
-  /** Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag). */
+  /** Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag). Sent only when set; left out, the platform chooses, and its choice is read after apply. */
   readonly buildOnPush?: boolean | cdktf.IResolvable;
   /** URL the deployment is served at, instead of the platform's own. */
   readonly customUrl?: string;
   /** Scaling and size of the replicas; what is left out is the platform's default. */
   readonly resourceSpec?: TfDeploymentResourceSpec | cdktf.IResolvable;
-  /** Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever `secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on the platform); the platform never returns their values. Left out, the deployment's secrets are left as they are; `{}` with a new `secrets_version` removes them all. At most 100 secrets, each name at most 128 characters and each value at most 65536. */
+  /** Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever `secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on the platform); the platform never returns their values. Left out, the deployment's secrets are left as they are; `{}` with a new `secrets_version` removes them all. The plan warns of names, counts and lengths the platform may refuse. */
   readonly secrets?: { [key: string]: string };
   /** Change it (for example, increment it) to send `secrets` again; changed secrets deploy a new revision. */
   readonly secretsVersion?: number;
@@ -157,7 +157,7 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('id');
   }
 
-  /** Name, unique in the workspace: a letter or digit, then letters, digits, `-` or `_`; at most 63 characters. */
+  /** Name, unique in the workspace, e.g. `support-agent`; the plan warns of a form the platform may refuse. */
   get name(): string {
     return this.getStringAttribute('name');
   }
@@ -177,7 +177,7 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('repo_url');
   }
 
-  /** Kind of deployment. Left out, it is not sent, and the state holds the platform's choice, whatever kind it names. */
+  /** Kind of deployment, e.g. `dev`, `prod`, `dev_free`, `dev_zero`, `dev_free_zero`. Sent only when set; left out, the platform chooses, and its choice is read after apply. */
   get deploymentType(): string {
     return this.getStringAttribute('deployment_type');
   }
@@ -197,7 +197,7 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('image_uri');
   }
 
-  /** Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag). */
+  /** Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag). Sent only when set; left out, the platform chooses, and its choice is read after apply. */
   get buildOnPush(): cdktf.IResolvable {
     return this.getBooleanAttribute('build_on_push');
   }

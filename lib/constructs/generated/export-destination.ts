@@ -70,7 +70,7 @@ export interface TfExportDestinationConfig extends cdktf.TerraformMetaArguments 
   readonly region?: string;
   /** Address of the S3 API of an S3-compatible store (Ceph, MinIO, R2, ...). Leave it out for Amazon S3. */
   readonly endpointUrl?: string;
-  /** Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). */
+  /** Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). Sent only when set; left out, the platform chooses (`false` for a new destination), and its choice is read after apply. */
   readonly includeBucketInPrefix?: boolean | cdktf.IResolvable;
   /** Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create, whenever `credentials_version` changes, and when the platform holds other fields than these (keys changed outside Terraform: see `credentials_keys`). Left out, the platform uses its host's environment credentials (self-hosted installations); removing them later (with `credentials_version`) replaces the destination, because the platform cannot switch one to environment credentials. */
   readonly credentials?: TfExportDestinationCredentials | cdktf.IResolvable;
@@ -102,7 +102,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
     this.tfConfig = config;
   }
 
-  /** The destination id (a UUID); `terraform import` takes it. */
+  /** The destination id; `terraform import` takes it. */
   get id(): string {
     return this.getStringAttribute('id');
   }
@@ -132,7 +132,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
     return this.getStringAttribute('endpoint_url');
   }
 
-  /** Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). */
+  /** Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). Sent only when set; left out, the platform chooses (`false` for a new destination), and its choice is read after apply. */
   get includeBucketInPrefix(): cdktf.IResolvable {
     return this.getBooleanAttribute('include_bucket_in_prefix');
   }

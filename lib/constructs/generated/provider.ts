@@ -8,7 +8,7 @@ import { PROVIDER_SOURCE, PROVIDER_TYPE_NAME, PROVIDER_VERSION } from '../../pro
 export interface TfProviderConfig {
   /** API key sent with every request. Default: the `AGENTPLATFORM_API_KEY` environment variable. */
   readonly apiKey?: string;
-  /** Workspace to act in (`X-Tenant-Id`): its id, a UUID. Default: `AGENTPLATFORM_TENANT_ID`, else the key's default workspace. New objects are created there; an object in state is read, changed and deleted in the workspace it is in (its `tenant_id`), and replaced in this one when this names another. A value known only after apply stops the plan of objects in state (whether they move cannot be known yet): apply what it comes from first. */
+  /** Workspace to act in (`X-Tenant-Id`): its id, e.g. a UUID (another form is warned of). Default: `AGENTPLATFORM_TENANT_ID`, else the key's default workspace. New objects are created there; an object in state is read, changed and deleted in the workspace it is in (its `tenant_id`), and replaced in this one when this names another. A value known only after apply stops the plan of objects in state (whether they move cannot be known yet): apply what it comes from first. */
   readonly tenantId?: string;
   /** Base URL of the control plane API (deployments). Default: `AGENTPLATFORM_CONTROL_PLANE_URL`. A deployment that answers 404 counts as deleted only when the same URL lists deployments; when the list is answered 404 too (a URL that does not serve the API), refresh and destroy stop with an error naming this setting, and when it fails otherwise, with one that says the deployment could not be confirmed gone; the state is kept either way. */
   readonly controlPlaneUrl?: string;

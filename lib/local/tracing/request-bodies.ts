@@ -25,8 +25,11 @@ export const DestinationCreateBody = z.strictObject({
 /** Body of `PATCH /api/v1/bulk-exports/destinations/{id}`: new credentials, nothing else (settings cannot change). */
 export const DestinationCredentialsBody = z.strictObject({ credentials: Credentials });
 
-/** Body of `POST /api/v1/bulk-exports`. */
-export const BulkExportCreateBody = z.strictObject(BulkExportCreate.shape);
+/**
+ * Body of `POST /api/v1/bulk-exports`. The spec types a destination id as a plain string; the local platform's are
+ * uuids, and it reads one as it reads a path id.
+ */
+export const BulkExportCreateBody = z.strictObject({ ...BulkExportCreate.shape, bulk_export_destination_id: z.guid() });
 
 /** Body of `PATCH /api/v1/bulk-exports/{id}`: the cancel request, nothing else. */
 export const BulkExportUpdateBody = z.strictObject(BulkExportUpdate.shape);

@@ -6,7 +6,7 @@
 import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExportRun } from '../../api/schemas/bulk-export';
 import { DiagnosticError, attr, defineDataSource, defineSchema, element, type DataSourceReadRequest, type SchemaModel } from '../framework';
-import { bulkExportClient, isUuid, statusOf } from '../resources/bulk-export-client';
+import { bulkExportClient, statusOf } from '../resources/bulk-export-client';
 
 const computedString = (description: string) => attr.string({ computed: true, description });
 
@@ -19,7 +19,6 @@ export const bulkExportRunsSchema = defineSchema({
   attributes: {
     export_id: attr.string({
       required: true,
-      validate: (v: string) => (isUuid(v) ? undefined : `must be a bulk export id (a UUID); got ${JSON.stringify(v)}.`),
       description: 'The export, one-off or scheduled, e.g. `agentplatform_bulk_export.daily.id`.',
     }),
     runs: attr.listNested(

@@ -13,11 +13,13 @@ const computedString = (description: string) => attr.string({ computed: true, de
 export const revisionsSchema = defineSchema({
   description: 'The revisions of a deployment, newest first: one page of them, or all of them with `all = true`.',
   attributes: {
+    // spec: list_revisions, `deployment_id` is a uuid
     deployment_id: attr.string({
       required: true,
       validate: (v: string) => (isUuid(v) ? undefined : `must be a deployment id (a UUID); got ${JSON.stringify(v)}.`),
       description: 'The deployment, e.g. `agentplatform_deployment.agent.id`.',
     }),
+    // spec: list_revisions, `status` is a list of revision statuses (Revision status: its states)
     status: attr.list(element.string, {
       optional: true,
       validateElement: (s: string) =>

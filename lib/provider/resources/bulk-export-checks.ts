@@ -5,27 +5,22 @@
  * The API's constants come from its zod-free module, for the same reason.
  */
 import {
-  DEFAULT_FORMAT_VERSION,
   FINAL_BULK_EXPORT_STATUSES,
   FORMAT_VERSIONS,
   INTERVAL_HOURS_MAX,
   INTERVAL_HOURS_MIN,
-  MAX_DUE_INTERVALS,
   MAX_EXPORT_DAYS,
   SCHEDULE_DELAY_MS,
   exportDays,
 } from '../../api/schemas/bulk-export-constants';
 
-export { MAX_DUE_INTERVALS, SCHEDULE_DELAY_MS, exportDays };
+export { SCHEDULE_DELAY_MS, exportDays };
 
-/** The most UTC days one export may cover on the platform. */
+/** The most UTC days the local platform lets one export cover; the spec names no limit, so the plan only warns. */
 export const EXPORT_DAYS_MAX = MAX_EXPORT_DAYS;
 
-/** `format_version` values. */
+/** `format_version` values known to the provider (the spec names `v2_beta`); others are sent with a warning. */
 export const EXPORT_FORMAT_VERSIONS = FORMAT_VERSIONS;
-
-/** The platform's `format_version` when none is sent. */
-export const DEFAULT_EXPORT_FORMAT_VERSION = DEFAULT_FORMAT_VERSION;
 
 /** Bounds of `interval_hours`. */
 export const INTERVAL_HOURS = { min: INTERVAL_HOURS_MIN, max: INTERVAL_HOURS_MAX } as const;
@@ -33,15 +28,27 @@ export const INTERVAL_HOURS = { min: INTERVAL_HOURS_MIN, max: INTERVAL_HOURS_MAX
 /** Statuses after which an export never changes. */
 export const FINAL_EXPORT_STATUSES: readonly string[] = FINAL_BULK_EXPORT_STATUSES;
 
-/** The filter parser's message (position and caret under the offending text), or undefined when it parses. */
+/**
+ * Why a filter is not of the shape the spec gives it (function-style operators), with the parser's position and caret
+ * under the offending text; undefined when it is. spec: Bulk export, `filter`. Which operators and fields it names is
+ * the platform's to judge: see {@link filterWarning}.
+ */
 export function filterProblem(text: string): string | undefined {
   if (text.trim() === '') return 'is empty: leave `filter` out to export every run of the range.';
-  const { validateFilter } = require('../../api/filter') as typeof import('../../api/filter');
-  const result = validateFilter(text);
-  return result.ok ? undefined : result.error.message;
+  const { reviewFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  return reviewFilter(text).shape?.message;
 }
 
-/** Why `name` is not an exportable field (with the closest one, when there is one), or undefined. */
+/** Why this project's platform would refuse a filter of the right shape (an unknown operator or field), or undefined. */
+export function filterWarning(text: string): string | undefined {
+  const { reviewFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  return reviewFilter(text).unknown?.message;
+}
+
+/**
+ * Why `name` is not an exportable field (with the closest one, when there is one), or undefined. spec: Exportable
+ * fields, the table of the columns of the Parquet files.
+ */
 export function exportFieldProblem(name: string): string | undefined {
   const { EXPORTABLE_FIELD_NAMES, isExportableField } = require('../../api/schemas/trace') as typeof import('../../api/schemas/trace');
   if (isExportableField(name)) return undefined;
@@ -59,7 +66,7 @@ export function instantMicros(text: string): number {
   return parseIsoInstant(text);
 }
 
-/** Why `text` is not an ISO 8601 instant, or undefined. */
+/** Why `text` is not an ISO 8601 instant, or undefined. spec: Bulk export, `start_time`/`end_time` are ISO 8601 UTC timestamps. */
 export function timestampProblem(text: string): string | undefined {
   return Number.isNaN(instantMicros(text))
     ? `must be an ISO 8601 UTC timestamp such as "2025-01-31T00:00:00Z"; got ${JSON.stringify(text)}.`

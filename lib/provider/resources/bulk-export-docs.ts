@@ -108,14 +108,14 @@ next plan warns and replaces it. The replacement's destroy of the cancelled expo
 \`cancel_spawned_on_destroy\`, the exports it spawned that are not finished.
 
 Creating (or replacing) a scheduled export whose \`start_time\` lies whole intervals in the past exports each of those
-intervals at once, and again when a replaced export had exported them: the plan warns, with the number of intervals;
-with more than 1000 intervals due at once, the platform refuses the schedule: the plan stops with an error when the
-count holds even a day earlier, and warns that the apply will fail when the platform's time could not be learnt.
-A one-off export whose \`end_time\` is more than 10 minutes after the platform's time stops the plan too: the platform
-refuses it, since its runs write the runs stored when they execute and later ones would be missed. Intervals and
-ends are judged by the platform's clock, as the \`Date\` of its last answer to the provider shows it (the refresh
-before a replacement, or, when this machine's clock finds a problem, a read of the destination made to learn it), else
-by this machine's. A one-off export that ended \`Failed\` or \`TimedOut\`
+intervals at once, and again when a replaced export had exported them: the plan warns, with the number of intervals
+due at once, and the apply goes ahead whatever their number. The platform spawns an export of each and runs them as
+its capacity allows (15 exports of a workspace at a time; the others wait in its queue, in status \`Created\`).
+A one-off export whose \`end_time\` is more than 10 minutes after the platform's time is warned of: its runs write the
+runs stored when they execute, later ones would be missed, and the platform may refuse it; so is a range of more than
+1000 UTC days, which the local platform refuses. Intervals and ends are judged by the platform's clock, as the
+\`Date\` of its last answer to the provider shows it (the refresh before a replacement), else by this machine's.
+A one-off export that ended \`Failed\` or \`TimedOut\`
 while Terraform waited for it stays in the state, tainted, so the next apply replaces it.
 
 A create that gets no clear answer (\`request_timeout\` ran out, terraform was interrupted, the connection broke or a

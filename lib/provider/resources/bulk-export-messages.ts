@@ -296,12 +296,17 @@ export function exportCancelledOutside(diagnostics: Diagnostics, id: string, can
   );
 }
 
-/** A scheduled export created with a start this many whole intervals in the past: they are all exported at once. */
+/**
+ * A scheduled export created with a start this many whole intervals in the past: an export of each is spawned at once,
+ * and they run as the platform's capacity allows (spec: Limits, 15 concurrent exports per workspace; the others wait
+ * in a queue).
+ */
 export function exportBackfill(diagnostics: Diagnostics, start: string, hours: number, intervals: number, replacing: boolean): void {
   diagnostics.warning(
     'Scheduled export starts in the past',
-    `\`start_time\` (${start}) is ${intervals} interval(s) of ${hours}h in the past: the platform exports each of them as soon ` +
-      'as the export is created' +
+    `\`start_time\` (${start}) is ${intervals} interval(s) of ${hours}h in the past: ${intervals} interval(s) are due at once. The platform ` +
+      'spawns an export of each as soon as the export is created and runs them as its capacity allows (15 exports of a workspace at ' +
+      'a time; the others wait in its queue, in status Created)' +
       (replacing
         ? '. This replaces an export that exported them already: they are exported again, under a new `export_id=` prefix.'
         : '.') +
@@ -310,13 +315,45 @@ export function exportBackfill(diagnostics: Diagnostics, start: string, hours: n
   );
 }
 
-/** A new one-off export over more UTC days than the platform takes. */
-export function exportRangeTooLong(diagnostics: Diagnostics, start: string, end: string): void {
-  diagnostics.error(
-    'Invalid end_time',
-    `An export covers at most ${EXPORT_DAYS_MAX} UTC days; ${start} to ${end} is more. Split the range into several exports.`,
+/** A new one-off export over more UTC days than the local platform takes: a platform may refuse it. */
+export function exportRangeTooLong(diagnostics: Diagnostics, start: string, end: string, days: number): void {
+  diagnostics.warning(
+    'Long export range',
+    `${start} to ${end} covers ${days} UTC days, an export run each; the platform may refuse a range this long (the local platform ` +
+      `takes at most ${EXPORT_DAYS_MAX}). If it does, split the range into several exports.`,
     'end_time',
   );
+}
+
+/** A `format_version` the provider does not know: it is sent as it is, and the platform may refuse it. */
+export function unknownFormatVersion(diagnostics: Diagnostics, value: string, known: readonly string[]): void {
+  diagnostics.warning(
+    'Unknown format_version',
+    `${JSON.stringify(value)} is not a format version the provider knows (${known.join(', ')}): it is sent as it is, and the platform may refuse it.`,
+    'format_version',
+  );
+}
+
+/** A filter of the right shape that names an operator or field the provider does not know, or a value of another type. */
+export function filterNotKnown(diagnostics: Diagnostics, problem: string): void {
+  diagnostics.warning(
+    'Filter not known to the provider',
+    `${problem}\n\nThe filter is sent as it is: the platform judges the operators and fields it names, and may refuse it.`,
+    'filter',
+  );
+}
+
+/** An empty `export_fields`: no column at all; the platform may refuse it. */
+export function noExportFields(diagnostics: Diagnostics): void {
+  diagnostics.warning('Empty export_fields', '`export_fields` names no field, so the files would have no column; the platform may refuse it. Leave it out to export every exportable field.', 'export_fields');
+}
+
+/** An `export_fields` entry listed twice: the platform may refuse the list. */
+export function exportFieldRepeated(diagnostics: Diagnostics, field: string, index: number): void {
+  diagnostics.warning(`Repeated export_fields[${index}]`, `${JSON.stringify(field)} is listed twice; the platform may refuse the list.`, [
+    { attribute: 'export_fields' },
+    { index },
+  ]);
 }
 
 /** A setting that does nothing for this kind of export, which a configuration set all the same. */

@@ -4,7 +4,6 @@
  */
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import type { BulkExportModel } from './bulk-export';
-import { DEFAULT_EXPORT_FORMAT_VERSION } from './bulk-export-checks';
 import { given } from '../framework';
 import { workspaceId } from './workspace';
 
@@ -20,7 +19,7 @@ export function localSettings(from: LocalSettings): LocalSettings {
   };
 }
 
-/** The API's creation body of the planned export. */
+/** The API's creation body of the planned export: what the configuration sets, nothing more. */
 export function createBody(planned: BulkExportModel): BulkExportCreate {
   return {
     bulk_export_destination_id: planned.destination_id,
@@ -30,7 +29,7 @@ export function createBody(planned: BulkExportModel): BulkExportCreate {
     ...(planned.interval_hours !== null ? { interval_hours: planned.interval_hours } : {}),
     ...(planned.filter !== null ? { filter: planned.filter } : {}),
     ...(planned.export_fields !== null ? { export_fields: planned.export_fields } : {}),
-    format_version: (planned.format_version ?? DEFAULT_EXPORT_FORMAT_VERSION) as BulkExportCreate['format_version'],
+    ...(planned.format_version !== null ? { format_version: planned.format_version as BulkExportCreate['format_version'] } : {}),
   };
 }
 

@@ -9,7 +9,7 @@
 import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import { DiagnosticError } from '../framework';
-import { DEFAULT_EXPORT_FORMAT_VERSION, sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
+import { sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
 import { createdSince, outcomeMeans, unansweredSummary, withLookup, type UnansweredCreate } from './unanswered-create';
 
 const sameList = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): boolean =>
@@ -30,7 +30,7 @@ function isRequested(e: BulkExport, body: BulkExportCreate): boolean {
     (e.interval_hours ?? null) === (body.interval_hours ?? null) &&
     ((body.filter ?? null) === null ? (e.filter ?? null) === null : e.filter != null && sameFilter(e.filter, body.filter!)) &&
     sameList(e.export_fields, body.export_fields) &&
-    e.format_version === (body.format_version ?? DEFAULT_EXPORT_FORMAT_VERSION)
+    (body.format_version == null || e.format_version === body.format_version)
   );
 }
 

@@ -27,9 +27,7 @@ import {
   type ValidateRequest,
 } from '../framework';
 import {
-  DEFAULT_EXPORT_FORMAT_VERSION,
   EXPORT_DAYS_MAX,
-  EXPORT_FORMAT_VERSIONS,
   exportDays,
   FINAL_EXPORT_STATUSES,
   INTERVAL_HOURS,
@@ -43,7 +41,7 @@ import {
 } from './bulk-export-checks';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
 import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
-import { checkDueIntervals, checkEndNotAhead } from './bulk-export-clock';
+import { checkDueIntervals, checkEndNotAhead, warnOfArguments } from './bulk-export-warnings';
 import {
   EXPORT_BODY_FIELDS,
   apiFailure,
@@ -72,6 +70,7 @@ export type BulkExportModel = SchemaModel<typeof bulkExportSchema>;
 
 const timeouts = timeoutsAttribute({ create: '60m' });
 
+// spec: Bulk export, `session_id` is a string (uuid)
 const uuidProblem = (what: string) => (value: string): string | undefined =>
   isUuid(value) ? undefined : `must be ${what} (a UUID); got ${JSON.stringify(value)}.`;
 
@@ -84,11 +83,10 @@ export const bulkExportSchema = defineSchema({
     'the export, except a change that only writes the same value otherwise (the same instant, an id in another ' +
     'case, a filter that the platform\'s parser reads the same, its strings compared in Unicode NFC), which is made in place. Destroy cancels an export still in progress and only forgets a finished one.',
   attributes: {
-    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The export id (a UUID); `terraform import` takes it.' }),
+    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The export id; `terraform import` takes it.' }),
     destination_id: attr.string({
       required: true,
       requiresReplace: true,
-      validate: uuidProblem('an export destination id'),
       sameValue: sameUuid,
       description: 'Where to write, e.g. `agentplatform_export_destination.bucket.id`.',
     }),
@@ -112,8 +110,9 @@ export const bulkExportSchema = defineSchema({
       validate: timestampProblem,
       sameValue: sameInstant,
       description:
-        'End of the range (ISO 8601, UTC, after `start_time`, at most 1000 UTC days on): a one-off export. Exactly one of `end_time` and `interval_hours`.',
+        'End of the range (ISO 8601, UTC, after `start_time`): a one-off export. Exactly one of `end_time` and `interval_hours`.',
     }),
+    // spec: Scheduled exports, rule 1: interval_hours is an integer from 1 to 168
     interval_hours: attr.number({
       optional: true,
       integer: true,
@@ -128,14 +127,15 @@ export const bulkExportSchema = defineSchema({
       validate: filterProblem,
       sameValue: sameFilter,
       description:
-        'Only runs matching this filter expression, e.g. `and(eq(run_type, "llm"), gt(total_tokens, 1000))`; checked at ' +
-        'plan time with the platform\'s own parser. All runs of the range when left out.',
+        'Only runs matching this filter expression, e.g. `and(eq(run_type, "llm"), gt(total_tokens, 1000))`; its shape ' +
+        '(function-style operators) is checked at plan time, the functions and fields it names by the platform. All runs of ' +
+        'the range when left out.',
     }),
     export_fields: attr.list(element.string, {
       optional: true,
       requiresReplace: true,
-      minItems: 1,
       unordered: true,
+      // spec: Exportable fields, the table of the columns of the Parquet files
       validateElement: exportFieldProblem,
       description:
         'Only these fields become columns (every exportable field when left out), checked at plan time against the ' +
@@ -144,10 +144,11 @@ export const bulkExportSchema = defineSchema({
     format_version: attr.string({
       optional: true,
       computed: true,
-      default: DEFAULT_EXPORT_FORMAT_VERSION,
-      oneOf: EXPORT_FORMAT_VERSIONS,
+      useStateForUnknown: true,
       requiresReplace: true,
-      description: 'Parquet layout: `v1`, or `v2_beta` (typed columns for JSON and timestamps).',
+      description:
+        'Parquet layout, e.g. `v2_beta` (typed columns for JSON and timestamps, Hive-compliant folders). Sent only when set; ' +
+        'left out, the platform chooses, and its choice is read after apply.',
     }),
     wait_for_completion: attr.bool({
       optional: true,
@@ -175,6 +176,7 @@ type Schema = typeof bulkExportSchema;
 
 function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
   const { end_time: end, interval_hours: interval } = config;
+  // spec: Bulk export, `end_time` is required for non-scheduled exports and must be omitted for scheduled exports
   if (end === null && interval === null) {
     diagnostics.error(
       'Missing end_time or interval_hours',
@@ -188,20 +190,13 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
       'end_time',
     );
   }
+  // spec: Bulk export, an export covers the time range from `start_time` to `end_time`
   if (typeof end === 'string' && typeof config.start_time === 'string') {
     const start = instantMicros(config.start_time);
     const stop = instantMicros(end);
     if (!Number.isNaN(start) && !Number.isNaN(stop) && stop <= start) {
       diagnostics.error('Invalid end_time', `\`end_time\` (${end}) must be after \`start_time\` (${config.start_time}).`, 'end_time');
     }
-  }
-  const fields = config.export_fields;
-  if (fields !== null && isKnown(fields)) {
-    fields.forEach((field, index) => {
-      if (isKnown(field) && field !== null && fields.indexOf(field) !== index) {
-        diagnostics.error(`Invalid export_fields[${index}]`, `${JSON.stringify(field)} is listed twice.`, [{ attribute: 'export_fields' }, { index }]);
-      }
-    });
   }
 }
 
@@ -287,7 +282,7 @@ async function read({ state, ctx, signal, diagnostics }: ReadRequest<Schema>): P
 
 // ---- plan ----
 
-async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, signal }: PlanRequest<Schema>): Promise<void> {
+async function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: PlanRequest<Schema>): Promise<void> {
   const moves = planWorkspace({ ctx, prior, planned, diagnostics, requireReplace }, 'bulk export');
   // at plan rather than validate, which terraform runs on destroy too
   if (config.wait_for_completion === true && typeof config.interval_hours === 'number') exportSettingIgnored(diagnostics, 'wait_for_completion');
@@ -300,16 +295,15 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx, 
   // Terraform shows the warnings of a replacement's first plan only (the one with the prior state)
   const replacing = prior !== null && (moves || prior.status === 'Cancelled' || REPLACING_ATTRIBUTES.some((key) => !sameArgument(key, prior, planned)));
   if (prior !== null && !replacing) return keepPlatformValues(prior, planned);
+  warnOfArguments(config, diagnostics);
   const { start_time: start, end_time: end, interval_hours: hours } = planned;
   if (typeof end === 'string') {
-    // for a new export only: one made before the limit existed keeps planning (and destroying) as it is
-    if (typeof start === 'string' && exportDays(instantMicros(start), instantMicros(end)) > EXPORT_DAYS_MAX) {
-      return exportRangeTooLong(diagnostics, start, end);
-    }
-    return checkEndNotAhead({ end, ctx, destinationId: planned.destination_id, signal, diagnostics });
+    const days = typeof start === 'string' ? exportDays(instantMicros(start), instantMicros(end)) : NaN;
+    if (days > EXPORT_DAYS_MAX) exportRangeTooLong(diagnostics, start as string, end, days);
+    return checkEndNotAhead({ end, ctx, diagnostics });
   }
   if (typeof start !== 'string' || typeof hours !== 'number') return;
-  await checkDueIntervals({ start, hours, replacing, ctx, destinationId: planned.destination_id, signal, diagnostics });
+  checkDueIntervals({ start, hours, replacing, ctx, diagnostics });
 }
 
 /**
@@ -387,7 +381,7 @@ async function cancel(client: BulkExportClient, id: string, signal: AbortSignal)
 // ---- import ----
 
 async function importExport({ id, ctx, signal }: ImportRequest): Promise<Partial<BulkExportModel>> {
-  if (!isUuid(id)) throw new DiagnosticError('Invalid import id', `Import a bulk export by its id, a UUID; got ${JSON.stringify(id)}.`);
+  if (id.trim() === '') throw new DiagnosticError('Invalid import id', 'Import a bulk export by its id, as the platform shows it.');
   try {
     await bulkExportClient(ctx).getExport(id, { signal });
   } catch (err) {

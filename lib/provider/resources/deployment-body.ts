@@ -2,7 +2,7 @@
  * `agentplatform_deployment`'s model to and from the control plane's JSON: the state of a deployment as the API
  * returns it, the body that creates one, and the PATCH that carries only what changed.
  */
-import type { Deployment, DeploymentCreate, DeploymentPatch, SourceConfig, SourceRevisionConfigInput } from '../../api/schemas/control-plane';
+import type { Deployment, DeploymentCreate, DeploymentPatch, DeploymentType, SourceConfig, SourceRevisionConfigInput } from '../../api/schemas/control-plane';
 import type { DeploymentModel } from './deployment';
 import { workspaceId } from './workspace';
 import { given } from '../framework';
@@ -83,7 +83,10 @@ export function sendsSecrets(prior: DeploymentModel, secretsVersion: number | nu
   return prior.secret_names !== null && JSON.stringify(sortedNames(Object.keys(secrets))) !== JSON.stringify(prior.secret_names);
 }
 
-/** The create request: the planned values the configuration sets, and the secrets. */
+/**
+ * The create request: the planned values the configuration sets, and the secrets. What the configuration leaves out
+ * is null in the plan of a create (`deployment_type`, `build_on_push`, ...), so it is not sent: the platform chooses.
+ */
 export function createBody(planned: DeploymentModel, secrets: Record<string, string> | null): DeploymentCreate {
   const spec = planned.resource_spec;
   return {
@@ -93,7 +96,8 @@ export function createBody(planned: DeploymentModel, secrets: Record<string, str
     source_config: present({
       integration_id: planned.integration_id,
       repo_url: planned.repo_url,
-      deployment_type: planned.deployment_type as SourceConfig['deployment_type'],
+      // any kind the user names: the spec does not close the list
+      deployment_type: planned.deployment_type as DeploymentType | null,
       build_on_push: planned.build_on_push,
       custom_url: planned.custom_url,
       resource_spec: spec && (present(spec) ?? {}),
@@ -110,7 +114,8 @@ export function createBody(planned: DeploymentModel, secrets: Record<string, str
  */
 export function patchOf(prior: DeploymentModel, planned: DeploymentModel, secrets: Record<string, string> | null): DeploymentPatch | undefined {
   const sourceConfig: SourceConfig = {};
-  if (planned.build_on_push !== prior.build_on_push) sourceConfig.build_on_push = planned.build_on_push;
+  // null: left out of the configuration and not known yet, so nothing to send
+  if (planned.build_on_push !== null && planned.build_on_push !== prior.build_on_push) sourceConfig.build_on_push = planned.build_on_push;
   if (planned.custom_url !== prior.custom_url) sourceConfig.custom_url = planned.custom_url;
   if (JSON.stringify(planned.resource_spec) !== JSON.stringify(prior.resource_spec)) sourceConfig.resource_spec = planned.resource_spec;
   const revisionConfig: SourceRevisionConfigInput = {};

@@ -8,12 +8,8 @@ import type { Deployment } from '../../api/schemas/control-plane';
 import {
   DEFAULT_GRAPH_CONFIG_PATH,
   DEFAULT_REPO_REF,
-  DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_SOURCES,
   DEPLOYMENT_TYPES,
-  MAX_SECRET_NAME_LENGTH,
-  MAX_SECRETS,
-  MAX_SECRET_VALUE_LENGTH,
   isBeingDeleted,
   isFailedRevisionStatus,
   isTagRef,
@@ -37,7 +33,7 @@ import {
   type ValidateRequest,
 } from '../framework';
 import { createBody, localSettings, patchOf, redeployPatch, sendsSecrets, sortedNames, toModel } from './deployment-body';
-import { REPO_ACCESS, nameProblem, notEmpty, urlProblem, validateSecrets, warnOfSecretsVersion } from './deployment-checks';
+import { REPO_ACCESS, userInfoProblem, warnOfArguments, warnOfSecretsVersion } from './deployment-checks';
 import { apiFailure, failedRevisionDeployedAgain, nameTaken, revisionInputDefaulted, waitEnded } from './deployment-messages';
 import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-settle';
 import { WaitError, waitForDeletion } from './deployment-wait';
@@ -70,46 +66,54 @@ export const deploymentSchema = defineSchema({
     name: attr.string({
       required: true,
       requiresReplace: true,
-      validate: nameProblem,
-      description: `Name, unique in the workspace: a letter or digit, then letters, digits, \`-\` or \`_\`; at most ${DEPLOYMENT_NAME_MAX_LENGTH} characters.`,
+      description: 'Name, unique in the workspace, e.g. `support-agent`; the plan warns of a form the platform may refuse.',
     }),
+    // spec: Revision, `source` is `github` or `external_docker`
     source: attr.string({
       required: true,
       requiresReplace: true,
       oneOf: DEPLOYMENT_SOURCES,
       description: 'Where the code comes from: `github` (built from `repo_url`) or `external_docker` (runs `image_uri`).',
     }),
-    integration_id: attr.string({ optional: true, requiresReplace: true, validate: notEmpty, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
-    repo_url: attr.string({ optional: true, requiresReplace: true, sameValue: sameUrl, validate: (value) => urlProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
-    deployment_type: attr.string({ optional: true, computed: true, useStateForUnknown: true, oneOf: DEPLOYMENT_TYPES, requiresReplace: true, description: 'Kind of deployment. Left out, it is not sent, and the state holds the platform\'s choice, whatever kind it names.' }),
+    integration_id: attr.string({ optional: true, requiresReplace: true, description: 'GitHub integration that grants the platform access to the repository (`github` only).' }),
+    repo_url: attr.string({ optional: true, requiresReplace: true, sameValue: sameUrl, validate: (value) => userInfoProblem(value, REPO_ACCESS), description: 'URL of the git repository (`github`: required).' }),
+    deployment_type: attr.string({
+      optional: true,
+      computed: true,
+      useStateForUnknown: true,
+      requiresReplace: true,
+      description:
+        `Kind of deployment, e.g. ${DEPLOYMENT_TYPES.map((t) => `\`${t}\``).join(', ')}. Sent only when set; left out, the platform chooses, ` +
+        'and its choice is read after apply.',
+    }),
     repo_ref: attr.string({
       optional: true,
       computed: true,
       useStateForUnknown: true,
-      validate: notEmpty,
       description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (`main`), also once taken out of the configuration. A change deploys a new revision.',
     }),
     graph_config_path: attr.string({
       optional: true,
       computed: true,
       useStateForUnknown: true,
-      validate: notEmpty,
       description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (`langgraph.json`), also once taken out of the configuration. A change deploys a new revision.',
     }),
     image_uri: attr.string({ optional: true, description: 'Container image to run (`external_docker`: required). A change deploys a new revision.' }),
     build_on_push: attr.bool({
       optional: true,
       computed: true,
-      default: false,
-      description: 'Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag).',
+      useStateForUnknown: true,
+      description:
+        'Build and deploy a new revision on every push to `repo_ref` (`github` only; not when `repo_ref` is a tag). Sent only when set; ' +
+        'left out, the platform chooses, and its choice is read after apply.',
     }),
-    custom_url: attr.string({ optional: true, sameValue: sameUrl, validate: (value) => urlProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
+    custom_url: attr.string({ optional: true, sameValue: sameUrl, validate: (value) => userInfoProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
     resource_spec: attr.object(
       {
-        min_scale: attr.number({ optional: true, integer: true, min: 0, description: 'Fewest replicas.' }),
-        max_scale: attr.number({ optional: true, integer: true, min: 1, description: 'Most replicas; at least `min_scale`.' }),
-        cpu: attr.number({ optional: true, validate: (v: number) => (v > 0 ? undefined : 'must be more than 0.'), description: 'CPUs per replica, e.g. `0.5` or `2`.' }),
-        memory_mb: attr.number({ optional: true, integer: true, min: 1, description: 'Memory per replica, in MiB.' }),
+        min_scale: attr.number({ optional: true, integer: true, description: 'Fewest replicas (0 lets it scale to zero).' }),
+        max_scale: attr.number({ optional: true, integer: true, description: 'Most replicas; at least `min_scale`.' }),
+        cpu: attr.number({ optional: true, description: 'CPUs per replica, e.g. `0.5` or `2`.' }),
+        memory_mb: attr.number({ optional: true, integer: true, description: 'Memory per replica, in MiB.' }),
       },
       { optional: true, description: 'Scaling and size of the replicas; what is left out is the platform\'s default.' },
     ),
@@ -120,8 +124,7 @@ export const deploymentSchema = defineSchema({
         'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever ' +
         '`secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on ' +
         'the platform); the platform never returns their values. Left out, the deployment\'s secrets are left as they ' +
-        'are; `{}` with a new `secrets_version` removes them all. At most ' +
-        `${MAX_SECRETS} secrets, each name at most ${MAX_SECRET_NAME_LENGTH} characters and each value at most ${MAX_SECRET_VALUE_LENGTH}.`,
+        'are; `{}` with a new `secrets_version` removes them all. The plan warns of names, counts and lengths the platform may refuse.',
     }),
     secrets_version: attr.number({
       optional: true,
@@ -177,16 +180,17 @@ type Schema = typeof deploymentSchema;
 
 function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
   const set = (value: unknown): boolean => value !== null && value !== UNKNOWN;
+  // spec: SourceRevisionConfig, `image_uri` is for the `external_docker` source only, `repo_ref` and
+  // `graph_config_path` for `github` only; Revision, `external_docker` deploys from a container image
   if (config.source === 'github') {
-    if (config.repo_url === null) diagnostics.error('Missing repo_url', 'A `github` deployment needs `repo_url`, the URL of its repository.', 'repo_url');
     if (set(config.image_uri)) diagnostics.error('Invalid image_uri', '`image_uri` is for `external_docker` deployments; a `github` one is built from `repo_url`.', 'image_uri');
   } else if (config.source === 'external_docker') {
     if (config.image_uri === null) diagnostics.error('Missing image_uri', 'An `external_docker` deployment needs `image_uri`, the container image to run.', 'image_uri');
-    for (const key of ['repo_url', 'integration_id', 'repo_ref', 'graph_config_path'] as const) {
+    for (const key of ['repo_ref', 'graph_config_path'] as const) {
       if (set(config[key])) diagnostics.error(`Invalid ${key}`, `\`${key}\` is for \`github\` deployments; an \`external_docker\` one runs \`image_uri\`.`, key);
     }
-    if (config.build_on_push === true) diagnostics.error('Invalid build_on_push', '`build_on_push` is for `github` deployments.', 'build_on_push');
   }
+  // spec: SourceRevisionConfig, when `repo_ref` is a tag, `build_on_push` must be false
   if (config.build_on_push === true && isKnown(config.repo_ref) && isTagRef(config.repo_ref)) {
     diagnostics.error(
       'Invalid build_on_push',
@@ -194,21 +198,13 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
       'build_on_push',
     );
   }
-  const spec = config.resource_spec;
-  if (spec !== null && isKnown(spec) && typeof spec.min_scale === 'number' && typeof spec.max_scale === 'number' && spec.min_scale > spec.max_scale) {
-    diagnostics.error(
-      'Invalid resource_spec.min_scale',
-      `\`min_scale\` (${spec.min_scale}) must be at most \`max_scale\` (${spec.max_scale}).`,
-      'resource_spec.min_scale',
-    );
-  }
-  validateSecrets(config.secrets, diagnostics);
 }
 
 // ---- plan ----
 
 function plan({ config, prior, planned, diagnostics, ctx, requireReplace }: PlanRequest<Schema>): void {
   warnOfSecretsVersion(config.secrets, config.secrets_version, diagnostics);
+  warnOfArguments(config, diagnostics);
   planWorkspace({ ctx, prior, planned, diagnostics, requireReplace }, 'deployment');
   if (!isKnown(planned.custom_url)) planned.url = UNKNOWN;
   else if (planned.custom_url !== null) planned.url = planned.custom_url;
@@ -377,6 +373,7 @@ async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>
 // ---- import ----
 
 async function importDeployment({ id, ctx, signal }: ImportRequest): Promise<Partial<DeploymentModel>> {
+  // spec: Deployment, `id` is a uuid
   if (!isUuid(id)) throw new DiagnosticError('Invalid import id', `Import a deployment by its id, a UUID (the \`id\` the platform shows); got ${JSON.stringify(id)}.`);
   let deployment: Deployment;
   try {

@@ -27,12 +27,12 @@ import {
 } from '../framework';
 import { NULL_REQUIRED } from '../framework/validate';
 import { planWorkspace, tenantIdAttribute, workspaceId, workspaceOf } from './workspace';
-import { bulkExportClient, detailOf, isUuid, statusOf } from './bulk-export-client';
+import { bulkExportClient, detailOf, statusOf } from './bulk-export-client';
 import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, credentialsLeftOut, destinationKept, regionLeftOut, destinationRefused, type DestinationTarget } from './bulk-export-messages';
-import { isRegionName } from '../../api/schemas/bulk-export-constants';
 import { httpUrlProblem, sameUrl } from '../../api/urls';
 import { confirmGone } from '../api-errors';
+import { warnOfAddress, warnOfEmptyKeys } from './export-destination-warnings';
 import { mayHaveBeenCreated } from './export-destination-orphans';
 import { createOutcome } from './unanswered-create';
 
@@ -52,23 +52,12 @@ type Credentials = NonNullable<ExportDestinationModel['credentials']>;
  */
 const timeouts = timeoutsAttribute({ create: '5m', update: '5m' });
 
-const notEmpty = (value: string): string | undefined => (value.trim() === '' ? 'must not be empty.' : undefined);
-
-/** A region is part of a host name (`s3.<region>.amazonaws.com`): letters, digits and dashes. */
-const regionProblem = (value: string): string | undefined =>
-  isRegionName(value) ? undefined : `must be a region name such as "eu-west-1" (letters, digits and dashes); got ${JSON.stringify(value)}.`;
-
-const endpointProblem = (value: string): string | undefined => {
-  switch (httpUrlProblem(value)) {
-    case undefined:
-      return undefined;
-    case 'user-info':
-      // the address is kept in plan and state as it is, and returned by the platform: no secret may ride in it
-      return 'must not carry a user name or password: set the keys in `credentials`, which are write-only.';
-    default:
-      return `must be the http:// or https:// address of an S3-compatible API, written in full, e.g. "https://s3.example.com"; got ${JSON.stringify(value)}.`;
-  }
-};
+/**
+ * The one refusal of `endpoint_url`, which is no platform rule: the address is kept in plan and state as it is, and
+ * returned by the platform, and a secret may ride in neither. Its other checks are warnings (see plan).
+ */
+const endpointProblem = (value: string): string | undefined =>
+  httpUrlProblem(value) === 'user-info' ? 'must not carry a user name or password: set the keys in `credentials`, which are write-only.' : undefined;
 
 /** The schema of `agentplatform_export_destination`. */
 export const exportDestinationSchema = defineSchema({
@@ -80,9 +69,9 @@ export const exportDestinationSchema = defineSchema({
     'cannot change a destination\'s settings (a change replaces it) nor delete one: destroy only removes it from the ' +
     'Terraform state.',
   attributes: {
-    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The destination id (a UUID); `terraform import` takes it.' }),
-    display_name: attr.string({ required: true, requiresReplace: true, validate: notEmpty, description: 'Name shown on the platform.' }),
-    bucket_name: attr.string({ required: true, requiresReplace: true, validate: notEmpty, description: 'The bucket.' }),
+    id: attr.string({ computed: true, useStateForUnknown: true, description: 'The destination id; `terraform import` takes it.' }),
+    display_name: attr.string({ required: true, requiresReplace: true, description: 'Name shown on the platform.' }),
+    bucket_name: attr.string({ required: true, requiresReplace: true, description: 'The bucket.' }),
     prefix: attr.string({
       optional: true,
       computed: true,
@@ -93,7 +82,6 @@ export const exportDestinationSchema = defineSchema({
     region: attr.string({
       optional: true,
       requiresReplace: true,
-      validate: regionProblem,
       description: 'Region of the bucket, for Amazon S3. May be left out when `endpoint_url` is set; left out without it, the platform signs for us-east-1 and the plan warns.',
     }),
     endpoint_url: attr.string({
@@ -106,9 +94,11 @@ export const exportDestinationSchema = defineSchema({
     include_bucket_in_prefix: attr.bool({
       optional: true,
       computed: true,
-      default: false,
+      useStateForUnknown: true,
       requiresReplace: true,
-      description: 'Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations).',
+      description:
+        'Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). ' +
+        'Sent only when set; left out, the platform chooses (`false` for a new destination), and its choice is read after apply.',
     }),
     credentials: attr.object(
       {
@@ -150,16 +140,6 @@ type Schema = typeof exportDestinationSchema;
 // ---- validate ----
 
 function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
-  const keys = config.credentials;
-  if (keys !== null && typeof keys === 'object') {
-    // an unset TF_VAR_ gives an empty key: said here, on the field, not as the platform's 422 at apply
-    for (const field of ['access_key_id', 'secret_access_key', 'session_token'] as const) {
-      const value = keys[field];
-      if (typeof value === 'string' && value.trim() === '') {
-        diagnostics.error(`Invalid credentials.${field}`, `\`credentials.${field}\` must not be empty (is its variable set?).`, [{ attribute: 'credentials' }, { attribute: field }]);
-      }
-    }
-  }
   if (config.credentials === null && config.credentials_version !== null) {
     diagnostics.error(
       'credentials_version without credentials',
@@ -198,6 +178,8 @@ function plan({ config, prior, planned, requireReplace, diagnostics, ctx }: Plan
     );
   }
   if (!prior && planned.region === null && planned.endpoint_url === null) regionLeftOut(diagnostics);
+  if (!prior || planned.region !== prior.region || planned.endpoint_url !== prior.endpoint_url) warnOfAddress(planned, diagnostics);
+  warnOfEmptyKeys(config.credentials, diagnostics);
   const keys = config.credentials;
   if (prior && planned.credentials_version === prior.credentials_version && keys !== null && isKnown(keys)) {
     // keys changed outside Terraform (the platform shows their names only): the configured ones are sent again
@@ -292,7 +274,8 @@ async function remove({ state, diagnostics }: DeleteRequest<Schema>): Promise<vo
 // ---- import ----
 
 async function importDestination({ id, ctx, signal }: ImportRequest): Promise<Partial<ExportDestinationModel>> {
-  if (!isUuid(id)) throw new DiagnosticError('Invalid import id', `Import an export destination by its id, a UUID; got ${JSON.stringify(id)}.`);
+  // spec: Bulk export destination, `id` is a plain string
+  if (id.trim() === '') throw new DiagnosticError('Invalid import id', 'Import an export destination by its id, as the platform shows it.');
   try {
     await bulkExportClient(ctx).getDestination(id, { signal });
   } catch (err) {
@@ -337,16 +320,18 @@ function credentialsBody(credentials: Credentials): DestinationCredentials {
   };
 }
 
-function createBody(planned: ExportDestinationModel, credentials: Credentials | null): DestinationCreate {
+/** The create request: what the configuration sets, and the prefix (see below); nothing the user left out. */
+export function createBody(planned: ExportDestinationModel, credentials: Credentials | null): DestinationCreate {
   return {
     destination_type: 's3',
     display_name: planned.display_name,
     config: {
       bucket_name: planned.bucket_name,
+      // spec: Bulk export destination, `config.prefix` (the root prefix) is not marked optional: always sent
       prefix: planned.prefix ?? '',
       ...(planned.region !== null ? { region: planned.region } : {}),
       ...(planned.endpoint_url !== null ? { endpoint_url: planned.endpoint_url } : {}),
-      include_bucket_in_prefix: planned.include_bucket_in_prefix ?? false,
+      ...(planned.include_bucket_in_prefix !== null ? { include_bucket_in_prefix: planned.include_bucket_in_prefix } : {}),
     },
     ...(credentials ? { credentials: credentialsBody(credentials) } : {}),
   };

@@ -3,8 +3,9 @@
  * TimedOut, with the platform's limits. Everything it decides is in SQLite, so a restart picks up where it was;
  * time comes from the injectable clock, so retries, timeouts and schedules can be driven by tests.
  *
- * One `pump()` looks at the stored state and does what is due: spawn the children of scheduled exports, start
- * queued exports (at most N per workspace), start queued runs (at most M per export), relaunch runs whose retry
+ * One `pump()` looks at the stored state and does what is due: spawn the children of scheduled exports (a batch at a
+ * time: a schedule that starts long ago has thousands due, and the request that created it must not wait for them;
+ * the next batch follows on the event loop's next turn), start queued exports (at most N per workspace), start queued runs (at most M per export), relaunch runs whose retry
  * delay is over, time out exports past their workflow timeout, and complete exports whose runs all completed; then
  * it has the files that runs which ended for good left uncommitted deleted, in the background (uncommitted-files.ts).
  * It is synchronous and runs after every change; timers only wake it.
@@ -53,6 +54,9 @@ export interface ExportEngineSettings extends EncodeThreadSettings {
 
 const HOUR_MS = 3_600_000;
 
+/** Children of schedules spawned in one pump; more due ones are spawned on the next turn of the event loop. */
+export const SPAWN_BATCH = 50;
+
 export const DEFAULT_EXPORT_ENGINE_SETTINGS: ExportEngineSettings = {
   maxRetries: 20,
   retryDelayMs: 30_000,
@@ -86,6 +90,8 @@ export class ExportEngine {
   private running = false;
   private pumping = false;
   private pumpAgain = false;
+  /** The next batch of due children, when a pump left some. */
+  private spawnMore: NodeJS.Immediate | undefined;
   private readonly encoders: EncodeScheduler;
   private readonly uncommitted: UncommittedFileSweeper;
   /** Aborted by `stop()`: cuts off everything, even the request that makes a file appear, and the deletes. */
@@ -130,6 +136,8 @@ export class ExportEngine {
     this.shutdown.abort({ kind: 'shutdown' } satisfies AbortCause);
     for (const { handle } of this.wakeups.values()) this.clock.clearTimeout(handle);
     this.wakeups.clear();
+    if (this.spawnMore) clearImmediate(this.spawnMore);
+    this.spawnMore = undefined;
     const attempts = [...this.attempts.values()];
     for (const attempt of attempts) attempt.controller.abort({ kind: 'shutdown' } satisfies AbortCause);
     await Promise.allSettled(attempts.map((attempt) => attempt.done));
@@ -175,11 +183,13 @@ export class ExportEngine {
   }
 
   private spawnScheduledChildren(now: number): void {
+    let budget = SPAWN_BATCH;
     for (const parent of this.store.exportsWithStatus('Running')) {
       if (parent.interval_hours === null) continue;
       const startMicros = toMicros(parent.start_time);
       let index = parent.spawned_count;
       for (;;) {
+        if (budget === 0) return this.spawnNextBatch();
         const range = childRange(startMicros, parent.interval_hours, index);
         const dueMs = range.end / 1000 + this.settings.scheduleDelayMs;
         if (dueMs > now) {
@@ -200,8 +210,18 @@ export class ExportEngine {
           runRanges: runRangesOf(range),
         });
         index += 1;
+        budget -= 1;
       }
     }
+  }
+
+  /** Pumps again on the event loop's next turn, so that requests are answered between two batches of children. */
+  private spawnNextBatch(): void {
+    if (this.spawnMore) return;
+    this.spawnMore = setImmediate(() => {
+      this.spawnMore = undefined;
+      this.pump();
+    });
   }
 
   private startQueuedExports(now: number): void {

@@ -10,7 +10,7 @@ import {
 } from '../../../api/schemas/bulk-export';
 import { validateFilter } from '../../../api/filter';
 import { filterLimitProblem } from '../filter-limits';
-import { MAX_DUE_INTERVALS, MAX_EXPORT_DAYS, SCHEDULE_DELAY_MS, exportDays } from '../../../api/schemas/bulk-export-constants';
+import { MAX_EXPORT_DAYS, SCHEDULE_DELAY_MS, exportDays } from '../../../api/schemas/bulk-export-constants';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../../../api/schemas/trace';
 import type { z } from 'zod';
 import { RequestValidator, enumMessage } from '../../validation';
@@ -40,7 +40,7 @@ export interface ValidExportRequest {
 export interface ExportReferences {
   readonly sessionExists: (id: string) => boolean;
   readonly destinationExists: (id: string) => boolean;
-  /** The platform's clock, epoch milliseconds: how many intervals of a schedule are due at once. */
+  /** The platform's clock, epoch milliseconds: whether a one-off export ends in the future. */
   readonly nowMs: number;
 }
 
@@ -153,15 +153,8 @@ export function validateExportRequest(body: unknown, refs: ExportReferences): Va
       );
     }
   }
-  if (intervalHours !== null && checkIntervalRange(validator, intervalHours)) {
-    if (!sent('end_time') && !Number.isNaN(startMicros) && (refs.nowMs - SCHEDULE_DELAY_MS - startMicros / 1000) / (intervalHours * 3_600_000) > MAX_DUE_INTERVALS) {
-      validator.add(
-        ['body', 'start_time'],
-        'value_error',
-        `Value error, more than ${MAX_DUE_INTERVALS} intervals of ${intervalHours}h since start_time are due at once: start the schedule later, or export the past in one-off exports`,
-      );
-    }
-  }
+  // a schedule may start any time in the past: every interval due is spawned, and the queue runs them (see engine.ts)
+  if (intervalHours !== null) checkIntervalRange(validator, intervalHours);
 
   const exportFields = request.export_fields ?? null;
   if (exportFields !== null) checkExportFields(validator, exportFields);
