@@ -48,7 +48,11 @@ export async function createOrAdopt(client: ControlPlaneClient, body: Deployment
     const summary = unansweredSummary(outcome, `deployment "${body.name}"`);
     const result = await tryUntilAnswered(sent, (options) => sendAgain(client, body, idempotencyKey, sent, options));
     if (result.found) {
-      diagnostics.warning(summary, `${sent.err.message}. It had created deployment ${result.found.id} as requested: it is kept in state, and the create goes on.`);
+      diagnostics.warning(
+        summary,
+        `${sent.err.message}. Sent again (with the same \`Idempotency-Key\`), the create gives deployment ${result.found.id}, made as requested: ` +
+          'it is kept in state, and the create goes on.',
+      );
       return { deployment: result.found, searchedMs: Date.now() - sentAtMs };
     }
     const tried = result.lastFailure ? ` (last: ${result.lastFailure.message})` : '';
