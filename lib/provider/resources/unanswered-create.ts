@@ -131,10 +131,10 @@ export async function tryUntilAnswered<T>(sent: Pick<UnansweredCreate, 'stop' | 
         if (!listed) endBy(Date.now() + NOTHING_FOUND_GRACE_MS);
         listed = true;
       } catch (err) {
+        lastFailure = err as Error;
         if (limit.signal.aborted) break;
         if (!isTransient(err) && !mayHaveActed(err)) throw err;
         failure = err;
-        lastFailure = err as Error;
       }
       await sleep(retryDelayMs(failure, attempt, LOOKUP_BACKOFF, Math.random), limit.signal).catch(() => undefined);
     }
