@@ -48,6 +48,12 @@ Each setting left out of the provider block is read from the environment:
 
 A plan without an API key stops with an error on \`api_key\` naming the variable.
 
+## Lost answers
+
+A create whose answer is lost (a gateway's 502, a connection reset, a timeout) may have acted. Every create carries an
+\`Idempotency-Key\` derived from its settings, and the provider finds out what it made before it goes on, so that
+applying again neither fails on the object nor makes a second one: see [convergence.md](convergence.md).
+
 ## Installation
 
 The provider is a Node.js program (Node.js 20.18 or later) that Terraform (1.11 or later, for write-only secrets)
