@@ -7,7 +7,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { BadRequestError, NetworkError, errorFromResponse } from '../../lib/api/errors';
-import { NOTHING_FOUND_GRACE_MS, tryUntilAnswered, type LookupOptions } from '../../lib/provider/resources/unanswered-create';
+import { NOTHING_FOUND_GRACE_MS, createKey, tryUntilAnswered, type LookupOptions } from '../../lib/provider/resources/unanswered-create';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
@@ -101,4 +101,17 @@ test('tries that start once terraform is stopping have a few seconds, and many l
   await jest.advanceTimersByTimeAsync(5_000);
   await expect(result).resolves.toMatchObject({ listed: false });
   expect(ended - started).toBe(5_000);
+});
+
+test('the Idempotency-Key of a create is the same for the same settings, in any order, and differs with them', () => {
+  const key = createKey('agentplatform_bulk_export', { session_id: 's', start_time: 't', export_fields: ['a', 'b'], filter: undefined });
+  expect(createKey('agentplatform_bulk_export', { start_time: 't', export_fields: ['a', 'b'], session_id: 's' })).toBe(key);
+  expect(key).toMatch(/^terraform-agentplatform_bulk_export-[A-Za-z0-9_-]{43}$/);
+  for (const other of [
+    createKey('agentplatform_bulk_export', { session_id: 's', start_time: 't', export_fields: ['b', 'a'] }),
+    createKey('agentplatform_bulk_export', { session_id: 's', start_time: 'u', export_fields: ['a', 'b'] }),
+    createKey('agentplatform_export_destination', { session_id: 's', start_time: 't', export_fields: ['a', 'b'] }),
+  ]) {
+    expect(other).not.toBe(key);
+  }
 });
