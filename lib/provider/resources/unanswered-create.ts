@@ -36,7 +36,10 @@ const DATE_RESOLUTION_MS = 2_000;
 /** Time allowed for each look-up request. */
 const LOOKUP_ATTEMPT_MS = 30_000;
 
-/** Time left to the look-ups once terraform is stopping (Ctrl-C): a few seconds, so that it stops soon. */
+/**
+ * Time left to the look-ups once terraform is stopping (Ctrl-C), so that it stops soon; and the least they have when
+ * the create's time limit is (nearly) used up.
+ */
 const LOOKUP_WHILE_STOPPING_MS = 5_000;
 
 /**
@@ -102,15 +105,16 @@ export type LookupResult<T> =
 /**
  * Tries `lookup` (an idempotent request, or a few: a look-up, a create sent again under its key, a delete) until it
  * answers with the object (returns it), says the search is over (throws something that is neither a transient failure
- * nor one that may hide a success: that error is thrown), or time runs out: the deadline, a few seconds once terraform
- * is stopping, or {@link NOTHING_FOUND_GRACE_MS} after a look-up that found nothing (returned null). Between tries it
+ * nor one that may hide a success: that error is thrown), or time runs out: the deadline (but a few seconds at least),
+ * a few seconds once terraform is stopping, or {@link NOTHING_FOUND_GRACE_MS} after a look-up that found nothing (returned null). Between tries it
  * waits the platform's `Retry-After`, or a backoff. Nothing of it outlives the tries (no timer, no listener on `stop`).
  */
 export async function tryUntilAnswered<T>(sent: Pick<UnansweredCreate, 'stop' | 'deadlineMs'>, lookup: (options: LookupOptions) => Promise<T | null>): Promise<LookupResult<T>> {
   const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
   const { mayHaveActed, retryDelayMs, sleep } = require('../../api/retry') as typeof import('../../api/retry');
   const limit = new AbortController();
-  let endsAt = sent.stop.aborted ? Math.min(sent.deadlineMs, Date.now() + LOOKUP_WHILE_STOPPING_MS) : sent.deadlineMs;
+  // a few seconds at least, also when the create itself used up its time limit (a create that timed out)
+  let endsAt = sent.stop.aborted ? Date.now() + LOOKUP_WHILE_STOPPING_MS : Math.max(sent.deadlineMs, Date.now() + LOOKUP_WHILE_STOPPING_MS);
   let timer = setTimeout(() => limit.abort(), Math.max(0, endsAt - Date.now()));
   const endBy = (atMs: number): void => {
     if (atMs >= endsAt) return;
