@@ -7,7 +7,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { BadRequestError, NetworkError, errorFromResponse } from '../../lib/api/errors';
-import { NOTHING_FOUND_GRACE_MS, createKey, tryUntilAnswered, type LookupOptions } from '../../lib/provider/resources/unanswered-create';
+import { NOTHING_FOUND_GRACE_MS, createKey, takeCreateKey, tryUntilAnswered, type LookupOptions } from '../../lib/provider/resources/unanswered-create';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
@@ -114,4 +114,12 @@ test('the Idempotency-Key of a create is the same for the same settings, in any 
   ]) {
     expect(other).not.toBe(key);
   }
+});
+
+test('a second create of the very same request in one process gets a key of its own', () => {
+  const settings = { name: 'twin', source: 'github' };
+  const first = takeCreateKey('agentplatform_deployment', settings);
+  expect(first).toBe(createKey('agentplatform_deployment', settings));
+  expect(takeCreateKey('agentplatform_deployment', settings)).toBe(`${first}-2`);
+  expect(takeCreateKey('agentplatform_deployment', settings)).toBe(`${first}-3`);
 });

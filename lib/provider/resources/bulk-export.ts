@@ -57,7 +57,7 @@ import {
 } from './bulk-export-messages';
 import { createBody, localSettings, toModel } from './bulk-export-model';
 import { exportCreatedUnanswered } from './bulk-export-orphans';
-import { createKey, createOutcome, unansweredSummary } from './unanswered-create';
+import { createOutcome, takeCreateKey, unansweredSummary } from './unanswered-create';
 import { confirmGone } from '../api-errors';
 import { waitForExport } from './bulk-export-wait';
 
@@ -211,7 +211,7 @@ async function create({ planned, ctx, signal, diagnostics }: CreateRequest<Schem
   const sentAtMs = Date.now();
   let created: BulkExport;
   try {
-    created = await client.createExport(body, { signal, idempotencyKey: createKey('agentplatform_bulk_export', body) });
+    created = await client.createExport(body, { signal, idempotencyKey: takeCreateKey('agentplatform_bulk_export', body) });
   } catch (err) {
     const outcome = createOutcome(err);
     if (!outcome) throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);

@@ -13,17 +13,24 @@ import type { Deployment, DeploymentCreate } from '../../api/schemas/control-pla
 import { DiagnosticError, type Diagnostics } from '../framework';
 import { importHint } from './deployment-messages';
 import { LIST_LIMIT } from '../../api/schemas/control-plane-constants';
-import { createKey, createOutcome, createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from './unanswered-create';
+import { createOutcome, createdSince, tryUntilAnswered, outcomeMeans, takeCreateKey, unansweredSummary, type UnansweredCreate } from './unanswered-create';
 
 /** The resource type, part of every create's `Idempotency-Key`. */
 const RESOURCE_TYPE = 'agentplatform_deployment';
 
-/** How a create goes: Terraform's stop signal, where warnings go, and when `timeouts.create` runs out. */
+/** How a create goes: Terraform's stop signal, where warnings go, when `timeouts.create` runs out, and its key. */
 export interface CreateContext {
   readonly signal: AbortSignal;
   readonly diagnostics: Diagnostics;
   /** When the create's time limit runs out, by this machine's clock. */
   readonly deadlineMs: number;
+  /** The create's `Idempotency-Key` (see {@link deploymentCreateKey}). */
+  readonly idempotencyKey: string;
+}
+
+/** The `Idempotency-Key` of the create of `body` (once per create): secrets count by name. */
+export function deploymentCreateKey(body: DeploymentCreate): string {
+  return takeCreateKey(RESOURCE_TYPE, { ...body, secrets: body.secrets?.map((secret) => secret.name) });
 }
 
 /** A deployment the create made, and how long finding out took when its answer was lost (0 when it was answered). */
@@ -36,8 +43,7 @@ export interface Created {
  * Sends the create of `body`. When the platform may have carried it out without saying so, returns the deployment it
  * made (with a warning), or throws a DiagnosticError that says what to do; any other failure is thrown as it is.
  */
-export async function createOrAdopt(client: ControlPlaneClient, body: DeploymentCreate, { signal, diagnostics, deadlineMs }: CreateContext): Promise<Created> {
-  const idempotencyKey = createKey(RESOURCE_TYPE, { ...body, secrets: body.secrets?.map((secret) => secret.name) });
+export async function createOrAdopt(client: ControlPlaneClient, body: DeploymentCreate, { signal, diagnostics, deadlineMs, idempotencyKey }: CreateContext): Promise<Created> {
   const sentAtMs = Date.now();
   try {
     return { deployment: await client.createDeployment(body, { signal, idempotencyKey }), searchedMs: 0 };

@@ -42,7 +42,7 @@ import { DEPLOYMENT_TIMEOUTS, latestRevisionStatus, settle } from './deployment-
 import { WaitError, waitForDeletion } from './deployment-wait';
 import { isUuid } from '../../api/ids';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
-import { createOrAdopt, existingDeploymentId, holderState } from './deployment-unanswered';
+import { createOrAdopt, deploymentCreateKey, existingDeploymentId, holderState } from './deployment-unanswered';
 import { tryUntilAnswered } from './unanswered-create';
 import { confirmGone } from '../api-errors';
 
@@ -256,7 +256,7 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
   let deployment: Deployment;
   const body = createBody(planned, config.secrets);
   const startedMs = Date.now();
-  const creating = { signal, diagnostics, deadlineMs: startedMs + timeoutMs(planned.timeouts, 'create', timeouts) };
+  const creating = { signal, diagnostics, deadlineMs: startedMs + timeoutMs(planned.timeouts, 'create', timeouts), idempotencyKey: deploymentCreateKey(body) };
   // time of timeouts.create spent before the wait for DEPLOYED: on a deployment of the same name being removed, on
   // finding out what a create without answer made
   let spentMs = 0;

@@ -33,7 +33,7 @@ import { isRegionName } from '../../api/schemas/bulk-export-constants';
 import { httpUrlProblem } from '../../api/urls';
 import { confirmGone } from '../api-errors';
 import { destinationCreatedUnanswered } from './export-destination-orphans';
-import { createKey, createOutcome, unansweredSummary } from './unanswered-create';
+import { createOutcome, takeCreateKey, unansweredSummary } from './unanswered-create';
 
 // ---- model ----
 
@@ -228,7 +228,7 @@ async function create({ config, planned, ctx, signal, diagnostics }: CreateReque
   const client = bulkExportClient(ctx);
   let destination: Destination;
   const body = createBody(planned, config.credentials);
-  const idempotencyKey = createKey('agentplatform_export_destination', { ...body, credentials: body.credentials ? Object.keys(body.credentials).sort() : undefined });
+  const idempotencyKey = takeCreateKey('agentplatform_export_destination', { ...body, credentials: body.credentials ? Object.keys(body.credentials).sort() : undefined });
   const timeLimitMs = timeoutMs(planned.timeouts, 'create', timeouts);
   const deadlineMs = Date.now() + timeLimitMs;
   // when the last attempt went out (those before it were refused)

@@ -68,6 +68,21 @@ export function createKey(resourceType: string, settings: unknown): string {
   return `terraform-${resourceType}-${digest}`;
 }
 
+/** How many creates of this process took each key. */
+const keysTaken = new Map<string, number>();
+
+/**
+ * The key of one create (call it once per create): {@link createKey}, and for a second create of the very same
+ * settings in this apply (two resources whose requests are identical), that key numbered, so that each gets an object
+ * of its own rather than both the first one's.
+ */
+export function takeCreateKey(resourceType: string, settings: unknown): string {
+  const key = createKey(resourceType, settings);
+  const taken = (keysTaken.get(key) ?? 0) + 1;
+  keysTaken.set(key, taken);
+  return taken === 1 ? key : `${key}-${taken}`;
+}
+
 /** JSON with object keys sorted and undefined members left out, so that equal settings give equal text. */
 function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';

@@ -27,6 +27,8 @@ export interface ChaosSettings {
   readonly maxDelayMs?: number;
   /** `Retry-After` of a refusal, in seconds. @default 1 */
   readonly retryAfterSeconds?: number;
+  /** Takes `Idempotency-Key` out of every request, as in front of a platform that does not know it. @default false */
+  readonly stripIdempotencyKey?: boolean;
 }
 
 export interface ChaosProxy {
@@ -56,7 +58,7 @@ function seededRandom(seed: number): () => number {
 export async function startChaosProxy(upstream: string, settings: ChaosSettings): Promise<ChaosProxy> {
   const target = new URL(upstream);
   const random = seededRandom(settings.seed);
-  const { refused = 0.08, badGateway = 0.08, reset = 0.08, delayed = 0.15, maxDelayMs = 1500, retryAfterSeconds = 1 } = settings;
+  const { refused = 0.08, badGateway = 0.08, reset = 0.08, delayed = 0.15, maxDelayMs = 1500, retryAfterSeconds = 1, stripIdempotencyKey = false } = settings;
   const fates: Record<Fate, number> = { refused: 0, 'bad-gateway': 0, reset: 0, delayed: 0, passed: 0 };
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -73,8 +75,10 @@ export async function startChaosProxy(upstream: string, settings: ChaosSettings)
   };
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, fate: Fate): void => {
+    const { 'idempotency-key': key, ...others } = req.headers;
+    const headers = stripIdempotencyKey || key === undefined ? others : { ...others, 'idempotency-key': key };
     const upstreamRequest = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
       (upstreamResponse) => {
         const chunks: Buffer[] = [];
         upstreamResponse.on('data', (chunk: Buffer) => chunks.push(chunk));
