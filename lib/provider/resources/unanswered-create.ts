@@ -121,8 +121,9 @@ export type LookupResult<T> =
  * Tries `lookup` (an idempotent request, or a few: a look-up, a create sent again under its key, a delete) until it
  * answers with the object (returns it), says the search is over (throws something that is neither a transient failure
  * nor one that may hide a success: that error is thrown), or time runs out: the deadline (but a few seconds at least),
- * a few seconds once terraform is stopping, or {@link NOTHING_FOUND_GRACE_MS} after a look-up that found nothing (returned null). Between tries it
- * waits the platform's `Retry-After`, or a backoff. Nothing of it outlives the tries (no timer, no listener on `stop`).
+ * a few seconds once terraform is stopping, or {@link NOTHING_FOUND_GRACE_MS} after a look-up that found nothing
+ * (returned null). Between tries it waits the platform's `Retry-After`, or a backoff. Nothing of it outlives the tries
+ * (no timer, no listener on `stop`).
  */
 export async function tryUntilAnswered<T>(sent: Pick<UnansweredCreate, 'stop' | 'deadlineMs'>, lookup: (options: LookupOptions) => Promise<T | null>): Promise<LookupResult<T>> {
   const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
