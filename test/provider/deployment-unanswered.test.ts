@@ -3,7 +3,9 @@
  * connection drops once the request was sent, a gateway answers 502, the 201 comes cut short, or the request never
  * arrives. The create is sent again under the same `Idempotency-Key`, which the local platform answers with the
  * deployment the first request made (or makes it then): that deployment is taken into state with a warning and waited
- * for, as a create that was answered. One of that name made before the request is not taken, and the error gives the
+ * for, as a create that was answered; in front of a platform that ignores the key, the create sent again is refused on
+ * the name, and the deployment of that name made since the first request is taken. One of that name made before the
+ * request is not taken, and the error gives the
  * command to import it. When no answer comes within `timeouts.create`, the apply fails, and the next one adopts what
  * the first made. None of these says to check `control_plane_url`.
  */
@@ -12,6 +14,7 @@ import { startFaultProxy, type FaultProxy, type ProxyMode } from '../tracing/sup
 import { diagnostic, flat } from './support/export-platform';
 import { TestPlatform, githubDeployment, type DeploymentDir } from './support/deployment-platform';
 import { collect } from './support/terraform';
+import { startChaosProxy } from './support/chaos-proxy';
 import { isRequested } from '../../lib/provider/resources/deployment-unanswered';
 
 let lp: TestPlatform;
@@ -57,7 +60,7 @@ test.each<[ProxyMode, string]>([
   const [made, ...more] = await named(name);
   expect(more).toEqual([]);
   const warning = flat(diagnostic(applied.stdout + applied.stderr, `${summary} "${name}"`));
-  expect(warning).toContain(`the create gives deployment ${made!.id}, made as requested: it is kept in state, and the create goes on.`);
+  expect(warning).toContain(`Deployment ${made!.id} is the one this create made (learnt by sending it again under the same \`Idempotency-Key\`, or by its name): it is kept in state, and the create goes on.`);
   expect(warning).not.toContain('control_plane_url');
   expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: made!.id, revision_status: 'DEPLOYED' });
   expect((await dir.plan()).code).toBe(0);
@@ -99,11 +102,36 @@ test('a create that never reached the platform is sent again, and the deployment
     expect(applied.code).toBe(0);
     const [made, ...more] = await named(name);
     expect(more).toEqual([]);
-    expect(flat(diagnostic(applied.stdout, `The platform did not answer the create of deployment "${name}"`))).toContain(`the create gives deployment ${made!.id}`);
+    expect(flat(diagnostic(applied.stdout, `The platform did not answer the create of deployment "${name}"`))).toContain(`Deployment ${made!.id} is the one this create made`);
     expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: made!.id, revision_status: 'DEPLOYED' });
   } finally {
     proxy.dropHeld();
     proxy.setMode('pass');
+  }
+});
+
+test('in front of a platform that ignores Idempotency-Key, the create sent again is refused on the name, and the deployment is found by it', async () => {
+  const ignoring = await startChaosProxy(lp.platform.url, { seed: 1, refused: 0, badGateway: 0, reset: 0, delayed: 0, stripIdempotencyKey: true });
+  const front = await startFaultProxy(ignoring.endpoint);
+  try {
+    const name = lp.uniqueName('nokey');
+    const dir = lp.terraform({ AGENTPLATFORM_CONTROL_PLANE_URL: front.endpoint });
+    dir.configure(githubDeployment('agent', { name }));
+    expect((await dir.init()).code).toBe(0);
+    front.setMode('bad-gateway-responses', '/v2/deployments', 'POST', 1);
+    const before = lp.requests.length;
+    const applied = await dir.apply();
+    expect([applied.code, applied.stderr]).toEqual([0, '']);
+    const [made, ...more] = await named(name);
+    expect(more).toEqual([]);
+    expect(flat(diagnostic(applied.stdout, `The platform did not answer the create of deployment "${name}"`))).toContain(`Deployment ${made!.id} is the one this create made`);
+    // the create sent again was refused: the name was taken, by the deployment the first one made
+    const creates = lp.requests.slice(before).filter((line) => line.startsWith('POST /v2/deployments '));
+    expect(creates.map((line) => line.split(' ')[2])).toEqual(['201', '409']);
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: made!.id, revision_status: 'DEPLOYED' });
+  } finally {
+    await front.close();
+    await ignoring.close();
   }
 });
 

@@ -56,8 +56,8 @@ export async function createOrAdopt(client: ControlPlaneClient, body: Deployment
     if (result.found) {
       diagnostics.warning(
         summary,
-        `${sent.err.message}. Sent again (with the same \`Idempotency-Key\`), the create gives deployment ${result.found.id}, made as requested: ` +
-          'it is kept in state, and the create goes on.',
+        `${sent.err.message}. Deployment ${result.found.id} is the one this create made (learnt by sending it again under the same ` +
+          '`Idempotency-Key`, or by its name): it is kept in state, and the create goes on.',
       );
       return { deployment: result.found, searchedMs: Date.now() - sentAtMs };
     }
