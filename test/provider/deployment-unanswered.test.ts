@@ -5,9 +5,8 @@
  * deployment the first request made (or makes it then): that deployment is taken into state with a warning and waited
  * for, as a create that was answered; in front of a platform that ignores the key, the create sent again is refused on
  * the name, and the deployment of that name made since the first request is taken. One of that name made before the
- * request is not taken, and the error gives the
- * command to import it. When no answer comes within `timeouts.create`, the apply fails, and the next one adopts what
- * the first made. None of these says to check `control_plane_url`.
+ * request is not taken, and the error gives the command to import it. When no answer comes within `timeouts.create`,
+ * the apply fails, and the next one adopts what the first made. None of these says to check `control_plane_url`.
  */
 import type { Deployment } from '../../lib/api/schemas/control-plane';
 import { startFaultProxy, type FaultProxy, type ProxyMode } from '../tracing/support/fault-proxy';
