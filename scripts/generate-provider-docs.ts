@@ -61,6 +61,12 @@ An argument the configuration leaves out is not sent: the platform applies its o
 after apply (\`deployment_type\`, \`build_on_push\`, \`format_version\`, \`include_bucket_in_prefix\` are "known after
 apply" until then). Taking one out of the configuration keeps the value the state holds, with no change planned.
 
+## Lost answers
+
+A create whose answer is lost (a gateway's 502, a connection reset, a timeout) may have acted. Every create carries an
+\`Idempotency-Key\` derived from its settings, and the provider finds out what it made before it goes on, so that
+applying again neither fails on the object nor makes a second one: see [convergence.md](convergence.md).
+
 ## Installation
 
 The provider is a Node.js program (Node.js 20.18 or later) that Terraform (1.11 or later, for write-only secrets)

@@ -29,6 +29,8 @@ export interface BulkExportCallOptions {
   readonly timeoutMs?: number;
   /** `false`: one attempt only, so that `timeoutMs` bounds the whole call. @default the transport's retry policy */
   readonly retry?: false;
+  /** Sent as `Idempotency-Key` (creates); a server may ignore it (see `RequestOptions`). @default none */
+  readonly idempotencyKey?: string;
 }
 
 /** Settings of the client's own transport, the API key's header defaulting to `X-API-Key` as the API documents. */
@@ -136,10 +138,13 @@ export class BulkExportClient {
     return this.transport.request({ method: 'GET', path, schema: BulkExportRunList, ...o });
   }
 
-  /** `PATCH /api/v1/bulk-exports/{id}` with `{"status": "Cancelled"}`. A cancelled export cannot be restarted. */
+  /**
+   * `PATCH /api/v1/bulk-exports/{id}` with `{"status": "Cancelled"}`. A cancelled export cannot be restarted. Retried
+   * like an idempotent request: cancelling twice leaves the export as cancelling once does (the second may answer 409).
+   */
   async cancelExport(id: string, o: BulkExportCallOptions = {}): Promise<BulkExport> {
     const path = `${API}/bulk-exports/${checkId('export id', id)}`;
-    return this.transport.request({ method: 'PATCH', path, body: { status: 'Cancelled' }, schema: BulkExport, ...o });
+    return this.transport.request({ method: 'PATCH', path, body: { status: 'Cancelled' }, schema: BulkExport, retry: true, ...o });
   }
 
   /** `POST /api/v1/sessions`: creates a tracing project. */

@@ -28,6 +28,8 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** `false`: one attempt only, so that `timeoutMs` bounds the whole call. @default the transport's retry policy */
   readonly retry?: false;
+  /** Sent as `Idempotency-Key` (creates); a server may ignore it (see `RequestOptions`). @default none */
+  readonly idempotencyKey?: string;
 }
 
 /** A paging window of a list. */

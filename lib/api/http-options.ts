@@ -73,6 +73,11 @@ export interface RequestOptions<T> {
   readonly timeoutMs?: number;
   /** `true`: the request is idempotent, retry every transient failure; `false`: never retry. @default by method (see retry.ts) */
   readonly retry?: boolean;
+  /**
+   * Sent as `Idempotency-Key`: a server that honours it answers a repeated key with what the first request made
+   * instead of acting again (a server may ignore it: it does not make a POST safe to retry here). @default none
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** A request whose response body is handed over as a stream (Server-Sent Events). */

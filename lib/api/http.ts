@@ -204,7 +204,7 @@ export class HttpTransport {
           origin: this.origin,
           path: target.pathWithQuery,
           method: target.method,
-          headers: opts.body === undefined ? this.jsonHeaders : this.jsonBodyHeaders,
+          headers: this.requestHeaders(opts),
           body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
           // without a time limit, neither the connection pool's wait for the headers nor its pause in the body bounds it
           ...(Number.isFinite(timeoutMs) ? {} : { headersTimeout: 0, bodyTimeout: 0 }),
@@ -222,6 +222,12 @@ export class HttpTransport {
     } finally {
       deadline.dispose();
     }
+  }
+
+  /** The headers of a JSON request: the shared ones, with its `Idempotency-Key` when it has one. */
+  private requestHeaders(opts: RequestOptions<unknown>): Readonly<Record<string, string>> {
+    const headers = opts.body === undefined ? this.jsonHeaders : this.jsonBodyHeaders;
+    return opts.idempotencyKey === undefined ? headers : { ...headers, 'idempotency-key': opts.idempotencyKey };
   }
 
   /** A signal that is already aborted sends nothing at all. */

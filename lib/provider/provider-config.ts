@@ -91,8 +91,9 @@ export const providerSchema = defineSchema({
         'POST and PATCH (creates, updates, cancels) are not idempotent, so they are retried only when the server cannot have ' +
         'acted on them: 429, 503, and connection errors raised before the request was sent (connection refused, DNS failure, ' +
         'connect timeout, a `request_timeout` that ran out while still connecting); a timeout, a dropped connection or another 5xx after one was sent may hide a success, and so may a ' +
-        'success whose body cannot be read: it is never repeated, and a create then looks for what it may have made (see each ' +
-        `resource) with one request of at most 30 s (5 s once terraform is stopping), not retried. Default: \`${DEFAULT_MAX_RETRIES}\`.`,
+        'success whose body cannot be read: it is never repeated blindly, and a create then finds out what it made (see each ' +
+        'resource), trying again within its `timeouts.create` (a few seconds once terraform is stopping). Cancelling an export is ' +
+        `retried like a GET. Default: \`${DEFAULT_MAX_RETRIES}\`.`,
     }),
   },
 });

@@ -116,6 +116,15 @@ describe('deployments', () => {
     expect(client.transport.redact('echo sk-openai-secret-value')).toBe('echo [REDACTED]');
   });
 
+  it('sends the Idempotency-Key a create is given, and none otherwise', async () => {
+    route('POST', '/v2/deployments', [201, deployment]);
+    const body = { name: 'support-agent', source: 'github' as const };
+    await client.createDeployment(body, { idempotencyKey: 'terraform-agentplatform_deployment-abc' });
+    await client.createDeployment(body);
+    expect(seen[0].headers).toMatchObject({ 'idempotency-key': 'terraform-agentplatform_deployment-abc', 'x-api-key': API_KEY });
+    expect(seen[1].headers).not.toHaveProperty('idempotency-key');
+  });
+
   it('gets a deployment, and a missing one is a NotFoundError naming it', async () => {
     route('GET', `/v2/deployments/${DEPLOYMENT_ID}`, [200, deployment], [404, { detail: `Deployment ${DEPLOYMENT_ID} not found` }]);
     await expect(client.getDeployment(DEPLOYMENT_ID)).resolves.toEqual(deployment);

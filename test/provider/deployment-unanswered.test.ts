@@ -1,15 +1,19 @@
 /**
  * A create of `agentplatform_deployment` whose outcome the platform does not tell, through the real terraform: the
- * connection drops once the request was sent, a gateway answers 502, or the 201 comes cut short. The deployment the
- * platform made all the same is taken into state with a warning and waited for, as a create that was answered; one of
- * that name made before the request is not taken, and the error gives the command to import it; when none is listed,
- * the error says it may still appear and how to import it. None of these says to check `control_plane_url`.
+ * connection drops once the request was sent, a gateway answers 502, the 201 comes cut short, or the request never
+ * arrives. The create is sent again under the same `Idempotency-Key`, which the local platform answers with the
+ * deployment the first request made (or makes it then): that deployment is taken into state with a warning and waited
+ * for, as a create that was answered; in front of a platform that ignores the key, the create sent again is refused on
+ * the name, and the deployment of that name made since the first request is taken. One of that name made before the
+ * request is not taken, and the error gives the command to import it. When no answer comes within `timeouts.create`,
+ * the apply fails, and the next one adopts what the first made. None of these says to check `control_plane_url`.
  */
 import type { Deployment } from '../../lib/api/schemas/control-plane';
 import { startFaultProxy, type FaultProxy, type ProxyMode } from '../tracing/support/fault-proxy';
 import { diagnostic, flat } from './support/export-platform';
 import { TestPlatform, githubDeployment, type DeploymentDir } from './support/deployment-platform';
 import { collect } from './support/terraform';
+import { startChaosProxy } from './support/chaos-proxy';
 import { isRequested } from '../../lib/provider/resources/deployment-unanswered';
 
 let lp: TestPlatform;
@@ -43,7 +47,8 @@ test.each<[ProxyMode, string]>([
 ])('the deployment of a create whose answer is lost (%s) is taken into state and waited for', async (mode, summary) => {
   const name = lp.uniqueName('lost');
   const dir = await throughProxy(name);
-  proxy.setMode(mode, '/v2/deployments', 'POST');
+  // the answer of the first create only: the one sent again is answered
+  proxy.setMode(mode, '/v2/deployments', 'POST', 1);
   let applied;
   try {
     applied = await dir.apply();
@@ -54,7 +59,7 @@ test.each<[ProxyMode, string]>([
   const [made, ...more] = await named(name);
   expect(more).toEqual([]);
   const warning = flat(diagnostic(applied.stdout + applied.stderr, `${summary} "${name}"`));
-  expect(warning).toContain(`It had created deployment ${made!.id} as requested: it is kept in state, and the create goes on.`);
+  expect(warning).toContain(`Deployment ${made!.id} is the one this create made (learnt by sending it again under the same \`Idempotency-Key\`, or by its name): it is kept in state, and the create goes on.`);
   expect(warning).not.toContain('control_plane_url');
   expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: made!.id, revision_status: 'DEPLOYED' });
   expect((await dir.plan()).code).toBe(0);
@@ -66,8 +71,8 @@ test('a deployment of that name made before the request is not taken: the error 
   // made well before the request (the platform's time is known to the second)
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   const dir = await throughProxy(name);
-  // the platform refuses the name (409), and that answer is lost
-  proxy.setMode('drop-responses', '/v2/deployments', 'POST');
+  // the platform refuses the name (409), and that answer is lost; sent again, the create is refused the same way
+  proxy.setMode('drop-responses', '/v2/deployments', 'POST', 1);
   let applied;
   try {
     applied = await dir.apply();
@@ -82,10 +87,10 @@ test('a deployment of that name made before the request is not taken: the error 
   expect(dir.stateText()).not.toContain('agentplatform_deployment');
 });
 
-test('a create the platform has not acted on is an error that says the deployment may still appear, and how to import it', async () => {
+test('a create that never reached the platform is sent again, and the deployment it makes is taken into state', async () => {
   const name = lp.uniqueName('unseen');
   const dir = await throughProxy(name);
-  proxy.setMode('hold-requests', '/v2/deployments', 'POST');
+  proxy.setMode('hold-requests', '/v2/deployments', 'POST', 1);
   try {
     const done = collect(dir.tf.start(['apply', '-auto-approve', '-input=false', '-no-color']));
     for (let i = 0; i < 400 && proxy.held === 0; i++) await new Promise((wait) => setTimeout(wait, 50));
@@ -93,16 +98,67 @@ test('a create the platform has not acted on is an error that says the deploymen
     // the request was sent, and its connection closes with no answer
     proxy.dropHeld();
     const applied = await done;
-    expect(applied.code).toBe(1);
-    const error = flat(diagnostic(applied.stderr, `The platform did not answer the create of deployment "${name}"`));
-    expect(error).toContain(`It may have created the deployment all the same; none named "${name}" is listed yet.`);
-    expect(error).toContain('terraform import agentplatform_deployment.<name> <id>');
-    expect(error).not.toContain('control_plane_url');
-    expect(await named(name)).toEqual([]);
+    expect(applied.code).toBe(0);
+    const [made, ...more] = await named(name);
+    expect(more).toEqual([]);
+    expect(flat(diagnostic(applied.stdout, `The platform did not answer the create of deployment "${name}"`))).toContain(`Deployment ${made!.id} is the one this create made`);
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: made!.id, revision_status: 'DEPLOYED' });
   } finally {
     proxy.dropHeld();
     proxy.setMode('pass');
   }
+});
+
+test('in front of a platform that ignores Idempotency-Key, the create sent again is refused on the name, and the deployment is found by it', async () => {
+  const ignoring = await startChaosProxy(lp.platform.url, { seed: 1, refused: 0, badGateway: 0, reset: 0, delayed: 0, stripIdempotencyKey: true });
+  const front = await startFaultProxy(ignoring.endpoint);
+  try {
+    const name = lp.uniqueName('nokey');
+    const dir = lp.terraform({ AGENTPLATFORM_CONTROL_PLANE_URL: front.endpoint });
+    dir.configure(githubDeployment('agent', { name }));
+    expect((await dir.init()).code).toBe(0);
+    front.setMode('bad-gateway-responses', '/v2/deployments', 'POST', 1);
+    const before = lp.requests.length;
+    const applied = await dir.apply();
+    expect([applied.code, applied.stderr]).toEqual([0, '']);
+    const [made, ...more] = await named(name);
+    expect(more).toEqual([]);
+    expect(flat(diagnostic(applied.stdout, `The platform did not answer the create of deployment "${name}"`))).toContain(`Deployment ${made!.id} is the one this create made`);
+    // the create sent again was refused: the name was taken, by the deployment the first one made
+    const creates = lp.requests.slice(before).filter((line) => line.startsWith('POST /v2/deployments '));
+    expect(creates.map((line) => line.split(' ')[2])).toEqual(['201', '409']);
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: made!.id, revision_status: 'DEPLOYED' });
+  } finally {
+    await front.close();
+    await ignoring.close();
+  }
+});
+
+test('a create left without answer until timeouts.create fails the apply, and the next apply adopts what it made', async () => {
+  const name = lp.uniqueName('later');
+  const dir = lp.terraform({ AGENTPLATFORM_CONTROL_PLANE_URL: proxy.endpoint });
+  dir.configure(githubDeployment('agent', { name }, '  timeouts = { create = "3s" }\n'));
+  expect((await dir.init()).code).toBe(0);
+  proxy.setMode('drop-responses', '/v2/deployments', 'POST');
+  let failed;
+  try {
+    failed = await dir.apply();
+  } finally {
+    proxy.setMode('pass');
+  }
+  expect(failed.code).toBe(1);
+  const error = flat(diagnostic(failed.stderr, `The platform did not answer the create of deployment "${name}"`));
+  expect(error).toContain('the platform did not tell until the create\'s time limit');
+  expect(error).toContain('Applying again sends the same create, with the same `Idempotency-Key`');
+  const [made, ...more] = await named(name);
+  expect(more).toEqual([]);
+  expect(dir.stateText()).not.toContain('agentplatform_deployment');
+  // answered this time: the platform knows the key, and answers with the deployment the first apply made
+  const applied = await dir.apply();
+  expect([applied.code, applied.stderr]).toEqual([0, '']);
+  expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: made!.id, revision_status: 'DEPLOYED' });
+  expect(await named(name)).toHaveLength(1);
+  expect((await dir.plan()).code).toBe(0);
 });
 
 test('a deployment is taken for the one requested only when every setting the request sent is what it has', async () => {

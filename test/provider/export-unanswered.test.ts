@@ -4,7 +4,8 @@
  * whose 201 comes cut short: the export the platform made all the same is found and taken into state, so no running
  * schedule is left outside the state and another apply makes none; when the platform has made none yet, the error
  * says so and what to do, and Ctrl-C ends that search within seconds. An `agentplatform_export_destination` create
- * whose answer is lost names the destination it made apart from older ones of the same settings.
+ * whose answer is lost is taken into state the same way, never an older one of the same settings. When nothing tells
+ * within `timeouts.create`, the next apply's create, under the same `Idempotency-Key`, adopts what the first made.
  */
 import type { BulkExport } from '../../lib/api/schemas/bulk-export';
 import { startFaultProxy, type FaultProxy, type ProxyMode } from '../tracing/support/fault-proxy';
@@ -116,7 +117,7 @@ test.each<[ProxyMode, string, string]>([
   expect(await schedulesFrom(startTime)).toHaveLength(1);
 });
 
-test('Ctrl-C during a create that gets no answer ends the search for its export after one short attempt', async () => {
+test('Ctrl-C during a create that gets no answer ends the search for its export within seconds', async () => {
   const dir = lp.terraform({ AGENTPLATFORM_TRACING_URL: proxy.endpoint });
   dir.tf.write('main.tf', scheduled('2035-01-01T00:00:00Z').replace('request_timeout = "2s"', 'request_timeout = "30s"'));
   expect((await dir.init()).code).toBe(0);
@@ -134,7 +135,7 @@ test('Ctrl-C during a create that gets no answer ends the search for its export 
     const result = await done;
     // a bound for a hang, not a measure: the lookup has seconds once terraform stops, the 30 s request timeout otherwise
     expect(Date.now() - interrupted).toBeLessThan(25_000);
-    // the create and one list: a single attempt, no retries
+    // the create and one list, still waiting when the seconds after the stop ran out
     expect(proxy.held).toBe(2);
     expect(result.code).toBe(1);
     expect(flat(diagnostic(result.stderr, 'The platform did not answer the create of the bulk export'))).toContain(
@@ -146,7 +147,7 @@ test('Ctrl-C during a create that gets no answer ends the search for its export 
   }
 }, 90_000);
 
-test('a destination create whose answer is lost names the destination made since the request, apart from older ones', async () => {
+test('the destination of a create whose answer is lost is taken into state, never an older one of the same settings', async () => {
   const settings = { display_name: 'lost-answer', config: { bucket_name: 'exports', prefix: 'lost', endpoint_url: s3.server.endpoint }, credentials: s3.credentials };
   const older = await lp.client.createDestination(settings);
   // made well before the request (the platform's time is known to the second)
@@ -178,15 +179,41 @@ resource "agentplatform_export_destination" "lost" {
   proxy.setMode('drop-responses', '/api/v1/bulk-exports/destinations', 'POST');
   try {
     const applied = await dir.apply();
-    expect(applied.code).toBe(1);
+    expect([applied.code, applied.stderr]).toEqual([0, '']);
     const [made, ...more] = (await lp.client.listDestinations()).filter((d) => d.display_name === settings.display_name && d.id !== older.id);
     expect(more).toEqual([]);
-    const error = flat(diagnostic(applied.stderr, 'The platform did not answer the create of export destination "lost-answer"'));
-    expect(error).toContain('It may have created the destination all the same');
-    expect(error).toContain(`Created since the request went out, with this name, bucket and prefix: ${made!.id} (created ${made!.created_at}). Import it`);
-    expect(error).toContain(`Made before the request, with the same name, bucket and prefix: ${older.id} (created ${older.created_at}); not by this create`);
-    expect(error).not.toContain(s3.credentials.secret_access_key);
+    const warning = flat(diagnostic(applied.stdout, 'The platform did not answer the create of export destination "lost-answer"'));
+    expect(warning).toContain(`It had created destination ${made!.id} with this name, bucket and prefix: it is kept in state.`);
+    expect(warning).not.toContain(s3.credentials.secret_access_key);
+    expect(dir.instance('agentplatform_export_destination.lost').attributes).toMatchObject({ id: made!.id });
   } finally {
     proxy.setMode('pass');
   }
+  expect((await dir.plan()).code).toBe(0);
+});
+
+test('a create that nothing answers within timeouts.create fails, and the next apply adopts what it made', async () => {
+  const startTime = '2036-01-01T00:00:00Z';
+  const dir = lp.terraform({ AGENTPLATFORM_TRACING_URL: proxy.endpoint });
+  dir.tf.write('main.tf', scheduled(startTime).replace('  interval_hours = 24\n', '  interval_hours = 24\n  timeouts = { create = "3s" }\n'));
+  expect((await dir.init()).code).toBe(0);
+  // the platform creates the export, and every answer about exports is lost: the create's and the look-ups'
+  proxy.setMode('drop-responses', '/api/v1/bulk-exports');
+  let failed;
+  try {
+    failed = await dir.apply();
+  } finally {
+    proxy.setMode('pass');
+  }
+  expect(failed.code).toBe(1);
+  const error = flat(diagnostic(failed.stderr, 'The platform did not answer the create of the bulk export'));
+  expect(error).toContain('the exports could not be listed (');
+  expect(error).toContain('Applying again sends the same create, with the same `Idempotency-Key`');
+  const [made, ...more] = await schedulesFrom(startTime);
+  expect(more).toEqual([]);
+  const applied = await dir.apply();
+  expect([applied.code, applied.stderr]).toEqual([0, '']);
+  expect(dir.instance('agentplatform_bulk_export.daily').attributes).toMatchObject({ id: made!.id });
+  expect(await schedulesFrom(startTime)).toHaveLength(1);
+  expect((await dir.plan()).code).toBe(0);
 });

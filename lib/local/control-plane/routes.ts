@@ -14,6 +14,10 @@ import { queryParam } from '../query-params';
 import { RevisionPipeline } from './pipeline';
 import { DEPLOYMENT_MIGRATIONS, DeploymentStore } from './store';
 import { checkPatchRules, parsePatchBody, validateCreate } from './validation';
+import { IdempotencyKeys, REPLAYED_HEADER, idempotencyKeyOf, idempotencyKeysMigration } from '../idempotency';
+
+/** The control plane's `Idempotency-Key` table (see idempotency.ts). */
+const IDEMPOTENCY_TABLE = 'cp_idempotency_keys';
 
 type Ctx = Context<PlatformEnv>;
 
@@ -33,6 +37,7 @@ function mountControlPlane(ctx: ModuleContext) {
   const pipeline = new RevisionPipeline(ctx.db, ctx.clock, ctx.timings, ctx.log);
   const store = new DeploymentStore(ctx.db, ctx.clock, ctx.secrets, pipeline);
   const templates = new SandboxTemplateStore(ctx.db, ctx.clock, ctx.secrets);
+  const keys = new IdempotencyKeys(ctx.db, IDEMPOTENCY_TABLE, ctx.clock);
   const auth = requireApiKey(ctx.auth);
   const app = ctx.app;
   const tenantOf = (c: Ctx) => c.get('principal').tenantId;
@@ -46,7 +51,18 @@ function mountControlPlane(ctx: ModuleContext) {
 
   app.post('/v2/deployments', auth, async (c) => {
     const input = validateCreate(await readJsonBody(c));
-    return c.json(store.toDeployment(store.create(tenantOf(c), input), ctx.baseUrl()), 201);
+    const tenantId = tenantOf(c);
+    const { object, replayed } = await keys.create(tenantId, idempotencyKeyOf(c), {
+      // a deployment being deleted frees its name: the key no longer stands for it
+      live: (id) => {
+        const record = store.find(tenantId, id);
+        return record && record.status !== 'AWAITING_DELETE' ? record : undefined;
+      },
+      create: () => store.create(tenantId, input),
+      idOf: (record) => record.id,
+    });
+    if (replayed) c.header(REPLAYED_HEADER, 'true');
+    return c.json(store.toDeployment(object, ctx.baseUrl()), 201);
   });
 
   app.get('/v2/deployments', auth, (c) => {
@@ -134,7 +150,7 @@ function mountControlPlane(ctx: ModuleContext) {
 export const controlPlaneModule: PlatformModule = {
   migrations: {
     module: 'control-plane',
-    migrations: [...DEPLOYMENT_MIGRATIONS, ...SANDBOX_TEMPLATE_MIGRATIONS],
+    migrations: [...DEPLOYMENT_MIGRATIONS, ...SANDBOX_TEMPLATE_MIGRATIONS, idempotencyKeysMigration('004-idempotency-keys', IDEMPOTENCY_TABLE)],
     sealedColumns: [{ table: 'cp_secrets', column: 'sealed_value' }, ...SANDBOX_TEMPLATE_SEALED_COLUMNS],
   },
   mount: mountControlPlane,

@@ -16,7 +16,8 @@ import { ExportStore } from './exports/store';
 import { destinationRoutes } from './routes/destinations';
 import { exportRoutes } from './routes/exports';
 import { traceStoreRoutes } from './routes/trace-store';
-import { TRACING_MIGRATIONS } from './store/migrations';
+import { TRACING_IDEMPOTENCY_TABLE, TRACING_MIGRATIONS } from './store/migrations';
+import { IdempotencyKeys } from '../idempotency';
 import { RunStore } from './store/runs';
 import { SessionStore } from './store/sessions';
 
@@ -80,11 +81,12 @@ export function createTracingModule(overrides: Partial<TracingSettings> = {}): P
       const stores = createTracingStores(ctx.db, ctx.clock, ctx.secrets);
       const engine = new ExportEngine(stores.exports, stores.runs, stores.destinations, ctx.clock, settings, ctx.log);
       const auth = requireApiKey(ctx.auth);
+      const idempotencyKeys = new IdempotencyKeys(ctx.db, TRACING_IDEMPOTENCY_TABLE, ctx.clock);
       const api = new Hono<PlatformEnv>();
       api.route('/', traceStoreRoutes({ auth, ...stores }));
       // destinations first: `/bulk-exports/destinations` must not be taken for an export id
-      api.route('/', destinationRoutes({ auth, destinations: stores.destinations, s3Limits: settings.validationLimits }));
-      api.route('/', exportRoutes({ auth, engine, clock: ctx.clock, ...stores }));
+      api.route('/', destinationRoutes({ auth, destinations: stores.destinations, s3Limits: settings.validationLimits, idempotencyKeys }));
+      api.route('/', exportRoutes({ auth, engine, clock: ctx.clock, idempotencyKeys, ...stores }));
       ctx.app.route('/api/v1', api);
       return { start: () => engine.start(), stop: () => engine.stop() };
     },

@@ -57,8 +57,11 @@ platform keeps using them; \`terraform apply -replace\` makes a destination of t
 The platform has no API to delete a destination: \`terraform destroy\` removes it from the state and says so in a
 warning; it stays in the workspace. So a create that gets no clear answer (\`timeouts.create\` ran out, terraform was
 interrupted, the connection broke or a 5xx other than 503 came once the request was sent, or a success came whose body
-could not be read) is an error that names the destinations with the same name, bucket and prefix created since the
-request went out, to import, apart from older ones, rather than leaving another apply to create one more.
+could not be read) is not sent again: the provider lists the destinations, again and again within \`timeouts.create\`,
+and the one created since the request went out with the same name, bucket and prefix is kept in the state, with a
+warning. Several, or none, are an error that names them apart from older ones. Every create carries an
+\`Idempotency-Key\` derived from the settings, so the next apply's create is answered, by a platform that honours the
+key (the local platform), with the destination an unanswered one made ([convergence.md](../convergence.md)).
 `;
 
 const EXPORT_EXAMPLES = [
@@ -120,10 +123,13 @@ while Terraform waited for it stays in the state, tainted, so the next apply rep
 
 A create that gets no clear answer (\`request_timeout\` ran out, terraform was interrupted, the connection broke or a
 5xx other than 503 came once the request was sent, or a success came whose body could not be read) may have created
-the export all the same. The provider lists the exports, with one request of at most 30 seconds (5 once terraform is
-stopping): the one created since the request went out with exactly the configured settings is kept in the state, with
-a warning. Several, or none yet, are an error that names them and says how to import or cancel them, so that another
-apply does not leave a second export (a schedule that spawns) outside the state.
+the export all the same. It is not sent again; the provider lists the exports, again and again (after the platform's
+\`Retry-After\` or a backoff) within \`timeouts.create\`, a few seconds once terraform is stopping: the one created
+since the request went out with exactly the configured settings is kept in the state, with a warning. Several, or none,
+are an error that names them and says how to import or cancel them. Every create carries an \`Idempotency-Key\`
+derived from the settings, so the next apply's create is answered, by a platform that honours the key (the local
+platform), with the export an unanswered one made, rather than leaving a second export (a schedule that spawns)
+outside the state ([convergence.md](../convergence.md)).
 `;
 
 const RUNS_EXAMPLE = `

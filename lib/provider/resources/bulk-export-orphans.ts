@@ -1,16 +1,17 @@
 /**
  * A create of a bulk export that got no clear answer (no answer in time, terraform interrupted, a connection lost or a
  * 5xx once the request was sent, a success whose body could not be read) may have created the export all the same,
- * and a scheduled one then goes on spawning exports that no state holds. So the provider looks for it: the one export
- * made since the request went out (by the platform's clock) with exactly the requested settings is taken into state,
- * as if the platform had answered; several, or none yet, are an error that names them and says what to do, rather
- * than an error after which another apply makes one more.
+ * and a scheduled one then goes on spawning exports that no state holds. Sending it again could make a second one (on a
+ * platform that ignores `Idempotency-Key`), so the provider looks for it instead, again and again within the create's
+ * time limit: the one export made since the request went out (by the platform's clock) with exactly the requested
+ * settings is taken into state, as if the platform had answered; several, or none, are an error that names them and
+ * says what to do.
  */
 import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import { DiagnosticError } from '../framework';
 import { sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
-import { createdSince, outcomeMeans, unansweredSummary, withLookup, type UnansweredCreate } from './unanswered-create';
+import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from './unanswered-create';
 
 const sameList = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): boolean =>
   (a ?? null) === null ? (b ?? null) === null : b != null && a!.length === b.length && a!.every((item, i) => item === b[i]);
@@ -35,41 +36,37 @@ function isRequested(e: BulkExport, body: BulkExportCreate): boolean {
 }
 
 /**
- * The export an unanswered create made: returned when there is exactly one; otherwise a DiagnosticError naming the
- * candidates (or saying that none is listed yet) and how to go on. An export of the same settings made before the
- * request, such as the one this resource replaces, is not it.
+ * The export an unanswered create made, looked for again and again within the create's time limit: returned when
+ * there is exactly one; otherwise a DiagnosticError naming the candidates (or saying that none is listed yet) and how
+ * to go on. An export of the same settings made before the request, such as the one this resource replaces, is not
+ * it.
  */
 export async function exportCreatedUnanswered(
   client: BulkExportClient,
   body: BulkExportCreate,
   sent: UnansweredCreate,
 ): Promise<BulkExport | DiagnosticError> {
-  let candidates: BulkExport[] | undefined;
-  let listFailure = '';
-  try {
-    const listed = await withLookup(sent.stop, (options) => client.listExports(options));
-    candidates = listed.filter((e) => e.created_at !== undefined && isRequested(e, body) && createdSince(e.created_at, sent.sentAtMs, client.transport));
-  } catch (err) {
-    // the list is a help: without it, the error says what to look for
-    listFailure = ` (${(err as Error).message})`;
-  }
-  if (candidates?.length === 1) return candidates[0];
   const summary = unansweredSummary(sent.outcome, 'the bulk export');
   const cancel =
     'Cancel the ones this configuration does not need (`PATCH /api/v1/bulk-exports/<id>` with `{"status": "Cancelled"}`): ' +
     'a scheduled export goes on spawning exports until it is cancelled.';
-  if (candidates && candidates.length > 1) {
+  const result = await tryUntilAnswered(sent, async (options) => {
+    const candidates = (await client.listExports(options)).filter((e) => isRequested(e, body) && createdSince(e.created_at, sent.sentAtMs, client.transport));
+    if (candidates.length <= 1) return candidates[0] ?? null;
     const ids = candidates.map((e) => `${e.id} (${e.status}, created ${e.created_at})`).join(', ');
-    return new DiagnosticError(
+    throw new DiagnosticError(
       summary,
       `${sent.err.message}. Several exports with exactly these settings were created since the request went out: ${ids}. ` +
         `Import the one to keep (\`terraform import <this resource's address> <id>\`) instead of applying again, which would create another. ${cancel}`,
     );
-  }
+  });
+  if (result.found) return result.found;
+  const failure = result.lastFailure ? ` (${result.lastFailure.message})` : '';
   return new DiagnosticError(
     summary,
-    `${sent.err.message}. ${outcomeMeans(sent.outcome, 'export')}; ${candidates ? 'none with these settings is listed yet' : `the exports could not be listed${listFailure}`}. ` +
-      'List the exports (`GET /api/v1/bulk-exports`) before applying again, and import the one that appears ' +
+    `${sent.err.message}. ${outcomeMeans(sent.outcome, 'export')}; ${result.listed ? 'none with these settings is listed yet' : `the exports could not be listed${failure}`}. ` +
+      'Applying again sends the same create, with the same `Idempotency-Key`: a platform that honours the key answers it with the export this ' +
+      'create made. On one that does not, list the exports (`GET /api/v1/bulk-exports`) before applying again, and import the one that appears ' +
       `(\`terraform import <this resource's address> <id>\`). ${cancel}`,
   );
 }

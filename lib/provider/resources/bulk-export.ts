@@ -56,7 +56,7 @@ import {
 } from './bulk-export-messages';
 import { createBody, localSettings, toModel } from './bulk-export-model';
 import { exportCreatedUnanswered } from './bulk-export-orphans';
-import { createOutcome, unansweredSummary } from './unanswered-create';
+import { createOutcome, takeCreateKey, unansweredSummary } from './unanswered-create';
 import { confirmGone } from '../api-errors';
 import { waitForExport } from './bulk-export-wait';
 
@@ -208,11 +208,12 @@ async function create({ planned, ctx, signal, diagnostics }: CreateRequest<Schem
   const sentAtMs = Date.now();
   let created: BulkExport;
   try {
-    created = await client.createExport(body, { signal });
+    created = await client.createExport(body, { signal, idempotencyKey: takeCreateKey('agentplatform_bulk_export', body) });
   } catch (err) {
     const outcome = createOutcome(err);
     if (!outcome) throw apiFailure(diagnostics, err, 'create the bulk export', EXPORT_BODY_FIELDS);
-    const found = await exportCreatedUnanswered(client, body, { sentAtMs, err: err as Error, outcome, stop: signal });
+    const deadlineMs = sentAtMs + timeoutMs(planned.timeouts, 'create', timeouts);
+    const found = await exportCreatedUnanswered(client, body, { sentAtMs, err: err as Error, outcome, stop: signal, deadlineMs });
     if (found instanceof DiagnosticError) throw found;
     diagnostics.warning(
       unansweredSummary(outcome, 'the bulk export'),

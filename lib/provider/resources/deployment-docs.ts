@@ -81,10 +81,14 @@ deployment it replaces, which holds it until it is destroyed: give the replaceme
 
 A create that gets no clear answer (terraform was interrupted, the request timed out, the connection broke or a 5xx
 other than 503 came once the request was sent, or a success came whose body could not be read) may have created the
-deployment all the same. The provider looks the name up: a deployment of that name created since the request went
-out, from the configured source, is kept in the state with a warning, and the create goes on (it waits for
-\`DEPLOYED\`). Otherwise the error says that it may have been created, and gives the command to import the deployment
-of that name when there is one.
+deployment all the same. Every create carries an \`Idempotency-Key\` derived from the configured settings, the same in
+every apply, and names are unique, so the provider sends the same create again, after the platform's \`Retry-After\` or
+a backoff, until an answer tells, within \`timeouts.create\`: a platform that honours the key answers with the
+deployment the first request made; one that ignores it answers that the name is taken, and the deployment of that name
+created since the first request went out, with the configured settings, is the one. It is kept in the state with a
+warning, and the create goes on (it waits for \`DEPLOYED\`); a deployment of that name made otherwise is an error that
+gives the command to import it. When nothing answers in time, the apply fails, and the next apply sends the same
+create: the local platform answers it with the deployment the first one made ([convergence.md](../convergence.md)).
 `;
 
 const REVISIONS_EXAMPLE = `

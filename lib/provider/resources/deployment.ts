@@ -3,7 +3,6 @@
  * container image. Create and update wait (unless told not to) until the latest revision is DEPLOYED; what the
  * platform cannot change in place forces replacement; secrets are write-only and sent when `secrets_version` changes.
  */
-import type { ControlPlaneClient } from '../../api/control-plane';
 import type { Deployment } from '../../api/schemas/control-plane';
 import {
   DEFAULT_GRAPH_CONFIG_PATH,
@@ -40,7 +39,8 @@ import { WaitError, waitForDeletion } from './deployment-wait';
 import { isUuid } from '../../api/ids';
 import { sameUrl } from '../../api/urls';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
-import { createOrAdopt, deploymentNamed } from './deployment-unanswered';
+import { createOrAdopt, deploymentCreateKey, existingDeploymentId, holderState } from './deployment-unanswered';
+import { tryUntilAnswered } from './unanswered-create';
 import { confirmGone } from '../api-errors';
 
 // ---- model ----
@@ -252,10 +252,14 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
   const client = ctx.controlPlane();
   let deployment: Deployment;
   const body = createBody(planned, config.secrets);
-  let waitedMs = 0;
+  const startedMs = Date.now();
+  const creating = { signal, diagnostics, deadlineMs: startedMs + timeoutMs(planned.timeouts, 'create', timeouts), idempotencyKey: deploymentCreateKey(body) };
+  // time of timeouts.create spent before the wait for DEPLOYED: on a deployment of the same name being removed, on
+  // finding out what a create without answer made
+  let spentMs = 0;
   try {
     try {
-      deployment = await createOrAdopt(client, body, signal, diagnostics);
+      ({ deployment, searchedMs: spentMs } = await createOrAdopt(client, body, creating));
     } catch (err) {
       if ((err as { status?: number }).status !== 409) throw err;
       const existingId = await existingDeploymentId(client, planned.name, err, signal);
@@ -265,11 +269,12 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
       if (holder === 'live') throw nameTaken(planned.name, existingId);
       if (holder === 'deleting') {
         ctx.log.info(`deployment ${existingId} of the same name is being deleted: waiting until it is gone`);
-        const waitStarted = Date.now();
         await waitForDeletion({ client, deploymentId: existingId!, timeoutMs: timeoutMs(planned.timeouts, 'create', timeouts), signal, log: ctx.log });
-        waitedMs = Date.now() - waitStarted;
       }
-      deployment = await createOrAdopt(client, body, signal, diagnostics);
+      const waitedMs = Date.now() - startedMs;
+      const created = await createOrAdopt(client, body, creating);
+      deployment = created.deployment;
+      spentMs = waitedMs + created.searchedMs;
     }
   } catch (err) {
     if (err instanceof DiagnosticError) throw err;
@@ -277,26 +282,8 @@ async function create({ config, planned, ctx, signal, diagnostics, private: kept
     if ((err as { status?: number }).status === 409) throw nameTaken(planned.name, await existingDeploymentId(client, planned.name, err, signal));
     throw apiFailure(diagnostics, err, `create deployment "${planned.name}"`);
   }
-  ctx.log.info(`created deployment ${deployment.id} (${planned.name}), revision ${deployment.latest_revision_id}`);
-  // the time spent waiting for a deployment of the same name to be removed counts against timeouts.create
-  return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'create', client, waitedMs);
-}
-
-/** Whether the deployment holding a name is live, being deleted, or gone by now. */
-async function holderState(client: ControlPlaneClient, id: string, signal: AbortSignal): Promise<'live' | 'deleting' | 'gone'> {
-  try {
-    return isBeingDeleted((await client.getDeployment(id, { signal })).status) ? 'deleting' : 'live';
-  } catch (err) {
-    return (err as { status?: number }).status === 404 ? 'gone' : 'live';
-  }
-}
-
-async function existingDeploymentId(client: ControlPlaneClient, name: string, err: unknown, signal: AbortSignal): Promise<string | undefined> {
-  const detail = (err as { body?: { detail?: unknown } }).body?.detail;
-  const quoted = typeof detail === 'string' ? /\(id ([0-9a-f-]{36})\)/i.exec(detail)?.[1] : undefined;
-  if (quoted) return quoted;
-  const named = await deploymentNamed(client, name, { signal });
-  return named === 'unlisted' ? undefined : named?.id;
+  ctx.log.info(`created deployment ${deployment.id} (${deployment.name}), revision ${deployment.latest_revision_id}`);
+  return settle({ ctx, signal, diagnostics, private: kept }, deployment, planned, 'create', client, spentMs);
 }
 
 // ---- read ----
@@ -357,7 +344,10 @@ async function remove({ state, ctx, signal, diagnostics }: DeleteRequest<Schema>
   const client = ctx.controlPlane(workspaceOf(state));
   const id = state.id!;
   try {
-    await client.deleteDeployment(id, { signal });
+    // a DELETE is idempotent: tried again through passing failures for as long as timeouts.delete allows
+    const deleting = { stop: signal, deadlineMs: Date.now() + timeoutMs(state.timeouts, 'delete', timeouts) };
+    const sent = await tryUntilAnswered(deleting, async (options) => (await client.deleteDeployment(id, options), true));
+    if (sent.found === undefined) throw sent.lastFailure ?? new Error('terraform stopped before the delete was answered');
   } catch (err) {
     if ((err as { status?: number }).status !== 404) throw apiFailure(diagnostics, err, `delete deployment "${state.name}"`);
     return confirmGone(err, 'control-plane', () => client.listDeployments({ limit: 1 }, { signal }));

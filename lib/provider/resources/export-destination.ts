@@ -33,8 +33,8 @@ import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, credent
 import { httpUrlProblem, sameUrl } from '../../api/urls';
 import { confirmGone } from '../api-errors';
 import { warnOfAddress, warnOfEmptyKeys } from './export-destination-warnings';
-import { mayHaveBeenCreated } from './export-destination-orphans';
-import { createOutcome } from './unanswered-create';
+import { destinationCreatedUnanswered } from './export-destination-orphans';
+import { createOutcome, takeCreateKey, unansweredSummary } from './unanswered-create';
 
 // ---- model ----
 
@@ -212,19 +212,27 @@ async function create({ config, planned, ctx, signal, diagnostics }: CreateReque
   const client = bulkExportClient(ctx);
   let destination: Destination;
   const body = createBody(planned, config.credentials);
+  const idempotencyKey = takeCreateKey('agentplatform_export_destination', { ...body, credentials: body.credentials ? Object.keys(body.credentials).sort() : undefined });
+  const timeLimitMs = timeoutMs(planned.timeouts, 'create', timeouts);
+  const deadlineMs = Date.now() + timeLimitMs;
   // when the last attempt went out (those before it were refused)
   let sentAtMs = Date.now();
   const send = (left: number): Promise<Destination> => {
     sentAtMs = Date.now();
-    return client.createDestination(body, { signal, timeoutMs: left });
+    return client.createDestination(body, { signal, timeoutMs: left, idempotencyKey });
   };
   try {
-    const timeLimitMs = timeoutMs(planned.timeouts, 'create', timeouts);
     destination = config.credentials === null ? await send(timeLimitMs) : await whileKeysPropagate(send, { timeLimitMs, signal, log: (line) => ctx.log.info(line) });
   } catch (err) {
     const outcome = createOutcome(err);
-    if (outcome) throw await mayHaveBeenCreated(client, planned, { sentAtMs, err: err as Error, outcome, stop: signal });
-    throw refusal(diagnostics, err, planned, config.credentials, 'create');
+    if (!outcome) throw refusal(diagnostics, err, planned, config.credentials, 'create');
+    const found = await destinationCreatedUnanswered(client, planned, { sentAtMs, err: err as Error, outcome, stop: signal, deadlineMs });
+    if (found instanceof DiagnosticError) throw found;
+    diagnostics.warning(
+      unansweredSummary(outcome, `export destination "${planned.display_name}"`),
+      `${(err as Error).message}. It had created destination ${found.id} with this name, bucket and prefix: it is kept in state.`,
+    );
+    destination = found;
   }
   ctx.log.info(`created export destination ${destination.id} (${destination.display_name})`);
   return toModel(destination, planned);

@@ -38,8 +38,11 @@ export interface FaultProxy {
   readonly seen: string[];
   /** Number of requests or responses being held. */
   readonly held: number;
-  /** Switches mode; `onlyPathsContaining` and `onlyMethod` limit it to matching requests (others pass). */
-  setMode(mode: ProxyMode, onlyPathsContaining?: string, onlyMethod?: string): void;
+  /**
+   * Switches mode; `onlyPathsContaining` and `onlyMethod` limit it to matching requests (others pass), and `times` to
+   * that many of them (the mode is `pass` again after them).
+   */
+  setMode(mode: ProxyMode, onlyPathsContaining?: string, onlyMethod?: string, times?: number): void;
   /** Lets every held request or response go on. */
   release(): void;
   /** Drops every held request or response (their clients see the connection close). */
@@ -60,6 +63,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   let mode: ProxyMode = 'pass';
   let pathFilter: string | undefined;
   let methodFilter: string | undefined;
+  let timesLeft = Infinity;
   const seen: string[] = [];
   let heldActions: { go: () => void; drop: () => void }[] = [];
 
@@ -101,7 +105,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       const applies =
         (pathFilter === undefined || decodeURIComponent(req.url ?? '').includes(pathFilter)) &&
         (methodFilter === undefined || req.method === methodFilter);
-      const current = applies ? mode : 'pass';
+      const current = applies && timesLeft > 0 ? mode : 'pass';
+      if (applies && mode !== 'pass') timesLeft -= 1;
       if (current === 'fail') {
         res.writeHead(500, { 'content-type': 'application/xml', 'x-amz-request-id': 'proxy-failure' });
         res.end(INTERNAL_ERROR);
@@ -134,8 +139,9 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     get held() {
       return heldActions.length;
     },
-    setMode(next, onlyPathsContaining, onlyMethod) {
+    setMode(next, onlyPathsContaining, onlyMethod, times = Infinity) {
       mode = next;
+      timesLeft = times;
       pathFilter = onlyPathsContaining;
       methodFilter = onlyMethod;
     },

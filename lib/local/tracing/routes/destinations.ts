@@ -4,6 +4,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { HttpError } from '../../errors';
+import { REPLAYED_HEADER, idempotencyKeyOf, type IdempotencyKeys } from '../../idempotency';
 import type { PlatformEnv } from '../../server';
 import { RequestValidator, readJsonBody } from '../../validation';
 import type { S3ClientLimits } from '../destinations/s3';
@@ -19,10 +20,12 @@ export interface DestinationRouteDeps {
   readonly destinations: DestinationStore;
   /** Network limits of the validation requests. */
   readonly s3Limits?: S3ClientLimits;
+  /** The `Idempotency-Key`s of creates. */
+  readonly idempotencyKeys: IdempotencyKeys;
 }
 
 /** The destination routes, each behind the auth middleware. */
-export function destinationRoutes({ auth, destinations, s3Limits }: DestinationRouteDeps): Hono<PlatformEnv> {
+export function destinationRoutes({ auth, destinations, s3Limits, idempotencyKeys }: DestinationRouteDeps): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 
   app.post('/bulk-exports/destinations', auth, async (c) => {
@@ -31,13 +34,17 @@ export function destinationRoutes({ auth, destinations, s3Limits }: DestinationR
     if (body) checkDestinationConfig(validator, body.config);
     validator.throwIfFailed();
     const credentials = body!.credentials ?? null;
-    await validateDestination(body!.config, credentials, s3Limits);
-    const created = destinations.create(c.get('principal').tenantId, {
-      display_name: body!.display_name,
-      config: body!.config,
-      credentials,
+    const tenantId = c.get('principal').tenantId;
+    const { object, replayed } = await idempotencyKeys.create(tenantId, idempotencyKeyOf(c), {
+      live: (id) => destinations.get(tenantId, id),
+      create: async () => {
+        await validateDestination(body!.config, credentials, s3Limits);
+        return destinations.create(tenantId, { display_name: body!.display_name, config: body!.config, credentials });
+      },
+      idOf: (destination) => destination.id,
     });
-    return c.json(created, 201);
+    if (replayed) c.header(REPLAYED_HEADER, 'true');
+    return c.json(object, 201);
   });
 
   app.get('/bulk-exports/destinations', auth, (c) => c.json(destinations.list(c.get('principal').tenantId)));

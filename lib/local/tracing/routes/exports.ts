@@ -5,6 +5,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { BulkExportUpdateBody } from '../request-bodies';
 import { HttpError } from '../../errors';
+import { REPLAYED_HEADER, idempotencyKeyOf, type IdempotencyKeys } from '../../idempotency';
 import type { Clock } from '../../clock';
 import type { PlatformEnv } from '../../server';
 import { RequestValidator, readJsonBody } from '../../validation';
@@ -29,10 +30,12 @@ export interface ExportRouteDeps {
   readonly sessions: SessionStore;
   /** The platform's clock. */
   readonly clock: Clock;
+  /** The `Idempotency-Key`s of creates. */
+  readonly idempotencyKeys: IdempotencyKeys;
 }
 
 /** The export routes, each behind the auth middleware. */
-export function exportRoutes({ auth, exports, engine, destinations, sessions, clock }: ExportRouteDeps): Hono<PlatformEnv> {
+export function exportRoutes({ auth, exports, engine, destinations, sessions, clock, idempotencyKeys }: ExportRouteDeps): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 
   const exportIdOf = (raw: string, tenantId: string) => {
@@ -51,7 +54,13 @@ export function exportRoutes({ auth, exports, engine, destinations, sessions, cl
       destinationExists: (id) => destinations.get(tenantId, id) !== undefined,
       nowMs: clock.now(),
     });
-    const row = exports.create({
+    const { object: row, replayed } = await idempotencyKeys.create(tenantId, idempotencyKeyOf(c), {
+      // a cancelled export cannot be restarted: a new one is made, as the spec says
+      live: (id) => {
+        const made = exports.get(tenantId, id);
+        return made && made.status !== 'Cancelled' ? made : undefined;
+      },
+      create: () => exports.create({
       tenantId,
       destinationId: request.destinationId,
       sessionId: request.sessionId,
@@ -63,8 +72,11 @@ export function exportRoutes({ auth, exports, engine, destinations, sessions, cl
       formatVersion: request.formatVersion,
       sourceExportId: null,
       runRanges: request.endMicros === null ? [] : runRangesOf({ start: request.startMicros, end: request.endMicros }),
+      }),
+      idOf: (made) => made.id,
     });
-    engine.pump();
+    if (replayed) c.header(REPLAYED_HEADER, 'true');
+    else engine.pump();
     return c.json(toBulkExport(exports.exportRow(row.id)!), 201);
   });
 

@@ -3,6 +3,10 @@
  * Run timestamps are integer microseconds (see `time.ts`); API timestamps are ISO strings; JSON columns are text.
  */
 import type { MigrationSet } from '../../db';
+import { idempotencyKeysMigration } from '../../idempotency';
+
+/** The table of the `Idempotency-Key`s of destination and export creates. */
+export const TRACING_IDEMPOTENCY_TABLE = 'tracing_idempotency_keys';
 
 export const TRACING_MIGRATIONS: MigrationSet = {
   module: 'tracing',
@@ -176,6 +180,8 @@ export const TRACING_MIGRATIONS: MigrationSet = {
           PRIMARY KEY (run_id, key)
         );`,
     },
+    // the `Idempotency-Key`s of destination and export creates (idempotency.ts)
+    idempotencyKeysMigration('006-idempotency-keys', TRACING_IDEMPOTENCY_TABLE),
   ],
   sealedColumns: [{ table: 'bulk_export_destinations', column: 'credentials_ciphertext' }],
 };

@@ -1,0 +1,103 @@
+/**
+ * `Idempotency-Key` on the local platform's creates: a repeated key is answered with the object the first request made
+ * (marked `Idempotent-Replayed`) while that object is live and for a day; a deployment being deleted or an export
+ * cancelled frees it; requests with the same key at the same time make one object; a malformed key is a 422.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ManualClock } from '../../lib/local/clock';
+import { KEY_LIFETIME_MS } from '../../lib/local/idempotency';
+import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
+import { destinationOn, startTestS3, type TestS3 } from '../tracing/support/s3';
+
+const API_KEY = 'idempotency-test-key-0001';
+let platform: LocalPlatform;
+let clock: ManualClock;
+let s3: TestS3;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idempotency-'));
+  clock = new ManualClock();
+  s3 = await startTestS3(['exports']);
+  platform = await startLocalPlatform({ dataDir, apiKeys: [API_KEY], clock, timings: { deleteDelayMs: 1_000 } });
+});
+
+afterAll(async () => {
+  await platform?.close();
+  await s3?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Answer {
+  readonly status: number;
+  readonly replayed: string | null;
+  readonly body: { id?: string; detail?: unknown };
+}
+
+async function send(method: string, route: string, body: unknown, key?: string): Promise<Answer> {
+  const response = await fetch(new URL(route, platform.url), {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as Answer['body'] };
+}
+
+const deployment = (name: string) => ({ name, source: 'github', source_config: { repo_url: 'https://github.com/acme/agent' } });
+
+test('a repeated key is answered with the deployment the first create made, until it is being deleted', async () => {
+  const first = await send('POST', '/v2/deployments', deployment('keyed'), 'key-deployment');
+  const again = await send('POST', '/v2/deployments', deployment('keyed'), 'key-deployment');
+  expect([first.status, first.replayed]).toEqual([201, null]);
+  expect([again.status, again.replayed, again.body.id]).toEqual([201, 'true', first.body.id]);
+  // without the key, the same create is a new one: refused, the name is taken
+  expect((await send('POST', '/v2/deployments', deployment('keyed'))).status).toBe(409);
+  expect((await send('DELETE', `/v2/deployments/${first.body.id}`, undefined)).status).toBe(202);
+  // being deleted, it no longer stands for the key: the create is a new one (refused while the name is held)
+  expect((await send('POST', '/v2/deployments', deployment('keyed'), 'key-deployment')).status).toBe(409);
+  await clock.advance(1_000);
+  const made = await send('POST', '/v2/deployments', deployment('keyed'), 'key-deployment');
+  expect([made.status, made.replayed]).toEqual([201, null]);
+  expect(made.body.id).not.toBe(first.body.id);
+});
+
+test('a key stands for its object for a day', async () => {
+  const first = await send('POST', '/v2/deployments', deployment('daylong'), 'key-day');
+  await clock.advance(KEY_LIFETIME_MS - 1);
+  expect((await send('POST', '/v2/deployments', deployment('daylong'), 'key-day')).body.id).toBe(first.body.id);
+  await clock.advance(1);
+  // the key is forgotten: the create is a new one, refused because the first holds the name
+  expect((await send('POST', '/v2/deployments', deployment('daylong'), 'key-day')).status).toBe(409);
+});
+
+test('another key makes another export; a cancelled export frees its key', async () => {
+  const session = await send('POST', '/api/v1/sessions', { name: 'keyed-exports' });
+  const destination = await send('POST', '/api/v1/bulk-exports/destinations', destinationOn(s3, 'keyed-exports'));
+  const body = { bulk_export_destination_id: destination.body.id, session_id: session.body.id, start_time: '2031-01-01T00:00:00Z', interval_hours: 24 };
+  const first = await send('POST', '/api/v1/bulk-exports', body, 'key-export');
+  const again = await send('POST', '/api/v1/bulk-exports', body, 'key-export');
+  const other = await send('POST', '/api/v1/bulk-exports', body, 'key-other-export');
+  expect([first.status, again.status, again.replayed, again.body.id]).toEqual([201, 201, 'true', first.body.id]);
+  expect(other.body.id).not.toBe(first.body.id);
+  expect((await send('PATCH', `/api/v1/bulk-exports/${first.body.id}`, { status: 'Cancelled' })).status).toBe(200);
+  const made = await send('POST', '/api/v1/bulk-exports', body, 'key-export');
+  expect([made.status, made.replayed]).toEqual([201, null]);
+  expect(made.body.id).not.toBe(first.body.id);
+});
+
+test('destination creates with the same key at the same time make one destination', async () => {
+  const answers = await Promise.all([1, 2, 3].map(() => send('POST', '/api/v1/bulk-exports/destinations', destinationOn(s3, 'keyed-together'), 'key-destination')));
+  expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+  expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+  expect(answers.filter((a) => a.replayed === 'true')).toHaveLength(2);
+  const listed = (await fetch(new URL('/api/v1/bulk-exports/destinations', platform.url), { headers: { 'x-api-key': API_KEY } }).then((r) => r.json())) as { display_name: string }[];
+  expect(listed.filter((d) => d.display_name === 'keyed-together')).toHaveLength(1);
+});
+
+test('a malformed key is a 422 that names the header', async () => {
+  const answer = await send('POST', '/v2/deployments', deployment('badkey'), 'has space');
+  expect(answer.status).toBe(422);
+  expect(answer.body.detail).toEqual([expect.objectContaining({ loc: ['header', 'Idempotency-Key'] })]);
+});
