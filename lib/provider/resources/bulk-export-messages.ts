@@ -356,6 +356,17 @@ export function exportFieldRepeated(diagnostics: Diagnostics, field: string, ind
   ]);
 }
 
+/** Another bulk export of the configuration asks for exactly the same export (see docs/convergence.md, Limits). */
+export function exportPlannedTwice(diagnostics: Diagnostics): void {
+  diagnostics.warning(
+    'Another bulk export asks for exactly the same export',
+    'Another `agentplatform_bulk_export` of this configuration has the same destination, project, range or schedule, filter, ' +
+      'fields and format. Their creates carry `Idempotency-Key`s told apart only by the order they are sent in, so after a ' +
+      "create whose answer was lost, a later apply may take the other resource's export for this one. Set one argument apart " +
+      '(a filter, the fields, the start) if they are meant to be two exports.',
+  );
+}
+
 /** A setting that does nothing for this kind of export, which a configuration set all the same. */
 export function exportSettingIgnored(diagnostics: Diagnostics, attribute: 'wait_for_completion' | 'cancel_spawned_on_destroy'): void {
   if (attribute === 'wait_for_completion') {

@@ -9,7 +9,10 @@
 import { isKnown, type Diagnostics, type ProviderContext, type UNKNOWN } from '../framework';
 import { EXPORT_FORMAT_VERSIONS, SCHEDULE_DELAY_MS, filterProblem, filterWarning, instantMicros } from './bulk-export-checks';
 import { bulkExportClient } from './bulk-export-client';
-import { exportBackfill, exportFieldRepeated, filterNotKnown, noExportFields, unknownFormatVersion } from './bulk-export-messages';
+import { exportBackfill, exportFieldRepeated, exportPlannedTwice, filterNotKnown, noExportFields, unknownFormatVersion } from './bulk-export-messages';
+import { createBody } from './bulk-export-model';
+import type { BulkExportModel } from './bulk-export';
+import { plannedTwice } from './unanswered-create';
 
 /** The arguments the warnings read. */
 interface ExportArguments {
@@ -75,4 +78,15 @@ export function checkEndNotAhead({ end, ctx, diagnostics }: { readonly end: stri
       '(each interval is exported once it has ended).',
     'end_time',
   );
+}
+
+/**
+ * Warns when another bulk export this plan creates asks for exactly the same export (the settings only Terraform keeps
+ * aside): see `plannedTwice`. The request is that of the configuration (what it leaves out is not sent), and only one
+ * known at plan can be compared.
+ */
+export function warnOfTwin(config: object, diagnostics: Diagnostics): void {
+  const body = createBody(config as BulkExportModel);
+  const known = (value: unknown): boolean => isKnown(value) && (!Array.isArray(value) || value.every(known));
+  if (Object.values(body).every(known) && plannedTwice('agentplatform_bulk_export', body)) exportPlannedTwice(diagnostics);
 }

@@ -41,7 +41,7 @@ import {
 } from './bulk-export-checks';
 import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
 import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
-import { checkDueIntervals, checkEndNotAhead, warnOfArguments } from './bulk-export-warnings';
+import { checkDueIntervals, checkEndNotAhead, warnOfArguments, warnOfTwin } from './bulk-export-warnings';
 import {
   EXPORT_BODY_FIELDS,
   apiFailure,
@@ -297,6 +297,7 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx }
   const replacing = prior !== null && (moves || prior.status === 'Cancelled' || REPLACING_ATTRIBUTES.some((key) => !sameArgument(key, prior, planned)));
   if (prior !== null && !replacing) return keepPlatformValues(prior, planned);
   warnOfArguments(config, diagnostics);
+  warnOfTwin(config, diagnostics);
   const { start_time: start, end_time: end, interval_hours: hours } = planned;
   if (typeof end === 'string') {
     const days = typeof start === 'string' ? exportDays(instantMicros(start), instantMicros(end)) : NaN;

@@ -151,7 +151,7 @@ function holds(asked: unknown, got: unknown): boolean {
 /** Whether the deployment holding a name (the create answered 409) is live, being deleted, or gone by now. */
 export async function holderState(client: ControlPlaneClient, id: string, signal: AbortSignal): Promise<'live' | 'deleting' | 'gone'> {
   try {
-    return (await client.getDeployment(id, { signal })).status === 'AWAITING_DELETE' ? 'deleting' : 'live';
+    return isBeingDeleted((await client.getDeployment(id, { signal })).status) ? 'deleting' : 'live';
   } catch (err) {
     return (err as { status?: number }).status === 404 ? 'gone' : 'live';
   }

@@ -83,6 +83,21 @@ export function takeCreateKey(resourceType: string, settings: unknown): string {
   return taken === 1 ? key : `${key}-${taken}`;
 }
 
+/** The keys of the creates this process planned (a plan sees every resource of the configuration). */
+const keysPlanned = new Set<string>();
+
+/**
+ * Whether another create planned by this process asks for the very same `settings` (two resources whose requests
+ * are identical): after a lost answer, a platform that honours keys may answer one resource's create of a later apply
+ * with the other's object, since nothing but the order of creates tells their keys apart. The plan warns of it.
+ */
+export function plannedTwice(resourceType: string, settings: unknown): boolean {
+  const key = createKey(resourceType, settings);
+  if (keysPlanned.has(key)) return true;
+  keysPlanned.add(key);
+  return false;
+}
+
 /** JSON with object keys sorted and undefined members left out, so that equal settings give equal text. */
 function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
