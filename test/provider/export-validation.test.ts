@@ -65,6 +65,13 @@ describe('export resources: input checks', () => {
   endpoint_url = "https://minio:minio-password@s3.example.com"
 }
 `,
+        // refused however malformed the rest of the URL (it used to pass as a mere warning, quoting the password)
+        `resource "agentplatform_export_destination" "password_in_spaced_url" {
+  display_name = "x"
+  bucket_name  = "b"
+  endpoint_url = "https://minio:minio-password@s3.example.com/a b"
+}
+`,
       ].join('\n'),
     );
     expect((await dir.init()).code).toBe(0);
@@ -108,6 +115,8 @@ describe('export resources: input checks', () => {
     const userInfo = diagnostic(stderr, 'Invalid endpoint_url');
     expect(pointsAt(userInfo, 'agentplatform_export_destination', 'password_in_url', 'endpoint_url')).toBe(true);
     expect(flat(userInfo)).toContain('must not carry a user name or password: set the keys in `credentials`');
+    const endpointErrors = stderr.split(/\n(?=│? ?Error: )/).filter((b) => b.includes('Error: Invalid endpoint_url'));
+    expect(endpointErrors.map((b) => /"(password_in_\w+)"/.exec(b)?.[1]).sort()).toEqual(['password_in_spaced_url', 'password_in_url']);
   });
 
   it('plans a schedule with thousands of intervals due at once, warning how many (the platform queues them)', async () => {
