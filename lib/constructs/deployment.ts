@@ -37,12 +37,12 @@ export interface GitHubSourceProps {
   readonly integrationId?: string;
   /**
    * Branch, tag (`refs/tags/...`) or commit to deploy; a change deploys a new revision.
-   * @default the platform's (`main`)
+   * @default the platform's (the local platform's: `main`)
    */
   readonly ref?: string;
   /**
    * Path of the graph configuration in the repository; a change deploys a new revision.
-   * @default the platform's (`langgraph.json`)
+   * @default the platform's (the local platform's: `langgraph.json`)
    */
   readonly graphConfigPath?: string;
   /**

@@ -92,13 +92,13 @@ export const deploymentSchema = defineSchema({
       optional: true,
       computed: true,
       useStateForUnknown: true,
-      description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (`main`), also once taken out of the configuration. A change deploys a new revision.',
+      description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (the local platform\'s: `main`), also once taken out of the configuration. A change deploys a new revision.',
     }),
     graph_config_path: attr.string({
       optional: true,
       computed: true,
       useStateForUnknown: true,
-      description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (`langgraph.json`), also once taken out of the configuration. A change deploys a new revision.',
+      description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (the local platform\'s: `langgraph.json`), also once taken out of the configuration. A change deploys a new revision.',
     }),
     image_uri: attr.string({ optional: true, description: 'Container image to run (`external_docker`: required). A change deploys a new revision.' }),
     build_on_push: attr.bool({
