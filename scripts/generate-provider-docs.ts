@@ -123,8 +123,9 @@ refresh never shows a change that is none:
   neither (after an import) it is null, as it is in a data source;
 - a value the platform writes otherwise than the configuration keeps the configured (or prior) form when both mean
   the same: a URL with or without its trailing slash or a default port, its scheme or host in another case
-  (\`repo_url\`, \`custom_url\`, \`url\`, \`endpoint_url\`), an instant in another notation and an id in another case
-  (a bulk export's \`start_time\`, \`end_time\`, \`destination_id\`, \`session_id\`), a filter spaced otherwise,
+  (\`repo_url\`, \`custom_url\`, \`url\`, \`endpoint_url\`), an instant in another notation (a bulk export's
+  \`start_time\`, \`end_time\`), a tracing project id (a UUID in the spec) in another case (\`session_id\`; a
+  \`destination_id\` is a plain string in the spec, compared as written), a filter spaced otherwise,
   \`export_fields\` in another order, a number written as a string (\`"0.5"\`); a change of the configuration between
   two such forms never replaces the resource;
 - a status or kind the provider does not know is kept in state as the platform names it (\`deployment_type = "dev_free"\`,

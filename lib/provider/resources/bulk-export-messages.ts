@@ -4,7 +4,7 @@
  * client redacts whatever the server might echo.
  */
 import type { BulkExport, BulkExportRun } from '../../api/schemas/bulk-export';
-import { EXPORT_DAYS_MAX } from './bulk-export-checks';
+import { MAX_EXPORT_DAYS } from '../../api/schemas/bulk-export-constants';
 import { DiagnosticError, formatDuration, type Diagnostics, type PathLike } from '../framework';
 import { statusOf } from './bulk-export-client';
 import { explainApiError } from '../api-errors';
@@ -320,7 +320,7 @@ export function exportRangeTooLong(diagnostics: Diagnostics, start: string, end:
   diagnostics.warning(
     'Long export range',
     `${start} to ${end} covers ${days} UTC days, an export run each; the platform may refuse a range this long (the local platform ` +
-      `takes at most ${EXPORT_DAYS_MAX}). If it does, split the range into several exports.`,
+      `takes at most ${MAX_EXPORT_DAYS}). If it does, split the range into several exports.`,
     'end_time',
   );
 }
