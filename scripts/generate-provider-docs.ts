@@ -51,9 +51,10 @@ A plan without an API key stops with an error on \`api_key\` naming the variable
 ## What the provider refuses, and what it sends
 
 The provider serves the real platform, and refuses an argument only by a rule of the platform's specification (each
-such check cites its rule in the code), or to keep a secret out of plan and state (a user name or password in a URL).
-What the specification does not state, but a platform may refuse (the local platform's own rules: a deployment name's
-form, secret names and counts, a URL that is not http(s), a filter operator or field the provider does not know, a
+such check cites its rule in the code), or to keep a secret out of plan and state (a user name or password in a URL, found however the rest of the URL is
+written; no message quotes one). What the specification does not state, but a platform may refuse (the local
+platform's own rules: a deployment name's form, secret names and counts, replicas or memory that are not whole
+numbers, a URL that is not http(s), a filter operator or field the provider does not know, a
 schedule with many intervals due at once, an export range over 1000 days, an end in the platform's future), is a
 warning at plan that says so, and the apply goes ahead.
 
