@@ -51,9 +51,10 @@ A plan without an API key stops with an error on \`api_key\` naming the variable
 ## What the provider refuses, and what it sends
 
 The provider serves the real platform, and refuses an argument only by a rule of the platform's specification (each
-such check cites its rule in the code), or to keep a secret out of plan and state (a user name or password in a URL).
-What the specification does not state, but a platform may refuse (the local platform's own rules: a deployment name's
-form, secret names and counts, a URL that is not http(s), a filter operator or field the provider does not know, a
+such check cites its rule in the code), or to keep a secret out of plan and state (a user name or password in a URL, found however the rest of the URL is
+written; no message quotes one). What the specification does not state, but a platform may refuse (the local
+platform's own rules: a deployment name's form, secret names and counts, replicas or memory that are not whole
+numbers, a URL that is not http(s), a filter operator or field the provider does not know, a
 schedule with many intervals due at once, an export range over 1000 days, an end in the platform's future), is a
 warning at plan that says so, and the apply goes ahead.
 
@@ -123,8 +124,9 @@ refresh never shows a change that is none:
   neither (after an import) it is null, as it is in a data source;
 - a value the platform writes otherwise than the configuration keeps the configured (or prior) form when both mean
   the same: a URL with or without its trailing slash or a default port, its scheme or host in another case
-  (\`repo_url\`, \`custom_url\`, \`url\`, \`endpoint_url\`), an instant in another notation and an id in another case
-  (a bulk export's \`start_time\`, \`end_time\`, \`destination_id\`, \`session_id\`), a filter spaced otherwise,
+  (\`repo_url\`, \`custom_url\`, \`url\`, \`endpoint_url\`), an instant in another notation (a bulk export's
+  \`start_time\`, \`end_time\`), a tracing project id (a UUID in the spec) in another case (\`session_id\`; a
+  \`destination_id\` is a plain string in the spec, compared as written), a filter spaced otherwise,
   \`export_fields\` in another order, a number written as a string (\`"0.5"\`); a change of the configuration between
   two such forms never replaces the resource;
 - a status or kind the provider does not know is kept in state as the platform names it (\`deployment_type = "dev_free"\`,

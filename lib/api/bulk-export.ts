@@ -3,8 +3,8 @@
  * runs, and the trace store calls an exporter needs (projects and run ingestion). Requests carry `X-API-Key` and
  * `X-Tenant-Id`. Destination secrets are registered with the transport so they never appear in an error.
  */
-import { z } from 'zod';
 import { InvalidArgumentError } from './errors';
+import { isUuid } from './ids';
 import { HttpTransport, type TransportOptions } from './http';
 import {
   BulkExport,
@@ -36,12 +36,11 @@ export interface BulkExportCallOptions {
 /** Settings of the client's own transport, the API key's header defaulting to `X-API-Key` as the API documents. */
 export type BulkExportClientOptions = TransportOptions | { readonly transport: HttpTransport };
 
-const Uuid = z.guid();
 const API = '/api/v1';
 
 /** A tracing project id. spec: Bulk export, `session_id` is a string (uuid). */
 function checkUuid(name: string, id: string): string {
-  if (!Uuid.safeParse(id).success) throw new InvalidArgumentError(name, `must be a uuid, got "${id}"`);
+  if (!isUuid(id)) throw new InvalidArgumentError(name, `must be a uuid, got "${id}"`);
   return encodeURIComponent(id);
 }
 

@@ -59,7 +59,9 @@ export class BulkExport extends Construct {
     const startTime = timeAttribute('start', props.start, violations);
     const endTime = timeAttribute('end', props.end, violations);
     const [from, to] = [instantOf(props.start), instantOf(props.end)];
-    // spec: Bulk export, an export covers the time range from `start_time` to `end_time`
+    // spec: Bulk export, an export copies the runs "of one tracing project and a time range", the range given by
+    // `start_time` and `end_time` (the export body's table); an end at or before the start makes no range, though the
+    // spec states no such rule in words
     if (from !== undefined && to !== undefined && to <= from) violations.add('end', messages.endNotAfterStart(startTime, endTime));
     violations.check('waitForCompletion', props.waitForCompletion, booleanProblem);
     violations.check('timeout', props.timeout, positiveDurationProblem);

@@ -39,9 +39,14 @@ export function wholeNumberProblem(min: number, max?: number): (value: number) =
   return (value) => (typeof value === 'number' && Number.isInteger(value) && value >= min && (max === undefined || value <= max) ? undefined : messages.notWholeNumber(value, min, max));
 }
 
-/** Why a value is not a whole number (of any sign: bounds the spec does not state are warnings). */
-export function integerProblem(value: number): string | undefined {
-  return typeof value === 'number' && Number.isInteger(value) ? undefined : messages.notInteger(value);
+/** Why a value is not a number (apps written in JavaScript have no compiler to say it; the provider types it). */
+export function numberProblem(value: unknown): string | undefined {
+  return typeof value === 'number' ? undefined : messages.notNumber(value);
+}
+
+/** Why a number is not whole, for a count the spec does not type (replicas, MiB): a warning. */
+export function fractionProblem(value: number): string | undefined {
+  return typeof value !== 'number' || Number.isInteger(value) ? undefined : messages.notInteger(value);
 }
 
 /** Why a duration is not longer than zero (a token duration passes). */

@@ -14,7 +14,7 @@ import {
   SECRET_NAME_PATTERN,
   isTagRef,
 } from '../api/schemas/control-plane-constants';
-import { booleanProblem, integerProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
+import { booleanProblem, fractionProblem, numberProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import type { Duration } from './duration';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import { TfDeployment, type TfDeploymentConfig } from './generated/deployment';
@@ -37,12 +37,12 @@ export interface GitHubSourceProps {
   readonly integrationId?: string;
   /**
    * Branch, tag (`refs/tags/...`) or commit to deploy; a change deploys a new revision.
-   * @default the platform's (`main`)
+   * @default the platform's (the local platform's: `main`)
    */
   readonly ref?: string;
   /**
    * Path of the graph configuration in the repository; a change deploys a new revision.
-   * @default the platform's (`langgraph.json`)
+   * @default the platform's (the local platform's: `langgraph.json`)
    */
   readonly graphConfigPath?: string;
   /**
@@ -305,8 +305,9 @@ function sourceAttributes(config: DeploymentSourceConfig, violations: Violations
 }
 
 function checkResources(resources: DeploymentResources, violations: Violations, scope: Construct): void {
-  for (const key of ['minScale', 'maxScale', 'memoryMb'] as const) violations.check(`resources.${key}`, resources[key], integerProblem);
-  // the local platform's bounds, which the spec does not state
+  for (const key of ['minScale', 'maxScale', 'cpu', 'memoryMb'] as const) violations.check(`resources.${key}`, resources[key], numberProblem);
+  // the local platform's rules, which the spec does not state (it shows nothing of resource_spec): whole counts, bounds
+  for (const key of ['minScale', 'maxScale', 'memoryMb'] as const) warnIfProblem(scope, `resources.${key}`, resources[key], fractionProblem);
   for (const [key, least, strictly] of [['minScale', 0, false], ['maxScale', 1, false], ['cpu', 0, true], ['memoryMb', 1, false]] as const) {
     warnIfProblem(scope, `resources.${key}`, resources[key], (value) =>
       typeof value === 'number' && (strictly ? value <= least : value < least) ? messages.belowLeast(value, least, strictly) : undefined,

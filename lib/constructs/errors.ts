@@ -4,6 +4,7 @@
  */
 import { Annotations, Token } from 'cdktf';
 import type { IConstruct } from 'constructs';
+import { redactUserInfo } from '../api/urls';
 import { Duration } from './duration';
 
 /** One broken rule: the prop (dotted path, as the user wrote it) and what to do about it. */
@@ -73,14 +74,16 @@ const quote = (value: unknown): string => JSON.stringify(value);
 /** Messages by subject. */
 export const messages = {
   // ---- shared ----
-  notHttpUrl: (value: string) => `${quote(value)} is not an absolute http:// or https:// URL written in full, with no spaces.`,
+  // a user name or password the URL may carry is never quoted
+  notHttpUrl: (value: string) => `${quote(redactUserInfo(value))} is not an absolute http:// or https:// URL written in full, with no spaces.`,
   // the value itself is not quoted: it holds a password
   urlWithUserInfo: () =>
     'must not carry a user name or password in the URL, which is kept as written in the synthesized stack and the state: ' +
     "give them where the construct takes secrets (a destination's `credentials`; a private repository is reached through `integrationId`).",
   notWholeNumber: (value: unknown, min: number, max?: number) =>
     `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}; got ${typeof value === 'number' ? value : `${typeof value} ${quote(value)}`}.`,
-  notInteger: (value: unknown) => `must be a whole number; got ${typeof value === 'number' ? value : `${typeof value} ${quote(value)}`}.`,
+  notNumber: (value: unknown) => `must be a number; got ${typeof value} ${quote(value)}.`,
+  notInteger: (value: number) => `(${value}) is not a whole number.`,
   belowLeast: (value: number, least: number, strictly: boolean) => `(${value}) is ${strictly ? 'not more than' : 'less than'} ${least}.`,
   notBoolean: (value: unknown) => `must be true or false; got ${typeof value} ${quote(value)}.`,
   notDuration: (value: unknown) => `must be a Duration, e.g. Duration.minutes(30); got ${typeof value} ${quote(value)}.`,
@@ -155,8 +158,9 @@ export const messages = {
   },
   timeoutWithoutWait: () => 'timeout bounds the wait for completion, and nothing waits (waitForCompletion is not true): it has no effect.',
   regionOrEndpoint: () =>
-    'set region (the bucket\'s region, for Amazon S3) or endpointUrl (an S3-compatible store); for a bucket from ' +
-    'ExportBucket.fromBucketName, pass its region there.',
+    'neither region nor endpointUrl is set: the platform writes to Amazon S3 with requests signed for us-east-1, and a ' +
+    'bucket in another region is refused as "Bucket is not valid". Set region to the bucket\'s region (for a bucket ' +
+    'from ExportBucket.fromBucketName, pass its region there), or endpointUrl for an S3-compatible store.',
   versionWithoutKeys: () =>
     'credentialsVersion rotates keys, but this destination uses the platform host\'s environment credentials: ' +
     'leave credentialsVersion out, or give the destination keys.',

@@ -197,8 +197,9 @@ export class ExportDestination extends Construct implements IExportDestination {
     if (deletable) violations.add('target.prefix', messages.exportKeyDeletesThere(deletable));
     violations.check('target.endpointUrl', target.endpointUrl, urlUserInfoProblem);
     warnIfProblem(this, 'target.endpointUrl', target.endpointUrl, unusualUrl);
-    // spec: Bulk export destination, `config.region` may be left out when `endpoint_url` is given
-    if (target.region === undefined && target.endpointUrl === undefined) violations.add('target.region', messages.regionOrEndpoint());
+    // the spec lets `config.region` be left out when `endpoint_url` is given and states no rule for leaving both out: a
+    // warning, as the provider's at plan
+    if (target.region === undefined && target.endpointUrl === undefined) Annotations.of(this).addWarning(`target.region: ${messages.regionOrEndpoint()}`);
     warnIfProblem(this, 'target.region', target.region, (region) => (isRegionName(region) ? undefined : messages.notRegion(region)));
     for (const field of ['secretAccessKey', 'sessionToken'] as const) {
       if (keys?.[field] !== undefined && !isToken(keys[field])) violations.add(`target.credentials.${field}`, messages.plaintextSecret(field));

@@ -3,7 +3,7 @@
  * Formats are checked at validate time; a missing API key is an error at configure time (plan, apply, import),
  * because at validate time the key may simply not be known yet.
  */
-import { httpUrlProblem } from '../api/urls';
+import { httpUrlProblem, redactUserInfo, withoutUserInfo } from '../api/urls';
 import type { CtyValue } from './cty/value';
 import { UNKNOWN } from './cty/value';
 import type { Diagnostics } from './framework/diagnostics';
@@ -26,9 +26,10 @@ export const DEFAULT_REQUEST_TIMEOUT = '30s';
 export const DEFAULT_MAX_RETRIES = 3;
 
 function urlProblem(text: string): string | undefined {
-  // a user name or password in the URL is not refused here: the URL is no resource attribute, kept in no state
-  if (httpUrlProblem(text) !== 'not-http-url') return undefined;
-  return `${JSON.stringify(text)} is not an http:// or https:// URL written in full: write it like "https://api.example.com".`;
+  // a user name or password in the URL is not refused here: the URL is no resource attribute, kept in no state; the
+  // rest of it must be written in full all the same, and the message never quotes the user name or password
+  if (httpUrlProblem(withoutUserInfo(text)) !== 'not-http-url') return undefined;
+  return `${JSON.stringify(redactUserInfo(text))} is not an http:// or https:// URL written in full: write it like "https://api.example.com".`;
 }
 
 /**

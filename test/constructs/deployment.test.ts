@@ -102,18 +102,27 @@ describe('Deployment', () => {
         'a tag never moves',
       ],
       ['an empty image', { source: DeploymentSource.image(' ') }, 'source.imageUri', 'must name a container image'],
-      ['fractional memory', { resources: { memoryMb: 0.5 } }, 'resources.memoryMb', 'must be a whole number; got 0.5.'],
+      ['memory that is no number', { resources: { memoryMb: '512' as unknown as number } }, 'resources.memoryMb', 'must be a number; got string "512".'],
       [
         'a repository URL with a token in it',
         { source: DeploymentSource.github({ repoUrl: 'https://x-access-token:ghs_secret@github.com/acme/a' }) },
         'source.repoUrl',
         'must not carry a user name or password',
       ],
+      [
+        'a token in a repository URL that is not written in full',
+        { source: DeploymentSource.github({ repoUrl: 'https://x-access-token:ghs_secret@github.com/acme/my agent' }) },
+        'source.repoUrl',
+        'must not carry a user name or password',
+      ],
+      ['a password in a custom URL with a backslash', { customUrl: 'https://user:pw_secret@agent.example.com\\x' }, 'customUrl', 'must not carry a user name or password'],
       ['a zero create timeout', { timeouts: { create: Duration.minutes(0) } }, 'timeouts.create', 'longer than zero'],
       ['a timeout that is no number', { timeouts: { update: Duration.minutes(NaN) } }, 'timeouts.update', 'longer than zero'],
       ['a fractional secrets version', { secretsVersion: -3.5 }, 'secretsVersion', 'whole number of at least 1'],
     ] as const)('%s', (_, props, prop, message) => {
-      expect(violationsOf(() => deploy(props as Partial<DeploymentProps>))).toEqual([{ prop, message: expect.stringContaining(message) }]);
+      const violations = violationsOf(() => deploy(props as Partial<DeploymentProps>));
+      expect(violations).toEqual([{ prop, message: expect.stringContaining(message) }]);
+      expect(JSON.stringify(violations)).not.toMatch(/ghs_secret|pw_secret/);
     });
 
     // the local platform's rules, which the spec does not state: the real platform may take what breaks them
@@ -126,6 +135,10 @@ describe('Deployment', () => {
       ['min scale above max scale', { resources: { minScale: 4, maxScale: 2 } }, 'resources.minScale: (4) is more than resources.maxScale (2).'],
       ['a negative min scale', { resources: { minScale: -1 } }, 'resources.minScale: (-1) is less than 0.'],
       ['a max scale of 0', { resources: { maxScale: 0 } }, 'resources.maxScale: (0) is less than 1.'],
+      ['fractional memory', { resources: { memoryMb: 512.5 } }, 'resources.memoryMb: (512.5) is not a whole number.'],
+      ['a fractional min scale', { resources: { minScale: 0.5 } }, 'resources.minScale: (0.5) is not a whole number.'],
+      // no scheme: not refused, and the warning quotes no user name or password
+      ['a repository with a token and no scheme', { source: DeploymentSource.github({ repoUrl: 'x-access-token:ghs_secret@github.com/acme/a' }) }, 'source.repoUrl: "x-access-token:***@github.com/acme/a" is not'],
       ['zero CPU', { resources: { cpu: 0 } }, 'resources.cpu: (0) is not more than 0.'],
       ['a custom URL that is not a URL', { customUrl: 'agent.example.com' }, 'customUrl: "agent.example.com" is not an absolute http:// or https:// URL'],
       ['an empty ref (an unset variable)', { source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: '' }) }, 'source.ref: is empty (is its variable set?).'],
@@ -167,12 +180,12 @@ describe('Deployment', () => {
           name: '_bad',
           customUrl: 'https://agent:url-password@agent.example.com',
           source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref: 'refs/tags/v2', buildOnPush: true }),
-          resources: { minScale: 0.5, maxScale: 1 },
+          timeouts: { create: Duration.minutes(0) },
           secrets: { TOKEN: 'hunter2' },
         }),
       );
       expect(message).toMatch(/^Invalid Deployment "test\/Agent" \(4 problems\):\n/);
-      for (const prop of ['customUrl', 'source.buildOnPush', 'resources.minScale', 'secrets.TOKEN']) expect(message).toContain(`  - ${prop}: `);
+      for (const prop of ['customUrl', 'source.buildOnPush', 'timeouts.create', 'secrets.TOKEN']) expect(message).toContain(`  - ${prop}: `);
       expect(message).not.toContain('hunter2');
       expect(message).not.toContain('url-password');
     });

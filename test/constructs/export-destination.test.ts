@@ -110,7 +110,6 @@ describe('ExportDestination', () => {
       DestinationTarget.s3({ bucketName: 'exports', region: 'eu-west-1', credentials: DestinationCredentials.fromValues({ accessKeyId: 'AKIA', secretAccessKey: secretVariable(stack, 's') }), ...settings });
 
     test.each([
-      ['neither region nor endpoint', (s: TerraformStack) => ({ displayName: 'd', target: raw(s, { region: undefined }) }), 'target.region'],
       [
         "an ExportBucket's key with the bucket name in the prefix, where the key may not write",
         (s: TerraformStack) => {
@@ -151,12 +150,31 @@ describe('ExportDestination', () => {
       expect(warningsOf(destination)[0]).toMatch(/The platform may refuse it\.$/);
     });
 
-    test('an existing bucket of unknown region needs its region', () => {
+    // the spec lets the region be left out when an endpoint is given, and states no rule for leaving both out
+    test('neither region nor endpoint is warned of, as the provider does, and synthesized', () => {
+      const stack = providerStack();
+      const destination = new ExportDestination(stack, 'Destination', { displayName: 'd', target: raw(stack, { region: undefined }) });
+      expect(warningsOf(destination)).toEqual([expect.stringContaining('target.region: neither region nor endpointUrl is set: the platform writes to Amazon S3')]);
+      expect(onlyResource(synthesized(stack), 'agentplatform_export_destination')).not.toHaveProperty('region');
+    });
+
+    test('an existing bucket of unknown region is warned of, naming where its region goes', () => {
       const stack = exportStack();
       const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces');
-      expect(violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'd', target: DestinationTarget.exportBucket(bucket) }))).toEqual([
-        { prop: 'target.region', message: expect.stringContaining('ExportBucket.fromBucketName') },
-      ]);
+      const destination = new ExportDestination(stack, 'Destination', { displayName: 'd', target: DestinationTarget.exportBucket(bucket) });
+      expect(warningsOf(destination)).toEqual([expect.stringContaining('ExportBucket.fromBucketName, pass its region there')]);
+    });
+
+    test('an endpoint with a user name or password is refused however malformed, and its password is never quoted', () => {
+      for (const endpointUrl of ['https://user:TOKEN_E@s3.example.com/a b', 'http:/user:TOKEN_E@s3.example.com']) {
+        const stack = providerStack();
+        const violations = violationsOf(() => new ExportDestination(stack, 'Destination', { displayName: 'd', target: raw(stack, { endpointUrl }) }));
+        expect(violations).toEqual([{ prop: 'target.endpointUrl', message: expect.stringContaining('must not carry a user name or password') }]);
+        expect(JSON.stringify(violations)).not.toContain('TOKEN_E');
+      }
+      const stack = providerStack();
+      const destination = new ExportDestination(stack, 'Destination', { displayName: 'd', target: raw(stack, { endpointUrl: 'key:TOKEN_E@s3.example.com' }) });
+      expect(warningsOf(destination)).toEqual([expect.stringContaining('target.endpointUrl: "key:***@s3.example.com" is not an absolute')]);
     });
 
     test('every violation at once, never quoting the secret', () => {
@@ -170,8 +188,8 @@ describe('ExportDestination', () => {
       } catch (error) {
         message = (error as Error).message;
       }
-      // the region left out with no endpoint and the two literal secrets; the empty names are warnings
-      expect(message).toMatch(/\(3 problems\)/);
+      // the two literal secrets; the empty names and the region left out with no endpoint are warnings
+      expect(message).toMatch(/\(2 problems\)/);
       expect(message).not.toMatch(/wJalrXUtnFEMI|FwoGZX/);
     });
   });

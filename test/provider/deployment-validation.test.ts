@@ -50,6 +50,10 @@ describe('agentplatform_deployment input checks and secrets', () => {
         githubDeployment('huge_scale', { name: 'm' }, '  resource_spec = { max_scale = 9007199254740993 }\n'),
         githubDeployment('token_in_url', { name: 'h', repo_url: 'https://x-access-token:ghp_0123@github.com/acme/agent' }),
         githubDeployment('password_in_custom_url', { name: 'i', custom_url: 'https://user:pw@agent.example.com' }),
+        // a user-info is refused however malformed the rest of the URL, and never quoted
+        githubDeployment('token_in_spaced_url', { name: 'k', repo_url: 'https://user:TOKEN_SPACED@github.com/acme/my agent' }),
+        githubDeployment('token_in_one_slash_url', { name: 'l', repo_url: 'http:/user:TOKEN_SLASH@github.com/acme/agent' }),
+        githubDeployment('token_in_backslash_url', { name: 'n', custom_url: 'https://user:TOKEN_BACKSLASH@agent.example.com\\x' }),
         githubDeployment('fractional_version', { name: 'j', secrets_version: 1.5 }),
         `resource "agentplatform_deployment" "docker_secrets" {\n  name            = "g"\n  source          = "external_docker"\n  secrets_version = 1\n}\n`,
         `data "agentplatform_revisions" "zero" {\n  deployment_id = "6f1c2a8e-0d2b-4f7e-9a51-3c0e7b9d1a24"\n  limit = 0\n}\n`,
@@ -73,6 +77,11 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "token_in_url"', 'repo_url')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid custom_url', 'resource "agentplatform_deployment" "password_in_custom_url"', 'custom_url')).toBe(true);
     expect(stderr.replace(/\s+/g, ' ')).toContain('must not carry a user name or password: the URL is kept in plan and state and returned by the platform. A private repository is reached through `integration_id`.');
+    expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "token_in_spaced_url"', 'repo_url')).toBe(true);
+    expect(diagnosticAt(stderr, 'Invalid repo_url', 'resource "agentplatform_deployment" "token_in_one_slash_url"', 'repo_url')).toBe(true);
+    expect(diagnosticAt(stderr, 'Invalid custom_url', 'resource "agentplatform_deployment" "token_in_backslash_url"', 'custom_url')).toBe(true);
+    // terraform quotes the configuration line itself; no diagnostic of the provider's own names the token
+    expect(stderr.match(/TOKEN_[A-Z]+/g)?.length ?? 0).toBe((stderr.match(/(repo|custom)_url\s+=\s+"[^"\n]*TOKEN_/g) ?? []).length);
     expect(diagnosticAt(stderr, 'Invalid secrets_version', 'resource "agentplatform_deployment" "fractional_version"', 'secrets_version')).toBe(true);
     expect(diagnosticAt(stderr, 'Invalid limit', 'data "agentplatform_revisions" "zero"', 'limit')).toBe(true);
     expect(stderr).toContain('must be at least 1; got 0');
@@ -88,6 +97,10 @@ describe('agentplatform_deployment input checks and secrets', () => {
         `resource "agentplatform_deployment" "no_repo" {\n  name   = "d"\n  source = "github"\n}\n`,
         githubDeployment('scales', { name: 'f' }, '  resource_spec = { min_scale = 3, max_scale = 2 }\n'),
         githubDeployment('no_cpu', { name: 'o' }, '  resource_spec = { cpu = 0 }\n'),
+        // (terraform shows one warning of a summary and counts the others: one per summary here)
+        githubDeployment('fractional', { name: 'p' }, '  resource_spec = { max_scale = 2.5, memory_mb = 512.5 }\n'),
+        // no scheme: a warning, which quotes no user name or password
+        githubDeployment('schemeless_token', { name: 'q', custom_url: 'x-access-token:TOKEN_SCHEMELESS@agent.example.com' }),
         // URLs that a WHATWG parser mends, and the local platform refuses
         githubDeployment('spaced_url', { name: 'k', repo_url: 'https://github.com/acme/my agent' }),
         githubDeployment('empty_ref', { name: 'j', repo_ref: '' }),
@@ -113,6 +126,9 @@ describe('agentplatform_deployment input checks and secrets', () => {
     expect(stdout).toMatch(/Warning: Unusual resource_spec\.min_scale[\s\S]*`min_scale` \(3\) is more than `max_scale` \(2\)/);
     expect(stdout).toMatch(/Warning: Unusual resource_spec\.cpu[\s\S]*`cpu` \(0\) is not more than 0: the platform may refuse it\./);
     expect(warnedAt('Unusual repo_url', 'spaced_url', 'repo_url')).toBe(true);
+    for (const key of ['max_scale', 'memory_mb']) expect(stdout).toMatch(new RegExp(`Warning: Unusual resource_spec\\.${key}[\\s\\S]*\`${key}\` \\([\\d.]+\\) is not a whole number: the platform may refuse it\\.`));
+    expect(warnedAt('Unusual custom_url', 'schemeless_token', 'custom_url')).toBe(true);
+    expect(text).toContain('"x-access-token:***@agent.example.com" is not an absolute http:// or https:// URL');
     expect(warnedAt('Empty repo_ref', 'empty_ref', 'repo_ref')).toBe(true);
     expect(stdout).toMatch(/Warning: Long secret value[\s\S]*in resource "agentplatform_deployment" "long_secret"/);
     expect(text).toContain('The value of secret "TOO_LONG" has 65537 characters, more than 65536: the platform may refuse it.');

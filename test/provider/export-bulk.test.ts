@@ -176,12 +176,13 @@ describe('one-off bulk exports', () => {
     expect((await fresh.plan()).code).toBe(0);
   });
 
-  it('ids in upper case and a filter spaced otherwise are the same arguments: created as written, then changed in place', async () => {
+  // the spec types session_id as a UUID, which is the same in any case; a destination id is a plain string
+  it('a tracing project id in upper case and a filter spaced otherwise are the same arguments: created as written, then changed in place', async () => {
     const archiveId = dir.instance('agentplatform_export_destination.archive').attributes.id as string;
     const other = lp.terraform();
     const written = (ids: (id: string) => string, filter: string) =>
       bulkExport('cased', {
-        destination_id: ids(archiveId),
+        destination_id: archiveId,
         session_id: ids(sessionId),
         start_time: '2025-03-01T00:00:00Z',
         end_time: '2025-03-02T00:00:00Z',
@@ -193,7 +194,7 @@ describe('one-off bulk exports', () => {
     const created = await other.apply();
     expect(created.stderr).toBe('');
     const state = other.instance('agentplatform_bulk_export.cased').attributes;
-    expect(state).toMatchObject({ destination_id: archiveId.toUpperCase(), session_id: sessionId.toUpperCase(), filter: 'eq( run_type , "chain" )' });
+    expect(state).toMatchObject({ destination_id: archiveId, session_id: sessionId.toUpperCase(), filter: 'eq( run_type , "chain" )' });
     expect((await lp.client.getExport(state.id as string)).session_id).toBe(sessionId);
     expect((await other.plan()).code).toBe(0);
 
@@ -205,9 +206,18 @@ describe('one-off bulk exports', () => {
     expect(other.instance('agentplatform_bulk_export.cased').attributes).toMatchObject({ id: state.id, session_id: sessionId, filter: "eq(run_type, 'chain')" });
     expect((await other.plan()).code).toBe(0);
 
-    // a filter that reads otherwise is another export
+    // a filter that reads otherwise is another export, and so is a destination id written otherwise
     other.configure(written((id) => id, "eq(run_type, 'llm')"));
     expect((await other.plan()).stdout).toContain('must be replaced');
+    other.configure(bulkExport('cased', {
+      destination_id: archiveId.toUpperCase(),
+      session_id: sessionId,
+      start_time: '2025-03-01T00:00:00Z',
+      end_time: '2025-03-02T00:00:00Z',
+      filter: "eq(run_type, 'chain')",
+      export_fields: ['id', 'name'],
+    }));
+    expect((await other.plan()).stdout).toMatch(/destination_id\s+=\s+"[0-9a-f-]+"\s+->\s+"[0-9A-F-]+"\s+# forces replacement/);
     expect((await other.destroy()).code).toBe(0);
   });
 

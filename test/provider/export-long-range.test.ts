@@ -7,7 +7,8 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE } from '../../lib/local/db';
-import { EXPORT_DAYS_MAX, FINAL_EXPORT_STATUSES } from '../../lib/provider/resources/bulk-export-checks';
+import { MAX_EXPORT_DAYS } from '../../lib/api/schemas/bulk-export-constants';
+import { FINAL_EXPORT_STATUSES } from '../../lib/provider/resources/bulk-export-checks';
 import { destinationOn, startTestS3, type TestS3 } from '../tracing/support/s3';
 import { until } from './support/deployment-platform';
 import { ExportTestPlatform, bulkExport, diagnostic, diagnostics, flat } from './support/export-platform';
@@ -65,10 +66,10 @@ it('an export over more than 1000 days made before the limit plans no changes an
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toContain('in resource "agentplatform_bulk_export" "new":');
   expect(warnings[0]).toMatch(/\d+:\s+end_time\s+=/);
-  expect(flat(warnings[0])).toContain(`${START} to ${LONG_END} covers 1001 UTC days, an export run each; the platform may refuse a range this long (the local platform takes at most ${EXPORT_DAYS_MAX}).`);
+  expect(flat(warnings[0])).toContain(`${START} to ${LONG_END} covers 1001 UTC days, an export run each; the platform may refuse a range this long (the local platform takes at most ${MAX_EXPORT_DAYS}).`);
   const refused = await dir.apply();
   expect(refused.code).toBe(1);
-  expect(flat(diagnostic(refused.stderr, 'The platform refused to create the bulk export'))).toContain(`an export covers at most ${EXPORT_DAYS_MAX} UTC days`);
+  expect(flat(diagnostic(refused.stderr, 'The platform refused to create the bulk export'))).toContain(`an export covers at most ${MAX_EXPORT_DAYS} UTC days`);
 
   dir.configure(bulkExport('old', range));
   const destroyed = await dir.destroy();

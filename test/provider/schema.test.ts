@@ -210,3 +210,18 @@ describe('the documentation of max_retries', () => {
     expect(text).toContain(`(at most ${MAX_RETRY_AFTER_MS / 1000} s)`);
   });
 });
+
+describe('the provider block URLs', () => {
+  const problemOf = (url: string): string => {
+    const diagnostics = new Diagnostics();
+    validateAttributes(providerSchema.attributes, { control_plane_url: url } as never, diagnostics);
+    return diagnostics.items.map((d) => d.detail ?? '').join('\n');
+  };
+
+  it('judges the form of a URL that carries a user name or password, and never quotes them', () => {
+    expect(problemOf('https://user:TOKEN_P@api.example.com/v1')).toBe('');
+    const message = problemOf('https://user:TOKEN_P@api.example.com/a b');
+    expect(message).toContain('"https://***@api.example.com/a b" is not an http:// or https:// URL written in full');
+    expect(message).not.toContain('TOKEN_P');
+  });
+});

@@ -56,7 +56,7 @@ export interface TfBulkExportConfig extends cdktf.TerraformMetaArguments {
   readonly timeouts?: TfBulkExportTimeouts | cdktf.IResolvable;
 }
 
-/** The `agentplatform_bulk_export` resource. An export of the runs of one tracing project to an export destination, as Parquet files (one export run per UTC day of the range). With `end_time` it is one-off; with `interval_hours` it is scheduled: the platform spawns an export of each interval, 10 minutes after the interval ends. Exports cannot change, so every argument replaces the export, except a change that only writes the same value otherwise (the same instant, an id in another case, a filter that the platform's parser reads the same, its strings compared in Unicode NFC), which is made in place. Destroy cancels an export still in progress and only forgets a finished one. */
+/** The `agentplatform_bulk_export` resource. An export of the runs of one tracing project to an export destination, as Parquet files (one export run per UTC day of the range). With `end_time` it is one-off; with `interval_hours` it is scheduled: the platform spawns an export of each interval, 10 minutes after the interval ends. Exports cannot change, so every argument replaces the export, except a change that only writes the same value otherwise (the same instant, a tracing project id in another case, a filter that the platform's parser reads the same, its strings compared in Unicode NFC), which is made in place. Destroy cancels an export still in progress and only forgets a finished one. */
 export class TfBulkExport extends cdktf.TerraformResource {
   /** The Terraform type name. */
   static readonly tfResourceType = 'agentplatform_bulk_export';
@@ -153,7 +153,7 @@ export class TfBulkExport extends cdktf.TerraformResource {
     return this.getStringAttribute('finished_at');
   }
 
-  /** The workspace the bulk export is in (its id, a UUID). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new bulk export in that workspace, the old one destroyed in its own. With no workspace set, it stays where it is, until it is replaced for another reason: a new object is always made in the provider's workspace, and the data sources read there. */
+  /** The workspace the bulk export is in (its id, as the provider's `tenant_id` names it). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new bulk export in that workspace, the old one destroyed in its own. With no workspace set, it stays where it is, until it is replaced for another reason: a new object is always made in the provider's workspace, and the data sources read there. */
   get tenantId(): string {
     return this.getStringAttribute('tenant_id');
   }

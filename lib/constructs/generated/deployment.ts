@@ -108,9 +108,9 @@ export interface TfDeploymentConfig extends cdktf.TerraformMetaArguments {
   readonly repoUrl?: string;
   /** Kind of deployment, e.g. `dev`, `prod`, `dev_free`, `dev_zero`, `dev_free_zero`. Sent only when set; left out, the platform chooses, and its choice is read after apply. */
   readonly deploymentType?: string;
-  /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (`main`), also once taken out of the configuration. A change deploys a new revision. */
+  /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (the local platform's: `main`), also once taken out of the configuration. A change deploys a new revision. */
   readonly repoRef?: string;
-  /** Path of the graph configuration in the repository (`github` only). Default: the platform's (`langgraph.json`), also once taken out of the configuration. A change deploys a new revision. */
+  /** Path of the graph configuration in the repository (`github` only). Default: the platform's (the local platform's: `langgraph.json`), also once taken out of the configuration. A change deploys a new revision. */
   readonly graphConfigPath?: string;
   /** Container image to run (`external_docker`: required). A change deploys a new revision. */
   readonly imageUri?: string;
@@ -182,12 +182,12 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('deployment_type');
   }
 
-  /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (`main`), also once taken out of the configuration. A change deploys a new revision. */
+  /** Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform's (the local platform's: `main`), also once taken out of the configuration. A change deploys a new revision. */
   get repoRef(): string {
     return this.getStringAttribute('repo_ref');
   }
 
-  /** Path of the graph configuration in the repository (`github` only). Default: the platform's (`langgraph.json`), also once taken out of the configuration. A change deploys a new revision. */
+  /** Path of the graph configuration in the repository (`github` only). Default: the platform's (the local platform's: `langgraph.json`), also once taken out of the configuration. A change deploys a new revision. */
   get graphConfigPath(): string {
     return this.getStringAttribute('graph_config_path');
   }
@@ -262,7 +262,7 @@ export class TfDeployment extends cdktf.TerraformResource {
     return this.getStringAttribute('created_at');
   }
 
-  /** The workspace the deployment is in (its id, a UUID). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new deployment in that workspace, the old one destroyed in its own. With no workspace set, it stays where it is, until it is replaced for another reason: a new object is always made in the provider's workspace, and the data sources read there. */
+  /** The workspace the deployment is in (its id, as the provider's `tenant_id` names it). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new deployment in that workspace, the old one destroyed in its own. With no workspace set, it stays where it is, until it is replaced for another reason: a new object is always made in the provider's workspace, and the data sources read there. */
   get tenantId(): string {
     return this.getStringAttribute('tenant_id');
   }

@@ -157,7 +157,7 @@ export class TfExportDestination extends cdktf.TerraformResource {
     return this.getStringAttribute('created_at');
   }
 
-  /** The workspace the export destination is in (its id, a UUID). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new export destination in that workspace, the old one left on the platform (as a destroy leaves it). With no workspace set, it stays where it is, until it is replaced for another reason: a new object is always made in the provider's workspace, and the data sources read there. */
+  /** The workspace the export destination is in (its id, as the provider's `tenant_id` names it). Every request about it goes there, whichever workspace the provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another workspace, the plan replaces it: a new export destination in that workspace, the old one left on the platform (as a destroy leaves it). With no workspace set, it stays where it is, until it is replaced for another reason: a new object is always made in the provider's workspace, and the data sources read there. */
   get tenantId(): string {
     return this.getStringAttribute('tenant_id');
   }

@@ -4,26 +4,9 @@
  * are required inside the checks, never at the top: a provider launch that checks no export does not pay for them.
  * The API's constants come from its zod-free module, for the same reason.
  */
-import {
-  FINAL_BULK_EXPORT_STATUSES,
-  FORMAT_VERSIONS,
-  INTERVAL_HOURS_MAX,
-  INTERVAL_HOURS_MIN,
-  MAX_EXPORT_DAYS,
-  SCHEDULE_DELAY_MS,
-  exportDays,
-} from '../../api/schemas/bulk-export-constants';
+import { FINAL_BULK_EXPORT_STATUSES, SCHEDULE_DELAY_MS, exportDays } from '../../api/schemas/bulk-export-constants';
 
 export { SCHEDULE_DELAY_MS, exportDays };
-
-/** The most UTC days the local platform lets one export cover; the spec names no limit, so the plan only warns. */
-export const EXPORT_DAYS_MAX = MAX_EXPORT_DAYS;
-
-/** `format_version` values known to the provider (the spec names `v2_beta`); others are sent with a warning. */
-export const EXPORT_FORMAT_VERSIONS = FORMAT_VERSIONS;
-
-/** Bounds of `interval_hours`. */
-export const INTERVAL_HOURS = { min: INTERVAL_HOURS_MIN, max: INTERVAL_HOURS_MAX } as const;
 
 /** Statuses after which an export never changes. */
 export const FINAL_EXPORT_STATUSES: readonly string[] = FINAL_BULK_EXPORT_STATUSES;

@@ -28,5 +28,5 @@ export function detailOf(err: unknown): string | undefined {
   return typeof detail === 'string' ? detail : undefined;
 }
 
-/** Whether `text` is a UUID, the form of every id of the bulk export API. */
+/** Whether `text` is a UUID, the form the spec gives a tracing project's `session_id` (its other ids are plain strings). */
 export { isUuid } from '../../api/ids';

@@ -4,7 +4,8 @@
  * client redacts whatever the server might echo.
  */
 import type { BulkExport, BulkExportRun } from '../../api/schemas/bulk-export';
-import { EXPORT_DAYS_MAX } from './bulk-export-checks';
+import { MAX_EXPORT_DAYS } from '../../api/schemas/bulk-export-constants';
+import { redactUserInfo } from '../../api/urls';
 import { DiagnosticError, formatDuration, type Diagnostics, type PathLike } from '../framework';
 import { statusOf } from './bulk-export-client';
 import { explainApiError } from '../api-errors';
@@ -63,15 +64,15 @@ export function destinationRefused(detail: string, target: DestinationTarget, do
     case 'Key ID you provided does not exist':
       return new DiagnosticError(
         'Unknown access key: the store does not know this access key id',
-        `${VALIDATION}, and the store at ${target.endpoint_url ?? 'the main object store'} answered that \`access_key_id\` does not exist. ` +
+        `${VALIDATION}, and the store at ${target.endpoint_url ? redactUserInfo(target.endpoint_url) : 'the main object store'} answered that \`access_key_id\` does not exist. ` +
           'Check that the key belongs to this store (and account), and that it has not been deleted.' +
           rotation,
         credentialsPath,
       );
     case 'Invalid endpoint':
       return new DiagnosticError(
-        `Invalid endpoint: ${target.endpoint_url ?? 'the endpoint'} is not an S3-compatible endpoint`,
-        `${VALIDATION}, and nothing that speaks the S3 API answered at ${target.endpoint_url ?? 'the endpoint'}. ` +
+        `Invalid endpoint: ${target.endpoint_url ? redactUserInfo(target.endpoint_url) : 'the endpoint'} is not an S3-compatible endpoint`,
+        `${VALIDATION}, and nothing that speaks the S3 API answered at ${target.endpoint_url ? redactUserInfo(target.endpoint_url) : 'the endpoint'}. ` +
           'For an S3-compatible store set `endpoint_url` to its S3 API address (scheme, host and port); ' +
           'for Amazon S3 itself leave `endpoint_url` out and set `region`.' +
           rotation,
@@ -320,7 +321,7 @@ export function exportRangeTooLong(diagnostics: Diagnostics, start: string, end:
   diagnostics.warning(
     'Long export range',
     `${start} to ${end} covers ${days} UTC days, an export run each; the platform may refuse a range this long (the local platform ` +
-      `takes at most ${EXPORT_DAYS_MAX}). If it does, split the range into several exports.`,
+      `takes at most ${MAX_EXPORT_DAYS}). If it does, split the range into several exports.`,
     'end_time',
   );
 }

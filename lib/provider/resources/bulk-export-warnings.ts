@@ -6,8 +6,9 @@
  * platform's time comes from the `Date` of its last answer to this provider (the refresh before a replacement), else
  * this machine's clock.
  */
+import { FORMAT_VERSIONS } from '../../api/schemas/bulk-export-constants';
 import { isKnown, type Diagnostics, type ProviderContext, type UNKNOWN } from '../framework';
-import { EXPORT_FORMAT_VERSIONS, SCHEDULE_DELAY_MS, filterProblem, filterWarning, instantMicros } from './bulk-export-checks';
+import { SCHEDULE_DELAY_MS, filterProblem, filterWarning, instantMicros } from './bulk-export-checks';
 import { bulkExportClient } from './bulk-export-client';
 import { exportBackfill, exportFieldRepeated, exportPlannedTwice, filterNotKnown, noExportFields, unknownFormatVersion } from './bulk-export-messages';
 import { createBody } from './bulk-export-model';
@@ -26,7 +27,7 @@ export function warnOfArguments(config: ExportArguments, diagnostics: Diagnostic
   const problem = typeof config.filter === 'string' && filterProblem(config.filter) === undefined ? filterWarning(config.filter) : undefined;
   if (problem !== undefined) filterNotKnown(diagnostics, problem);
   const version = config.format_version;
-  if (typeof version === 'string' && !(EXPORT_FORMAT_VERSIONS as readonly string[]).includes(version)) unknownFormatVersion(diagnostics, version, EXPORT_FORMAT_VERSIONS);
+  if (typeof version === 'string' && !(FORMAT_VERSIONS as readonly string[]).includes(version)) unknownFormatVersion(diagnostics, version, FORMAT_VERSIONS);
   const fields = config.export_fields;
   if (fields === null || !isKnown(fields)) return;
   if (fields.length === 0) noExportFields(diagnostics);

@@ -6,6 +6,7 @@
  */
 import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport } from '../../api/schemas/bulk-export';
+import { INTERVAL_HOURS_MAX, INTERVAL_HOURS_MIN, MAX_EXPORT_DAYS } from '../../api/schemas/bulk-export-constants';
 import {
   DiagnosticError,
   UNKNOWN,
@@ -27,10 +28,8 @@ import {
   type ValidateRequest,
 } from '../framework';
 import {
-  EXPORT_DAYS_MAX,
   exportDays,
   FINAL_EXPORT_STATUSES,
-  INTERVAL_HOURS,
   exportFieldProblem,
   filterProblem,
   instantMicros,
@@ -80,14 +79,14 @@ export const bulkExportSchema = defineSchema({
     'An export of the runs of one tracing project to an export destination, as Parquet files (one export run per UTC ' +
     'day of the range). With `end_time` it is one-off; with `interval_hours` it is scheduled: the platform spawns an ' +
     'export of each interval, 10 minutes after the interval ends. Exports cannot change, so every argument replaces ' +
-    'the export, except a change that only writes the same value otherwise (the same instant, an id in another ' +
-    'case, a filter that the platform\'s parser reads the same, its strings compared in Unicode NFC), which is made in place. Destroy cancels an export still in progress and only forgets a finished one.',
+    'the export, except a change that only writes the same value otherwise (the same instant, a tracing project ' +
+    'id in another case, a filter that the platform\'s parser reads the same, its strings compared in Unicode NFC), which is made in place. Destroy cancels an export still in progress and only forgets a finished one.',
   attributes: {
     id: attr.string({ computed: true, useStateForUnknown: true, description: 'The export id; `terraform import` takes it.' }),
     destination_id: attr.string({
       required: true,
       requiresReplace: true,
-      sameValue: sameUuid,
+      // the spec types a destination id as a plain string: only the same text is the same id
       description: 'Where to write, e.g. `agentplatform_export_destination.bucket.id`.',
     }),
     session_id: attr.string({
@@ -116,8 +115,8 @@ export const bulkExportSchema = defineSchema({
     interval_hours: attr.number({
       optional: true,
       integer: true,
-      min: INTERVAL_HOURS.min,
-      max: INTERVAL_HOURS.max,
+      min: INTERVAL_HOURS_MIN,
+      max: INTERVAL_HOURS_MAX,
       requiresReplace: true,
       description: 'Hours per spawned export: a scheduled export from `start_time` on. Exactly one of `end_time` and `interval_hours`.',
     }),
@@ -190,7 +189,9 @@ function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
       'end_time',
     );
   }
-  // spec: Bulk export, an export covers the time range from `start_time` to `end_time`
+  // spec: Bulk export, an export copies the runs "of one tracing project and a time range", the range given by
+  // `start_time` and `end_time` (the export body's table); an end at or before the start makes no range, though the
+  // spec states no such rule in words
   if (typeof end === 'string' && typeof config.start_time === 'string') {
     const start = instantMicros(config.start_time);
     const stop = instantMicros(end);
@@ -301,7 +302,7 @@ async function plan({ config, prior, planned, requireReplace, diagnostics, ctx }
   const { start_time: start, end_time: end, interval_hours: hours } = planned;
   if (typeof end === 'string') {
     const days = typeof start === 'string' ? exportDays(instantMicros(start), instantMicros(end)) : NaN;
-    if (days > EXPORT_DAYS_MAX) exportRangeTooLong(diagnostics, start as string, end, days);
+    if (days > MAX_EXPORT_DAYS) exportRangeTooLong(diagnostics, start as string, end, days);
     return checkEndNotAhead({ end, ctx, diagnostics });
   }
   if (typeof start !== 'string' || typeof hours !== 'number') return;
@@ -338,7 +339,7 @@ function sameArgument(key: (typeof REPLACING_ATTRIBUTES)[number], prior: BulkExp
 
 async function update({ planned, prior }: UpdateRequest<Schema>): Promise<BulkExportModel> {
   // Every API attribute forces replacement: only Terraform's own settings change in place, and the arguments written
-  // otherwise for the same value (the same instant, the same id in another case, the same filter spaced otherwise,
+  // otherwise for the same value (the same instant, the same tracing project id in another case, the same filter spaced otherwise,
   // the same fields in another order)
   const { destination_id, session_id, start_time, end_time, filter, export_fields } = planned;
   return { ...prior, ...localSettings(planned), destination_id, session_id, start_time, end_time, filter, export_fields };

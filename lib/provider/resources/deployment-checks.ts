@@ -4,7 +4,7 @@
  * may refuse it, on the attribute at fault. Only what would put a secret in plan and state is refused. Messages never
  * carry a secret value.
  */
-import { httpUrlProblem } from '../../api/urls';
+import { httpUrlProblem, redactUserInfo } from '../../api/urls';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
@@ -59,7 +59,7 @@ export function warnOfArguments(config: DeploymentArguments, diagnostics: Diagno
     if (typeof value === 'string' && httpUrlProblem(value) === 'not-http-url') {
       diagnostics.warning(
         `Unusual ${key}`,
-        `${JSON.stringify(value)} is not an absolute http:// or https:// URL written in full, with no spaces (e.g. "https://github.com/acme/agent"): ${MAY_REFUSE}.`,
+        `${JSON.stringify(redactUserInfo(value))} is not an absolute http:// or https:// URL written in full, with no spaces (e.g. "https://github.com/acme/agent"): ${MAY_REFUSE}.`,
         key,
       );
     }
@@ -91,7 +91,14 @@ function warnOfSource(config: DeploymentArguments, diagnostics: Diagnostics): vo
   if (typeof spec.min_scale === 'number' && typeof spec.max_scale === 'number' && spec.min_scale > spec.max_scale) {
     diagnostics.warning('Unusual resource_spec.min_scale', `\`min_scale\` (${spec.min_scale}) is more than \`max_scale\` (${spec.max_scale}): ${MAY_REFUSE}.`, at('min_scale'));
   }
-  // the local platform's bounds: no replicas below 0, at least 1 at most, some CPU and memory
+  // the local platform's rules (the spec shows nothing of resource_spec): whole counts of replicas and MiB, no replicas
+  // below 0, at least 1 at most, some CPU and memory
+  for (const key of ['min_scale', 'max_scale', 'memory_mb'] as const) {
+    const value = spec[key];
+    if (typeof value === 'number' && !Number.isInteger(value)) {
+      diagnostics.warning(`Unusual resource_spec.${key}`, `\`${key}\` (${value}) is not a whole number: ${MAY_REFUSE}.`, at(key));
+    }
+  }
   for (const [key, least, strictly] of [['min_scale', 0, false], ['max_scale', 1, false], ['cpu', 0, true], ['memory_mb', 1, false]] as const) {
     const value = spec[key];
     if (typeof value === 'number' && (strictly ? value <= least : value < least)) {

@@ -54,6 +54,8 @@ const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
 // ---- schema ----
 
 const timeouts = DEPLOYMENT_TIMEOUTS;
+/** Within JavaScript's safe integers, where a whole number is still exact as the JSON number the API takes. */
+const EXACT = { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } as const;
 
 /** The schema of `agentplatform_deployment`. */
 export const deploymentSchema = defineSchema({
@@ -90,13 +92,13 @@ export const deploymentSchema = defineSchema({
       optional: true,
       computed: true,
       useStateForUnknown: true,
-      description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (`main`), also once taken out of the configuration. A change deploys a new revision.',
+      description: 'Branch, tag (`refs/tags/...`) or commit to deploy (`github` only). Default: the platform\'s (the local platform\'s: `main`), also once taken out of the configuration. A change deploys a new revision.',
     }),
     graph_config_path: attr.string({
       optional: true,
       computed: true,
       useStateForUnknown: true,
-      description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (`langgraph.json`), also once taken out of the configuration. A change deploys a new revision.',
+      description: 'Path of the graph configuration in the repository (`github` only). Default: the platform\'s (the local platform\'s: `langgraph.json`), also once taken out of the configuration. A change deploys a new revision.',
     }),
     image_uri: attr.string({ optional: true, description: 'Container image to run (`external_docker`: required). A change deploys a new revision.' }),
     build_on_push: attr.bool({
@@ -110,10 +112,12 @@ export const deploymentSchema = defineSchema({
     custom_url: attr.string({ optional: true, sameValue: sameUrl, validate: (value) => userInfoProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
     resource_spec: attr.object(
       {
-        min_scale: attr.number({ optional: true, integer: true, description: 'Fewest replicas (0 lets it scale to zero).' }),
-        max_scale: attr.number({ optional: true, integer: true, description: 'Most replicas; at least `min_scale`.' }),
+        // the spec shows nothing of resource_spec: a fraction is warned of at plan (deployment-checks.ts); the bounds are
+        // no platform rule but the numbers a JSON number carries exactly, as the client writes it
+        min_scale: attr.number({ optional: true, ...EXACT, description: 'Fewest replicas (0 lets it scale to zero).' }),
+        max_scale: attr.number({ optional: true, ...EXACT, description: 'Most replicas; at least `min_scale`.' }),
         cpu: attr.number({ optional: true, description: 'CPUs per replica, e.g. `0.5` or `2`.' }),
-        memory_mb: attr.number({ optional: true, integer: true, description: 'Memory per replica, in MiB.' }),
+        memory_mb: attr.number({ optional: true, ...EXACT, description: 'Memory per replica, in MiB.' }),
       },
       { optional: true, description: 'Scaling and size of the replicas; what is left out is the platform\'s default.' },
     ),

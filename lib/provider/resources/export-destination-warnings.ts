@@ -3,7 +3,7 @@
  * refuse all the same: an empty name or key (an unset variable, typically), a region or endpoint of an unusual form.
  */
 import { isRegionName } from '../../api/schemas/bulk-export-constants';
-import { httpUrlProblem } from '../../api/urls';
+import { httpUrlProblem, redactUserInfo } from '../../api/urls';
 import { isKnown, type Diagnostics, type UNKNOWN } from '../framework';
 
 /**
@@ -28,7 +28,7 @@ export function warnOfAddress(
   if (typeof planned.endpoint_url === 'string' && httpUrlProblem(planned.endpoint_url) === 'not-http-url') {
     diagnostics.warning(
       'Unusual endpoint_url',
-      `${JSON.stringify(planned.endpoint_url)} is not an http:// or https:// address written in full (e.g. "https://s3.example.com"): the platform may refuse it as "Invalid endpoint".`,
+      `${JSON.stringify(redactUserInfo(planned.endpoint_url))} is not an http:// or https:// address written in full (e.g. "https://s3.example.com"): the platform may refuse it as "Invalid endpoint".`,
       'endpoint_url',
     );
   }
