@@ -5,11 +5,12 @@
  * export frees it; requests with the same key at the same time make one object; a malformed key is a 422.
  */
 import { DeleteBucketCommand } from '@aws-sdk/client-s3';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ManualClock } from '../../lib/local/clock';
+import { openDatabase } from '../../lib/local/db';
 import { KEY_LIFETIME_MS } from '../../lib/local/idempotency';
 import { startLocalPlatform, type LocalPlatform } from '../../lib/local/platform';
 import { destinationOn, startTestS3, type TestS3 } from '../tracing/support/s3';
@@ -171,4 +172,37 @@ test('a completed one-off export stands for its key until a cancel request, even
   const made = await send('POST', '/api/v1/bulk-exports', body, 'key-completing');
   expect([made.status, made.replayed]).toEqual([201, null]);
   expect(made.body.id).not.toBe(first.body.id);
+});
+
+test('a body is kept as a digest keyed with the data dir\'s key: never its secrets, nor a plain hash of them', async () => {
+  const body = withSecret('digested', 'a-secret-value');
+  expect((await send('POST', '/v2/deployments', body, 'key-digested')).status).toBe(201);
+  const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idempotency-other-'));
+  const other = await startLocalPlatform({ dataDir: otherDir, apiKeys: [API_KEY], clock });
+  try {
+    const answer = await fetch(new URL('/v2/deployments', other.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, 'idempotency-key': 'key-digested' },
+      body: JSON.stringify(body),
+    });
+    expect(answer.status).toBe(201);
+    const digests = [dataDir, otherDir].map((dir) => {
+      const db = openDatabase(dir);
+      try {
+        return db.prepare("SELECT body_digest FROM cp_idempotency_keys WHERE key = 'key-digested'").pluck().get() as string;
+      } finally {
+        db.close();
+      }
+    });
+    // the same body under two data dirs' keys: two digests, neither a plain hash of the body
+    expect(digests[0]).not.toBe(digests[1]);
+    const plain = createHash('sha256').update(JSON.stringify(body)).digest();
+    for (const digest of digests) {
+      expect(digest).not.toContain('a-secret-value');
+      expect([plain.toString('base64url'), plain.toString('hex'), plain.toString('base64')]).not.toContain(digest);
+    }
+  } finally {
+    await other.close();
+    fs.rmSync(otherDir, { recursive: true, force: true });
+  }
 });
