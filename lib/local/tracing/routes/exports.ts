@@ -58,8 +58,9 @@ export function exportRoutes({ auth, exports, engine, destinations, sessions, cl
     });
     const { object: row, replayed } = await idempotencyKeys.create(tenantId, idempotencyKeyOf(c), {
       body,
-      // an export that ended without completing cannot be restarted (the spec: a new one must be created), so the
-      // same create again is a new export; a completed one stands for its key until a cancel request gives it up
+      // an export that ended without completing stays so (the spec has no way out of a final status, and of a cancelled
+      // export says a new one must be created), so the same create again is a new export; a completed one stands for
+      // its key until a cancel request gives it up
       live: (id) => {
         const made = exports.get(tenantId, id);
         return made && (made.status === 'Completed' || !isFinalBulkExportStatus(made.status)) ? made : undefined;
