@@ -5,7 +5,7 @@
  * platform started with another key (a lost key file, a changed variable) refuses to start instead of failing on
  * every secret later.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MigrationSet, PlatformDatabase } from './db';
@@ -21,6 +21,9 @@ const KEY_CHECK_TEXT = 'agentplatform-local secret key check';
 
 /** Encrypts and decrypts short strings. */
 export class SecretBox {
+  /** The HMAC keys of {@link digest}, by purpose. */
+  private readonly digestKeys = new Map<string, Buffer>();
+
   private constructor(private readonly key: Buffer) {}
 
   /**
@@ -83,6 +86,20 @@ export class SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * A keyed digest (HMAC-SHA-256, base64url) of `data`, for comparing values that hold secrets without keeping them:
+   * unlike a plain hash, it cannot be checked against guesses without the data dir's key. Its key is derived from the
+   * data dir's key for `purpose` (HKDF), never the encryption key itself, so that no use of one weakens the other.
+   */
+  digest(purpose: string, data: string): string {
+    let key = this.digestKeys.get(purpose);
+    if (key === undefined) {
+      key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `agentplatform-local digest: ${purpose}`, KEY_BYTES));
+      this.digestKeys.set(purpose, key);
+    }
+    return createHmac('sha256', key).update(data, 'utf8').digest('base64url');
   }
 
   /** Whether `sealed` was sealed with this key (and, for the data dir's record of its key, holds the record's text). */

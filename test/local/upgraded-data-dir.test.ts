@@ -2,7 +2,8 @@
  * A data dir made by an earlier version of the local platform starts as it was: its secrets are opened with the key
  * they were sealed with, and a start with any other key is refused before anything is written (its migrations
  * included); its API keys keep
- * working, but for the dev key once other keys are given; its files become their owner's alone.
+ * working, but for the dev key once other keys are given; its files become their owner's alone; its idempotency keys,
+ * kept without a digest of their body, match any body for the rest of their day.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -165,4 +166,30 @@ test('a data dir whose files others can read is made its owner\'s alone at start
   const quiet: string[] = [];
   await (await startLocalPlatform({ dataDir, log: (line) => quiet.push(line) })).close();
   expect(quiet).toEqual([]);
+});
+
+test('an Idempotency-Key kept before body digests matches any body for the rest of its day', async () => {
+  const dataDir = tempDataDir();
+  const withToken = (value: string) => githubBody({ name: 'keyed-before', secrets: [{ name: 'TOKEN', value }] });
+  const create = (api: RawApi, value: string) => api.request('POST', '/v2/deployments', { body: withToken(value), headers: { 'Idempotency-Key': 'kept-key' } });
+  let platform = await startLocalPlatform({ dataDir });
+  const first = await create(new RawApi(platform.url, platform.devApiKey), 'first');
+  expect(first.status).toBe(201);
+  await platform.close();
+  // as a data dir of the version before the digests: the column is there (migrated), empty
+  const db = openDatabase(dataDir);
+  db.prepare('UPDATE cp_idempotency_keys SET body_digest = NULL').run();
+  db.close();
+  platform = await startLocalPlatform({ dataDir });
+  try {
+    const api = new RawApi(platform.url, platform.devApiKey);
+    const replayed = await create(api, 'rotated');
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body.id]).toEqual([201, 'true', first.body.id]);
+    // the key was taken as it was: it still has no digest, and another body is replayed for the rest of its day
+    const digest = openDatabase(dataDir);
+    expect(digest.prepare('SELECT body_digest FROM cp_idempotency_keys').pluck().all()).toEqual([null]);
+    digest.close();
+  } finally {
+    await platform.close();
+  }
 });

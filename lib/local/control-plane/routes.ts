@@ -14,7 +14,7 @@ import { queryParam } from '../query-params';
 import { RevisionPipeline } from './pipeline';
 import { DEPLOYMENT_MIGRATIONS, DeploymentStore } from './store';
 import { checkPatchRules, parsePatchBody, validateCreate } from './validation';
-import { IdempotencyKeys, REPLAYED_HEADER, idempotencyKeyOf, idempotencyKeysMigration } from '../idempotency';
+import { IdempotencyKeys, REPLAYED_HEADER, idempotencyBodyDigestMigration, idempotencyKeyOf, idempotencyKeysMigration } from '../idempotency';
 
 /** The control plane's `Idempotency-Key` table (see idempotency.ts). */
 const IDEMPOTENCY_TABLE = 'cp_idempotency_keys';
@@ -37,7 +37,7 @@ function mountControlPlane(ctx: ModuleContext) {
   const pipeline = new RevisionPipeline(ctx.db, ctx.clock, ctx.timings, ctx.log);
   const store = new DeploymentStore(ctx.db, ctx.clock, ctx.secrets, pipeline);
   const templates = new SandboxTemplateStore(ctx.db, ctx.clock, ctx.secrets);
-  const keys = new IdempotencyKeys(ctx.db, IDEMPOTENCY_TABLE, ctx.clock);
+  const keys = new IdempotencyKeys(ctx.db, IDEMPOTENCY_TABLE, ctx.clock, ctx.secrets);
   const auth = requireApiKey(ctx.auth);
   const app = ctx.app;
   const tenantOf = (c: Ctx) => c.get('principal').tenantId;
@@ -50,9 +50,11 @@ function mountControlPlane(ctx: ModuleContext) {
   };
 
   app.post('/v2/deployments', auth, async (c) => {
-    const input = validateCreate(await readJsonBody(c));
+    const body = await readJsonBody(c);
+    const input = validateCreate(body);
     const tenantId = tenantOf(c);
     const { object, replayed } = await keys.create(tenantId, idempotencyKeyOf(c), {
+      body,
       // a deployment being deleted frees its name: the key no longer stands for it
       live: (id) => {
         const record = store.find(tenantId, id);
@@ -150,7 +152,12 @@ function mountControlPlane(ctx: ModuleContext) {
 export const controlPlaneModule: PlatformModule = {
   migrations: {
     module: 'control-plane',
-    migrations: [...DEPLOYMENT_MIGRATIONS, ...SANDBOX_TEMPLATE_MIGRATIONS, idempotencyKeysMigration('004-idempotency-keys', IDEMPOTENCY_TABLE)],
+    migrations: [
+      ...DEPLOYMENT_MIGRATIONS,
+      ...SANDBOX_TEMPLATE_MIGRATIONS,
+      idempotencyKeysMigration('004-idempotency-keys', IDEMPOTENCY_TABLE),
+      idempotencyBodyDigestMigration('005-idempotency-key-body-digest', IDEMPOTENCY_TABLE),
+    ],
     sealedColumns: [{ table: 'cp_secrets', column: 'sealed_value' }, ...SANDBOX_TEMPLATE_SEALED_COLUMNS],
   },
   mount: mountControlPlane,

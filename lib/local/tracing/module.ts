@@ -81,7 +81,7 @@ export function createTracingModule(overrides: Partial<TracingSettings> = {}): P
       const stores = createTracingStores(ctx.db, ctx.clock, ctx.secrets);
       const engine = new ExportEngine(stores.exports, stores.runs, stores.destinations, ctx.clock, settings, ctx.log);
       const auth = requireApiKey(ctx.auth);
-      const idempotencyKeys = new IdempotencyKeys(ctx.db, TRACING_IDEMPOTENCY_TABLE, ctx.clock);
+      const idempotencyKeys = new IdempotencyKeys(ctx.db, TRACING_IDEMPOTENCY_TABLE, ctx.clock, ctx.secrets);
       const api = new Hono<PlatformEnv>();
       api.route('/', traceStoreRoutes({ auth, ...stores }));
       // destinations first: `/bulk-exports/destinations` must not be taken for an export id

@@ -30,12 +30,15 @@ export function destinationRoutes({ auth, destinations, s3Limits, idempotencyKey
 
   app.post('/bulk-exports/destinations', auth, async (c) => {
     const validator = new RequestValidator();
-    const body = validator.parse(DestinationCreateBody, await readJsonBody(c), ['body']);
+    const raw = await readJsonBody(c);
+    const body = validator.parse(DestinationCreateBody, raw, ['body']);
     if (body) checkDestinationConfig(validator, body.config);
     validator.throwIfFailed();
     const credentials = body!.credentials ?? null;
     const tenantId = c.get('principal').tenantId;
     const { object, replayed } = await idempotencyKeys.create(tenantId, idempotencyKeyOf(c), {
+      // credentials are part of the body: a create with other credentials is a new destination, not the old one
+      body: raw,
       live: (id) => destinations.get(tenantId, id),
       create: async () => {
         await validateDestination(body!.config, credentials, s3Limits);

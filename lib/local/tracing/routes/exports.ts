@@ -3,6 +3,7 @@
  * runs, and cancel (the only PATCH the platform allows).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
+import { isFinalBulkExportStatus } from '../../../api/schemas/bulk-export';
 import { BulkExportUpdateBody } from '../request-bodies';
 import { HttpError } from '../../errors';
 import { REPLAYED_HEADER, idempotencyKeyOf, type IdempotencyKeys } from '../../idempotency';
@@ -49,16 +50,20 @@ export function exportRoutes({ auth, exports, engine, destinations, sessions, cl
 
   app.post('/bulk-exports', auth, async (c) => {
     const tenantId = c.get('principal').tenantId;
-    const request = validateExportRequest(await readJsonBody(c), {
+    const body = await readJsonBody(c);
+    const request = validateExportRequest(body, {
       sessionExists: (id) => sessions.get(tenantId, id) !== undefined,
       destinationExists: (id) => destinations.get(tenantId, id) !== undefined,
       nowMs: clock.now(),
     });
     const { object: row, replayed } = await idempotencyKeys.create(tenantId, idempotencyKeyOf(c), {
-      // a cancelled export cannot be restarted: a new one is made, as the spec says
+      body,
+      // an export that ended without completing stays so (the spec has no way out of a final status, and of a cancelled
+      // export says a new one must be created), so the same create again is a new export; a completed one stands for
+      // its key until a cancel request gives it up
       live: (id) => {
         const made = exports.get(tenantId, id);
-        return made && made.status !== 'Cancelled' ? made : undefined;
+        return made && (made.status === 'Completed' || !isFinalBulkExportStatus(made.status)) ? made : undefined;
       },
       create: () => exports.create({
       tenantId,
@@ -92,10 +97,13 @@ export function exportRoutes({ auth, exports, engine, destinations, sessions, cl
   });
 
   app.patch('/bulk-exports/:export_id', auth, async (c) => {
-    const row = exportIdOf(c.req.param('export_id'), c.get('principal').tenantId);
+    const tenantId = c.get('principal').tenantId;
+    const row = exportIdOf(c.req.param('export_id'), tenantId);
     const validator = new RequestValidator();
     validator.parse(BulkExportUpdateBody, await readJsonBody(c), ['body']);
     validator.throwIfFailed();
+    // the client is done with this export, also when it had ended (409): the same create again makes a new one
+    idempotencyKeys.release(tenantId, row.id);
     engine.cancel(row.id);
     return c.json(toBulkExport(exports.exportRow(row.id)!));
   });

@@ -3,7 +3,7 @@
  * Run timestamps are integer microseconds (see `time.ts`); API timestamps are ISO strings; JSON columns are text.
  */
 import type { MigrationSet } from '../../db';
-import { idempotencyKeysMigration } from '../../idempotency';
+import { idempotencyBodyDigestMigration, idempotencyKeysMigration } from '../../idempotency';
 
 /** The table of the `Idempotency-Key`s of destination and export creates. */
 export const TRACING_IDEMPOTENCY_TABLE = 'tracing_idempotency_keys';
@@ -182,6 +182,8 @@ export const TRACING_MIGRATIONS: MigrationSet = {
     },
     // the `Idempotency-Key`s of destination and export creates (idempotency.ts)
     idempotencyKeysMigration('006-idempotency-keys', TRACING_IDEMPOTENCY_TABLE),
+    // the digest of the body that made a key's object: another body under the key is a new create (idempotency.ts)
+    idempotencyBodyDigestMigration('007-idempotency-key-body-digest', TRACING_IDEMPOTENCY_TABLE),
   ],
   sealedColumns: [{ table: 'bulk_export_destinations', column: 'credentials_ciphertext' }],
 };
