@@ -2,20 +2,7 @@
  * Deterministic generator of valid filter ASTs, built from the filter field table, for round-trip tests.
  */
 import { FIELD_TYPE_RULES, FILTER_FIELDS, type FilterExpr, type FilterField, type FilterScalar } from '../../lib/api/filter';
-
-type Random = () => number;
-
-/** mulberry32: a tiny seeded PRNG, so a failing case can be replayed. */
-function seeded(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as seeded, type Random } from '../support/seeded-random';
 
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)];
 const CHARACTERS = ['a', 'Z', '0', ' ', '"', "'", '\\', '\n', '\t', '\u0001', 'é', '😀', '%', '_', ',', '(', ')'];

@@ -2,17 +2,8 @@
  * `like` as SQL means it, on patterns and values of every shape a small alphabet gives (escapes, `_` runs longer than a
  * machine word, characters outside the BMP), and decided in about one pass over a long value whatever the pattern.
  */
-import { compileFilter, parseFilter, type TraceRunLike } from '../../lib/api/filter';
+import { likes, reference } from './like-reference';
 
-/** The meaning of a LIKE pattern as a RegExp: exact, and fine on short values (it backtracks on long ones). */
-const reference = (pattern: string, value: string): boolean => {
-  const source = Array.from(pattern.matchAll(/\\(.)|(%)|(_)|(.)/gsu), ([, escaped, any, one, char]) =>
-    any ? '[\\s\\S]*' : one ? '[\\s\\S]' : (escaped ?? char)!.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'),
-  ).join('');
-  return new RegExp(`^${source}$`, 'u').test(value);
-};
-const likes = (pattern: string, value: string): boolean =>
-  compileFilter(parseFilter(`like(name, ${JSON.stringify(pattern)})`))({ name: value } as TraceRunLike);
 
 /** A small deterministic generator (mulberry32), so a failure is seen again. */
 function random(seed: number): () => number {

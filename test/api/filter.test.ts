@@ -14,6 +14,7 @@ import {
   type TraceRunLike,
 } from '../../lib/api/filter';
 import { generateFilters } from './filter-generator';
+import { likes, reference } from './like-reference';
 
 const ROOT_ID = '7b0c5a86-2f1e-4d5b-9a43-6c1f0e2d3b4a';
 const LLM_ID = '1f2e3d4c-5b6a-4789-8a7b-6c5d4e3f2a1b';
@@ -389,15 +390,6 @@ describe('helpers', () => {
 
 
 describe('like', () => {
-  /** The meaning of a LIKE pattern as a RegExp: exact, and fine on short values (it backtracks on long ones). */
-  const reference = (pattern: string, value: string): boolean => {
-    const source = Array.from(pattern.matchAll(/\\(.)|(%)|(_)|(.)/gsu), ([, escaped, any, one, char]) =>
-      any ? '[\\s\\S]*' : one ? '[\\s\\S]' : (escaped ?? char)!.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'),
-    ).join('');
-    return new RegExp(`^${source}$`, 'u').test(value);
-  };
-  const likes = (pattern: string, value: string): boolean =>
-    compileFilter(parseFilter(`like(name, ${JSON.stringify(pattern)})`))({ name: value } as TraceRunLike);
 
   it('agrees with the SQL meaning on every pattern and value of a small alphabet', () => {
     const patterns = ['', '%', '_', 'a', 'a%', '%a', '%a%', 'a_b', '%%b', 'a%b%a', '_%_', '%ab%ba%', '\\%a', 'a\\_', 'b%%%', '%_%_%'];

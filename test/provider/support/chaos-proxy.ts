@@ -7,6 +7,7 @@
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { seededRandom } from '../../support/seeded-random';
 
 /** What happened to a request. */
 export type Fate = 'refused' | 'bad-gateway' | 'reset' | 'delayed' | 'passed';
@@ -42,18 +43,6 @@ export interface ChaosProxy {
 }
 
 const BAD_GATEWAY = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>';
-
-/** mulberry32: a small, well-distributed 32-bit generator; enough for test fates. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function startChaosProxy(upstream: string, settings: ChaosSettings): Promise<ChaosProxy> {
   const target = new URL(upstream);
