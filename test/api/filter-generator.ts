@@ -2,7 +2,9 @@
  * Deterministic generator of valid filter ASTs, built from the filter field table, for round-trip tests.
  */
 import { FIELD_TYPE_RULES, FILTER_FIELDS, type FilterExpr, type FilterField, type FilterScalar } from '../../lib/api/filter';
-import { seededRandom as seeded, type Random } from '../support/seeded-random';
+import { prng as seeded } from '../../lib/local/tracing/synthetic/generate';
+
+type Random = () => number;
 
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)];
 const CHARACTERS = ['a', 'Z', '0', ' ', '"', "'", '\\', '\n', '\t', '\u0001', 'é', '😀', '%', '_', ',', '(', ')'];

@@ -7,7 +7,7 @@
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { seededRandom } from '../../support/seeded-random';
+import { prng as seededRandom } from '../../../lib/local/tracing/synthetic/generate';
 
 /** What happened to a request. */
 export type Fate = 'refused' | 'bad-gateway' | 'reset' | 'delayed' | 'passed';

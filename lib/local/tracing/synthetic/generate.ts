@@ -51,8 +51,8 @@ const WORDS = (
 const PROMPT_COST_PER_TOKEN = 0.000_003;
 const COMPLETION_COST_PER_TOKEN = 0.000_015;
 
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
+/** A small deterministic PRNG (mulberry32); the tests' seeded cases use it too, so that a failing one can be replayed. */
+export function prng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
