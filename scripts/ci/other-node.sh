@@ -1,0 +1,52 @@
+#!/bin/bash
+# Runs the tests on another Node.js version: jest itself, and every node the tests start (the local platform, and the
+# provider terraform launches, which takes the first node on the PATH), run on the pinned Node 22 or 24 that
+# node-version.sh installs. Native addons compiled against V8 (better-sqlite3) are rebuilt for that Node into
+# .cache/node/<major>/addons, a copy, and loaded from there (native-addons.cjs): node_modules stays built for the
+# Node it was installed with. Node-API addons (snappy's) load on any version as they are.
+# Without jest arguments it runs the construct, provider and local platform suites.
+# Usage: bash scripts/ci/other-node.sh 22|24 [jest arguments]
+set -euo pipefail
+
+major=${1:?usage: other-node.sh 22|24 [jest arguments]}
+shift
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+
+home=$(bash scripts/ci/node-version.sh "$major")
+export PATH="$home/bin:$PATH"
+version=$(node --version)
+[ "$(command -v node)" = "$home/bin/node" ] || { echo "other-node: $home/bin/node is not the first node on the PATH" >&2; exit 1; }
+
+# npm's own node-gyp (the one `npm rebuild` uses), found beside npm-cli.js
+npm_cli=$(readlink -f "$(command -v npm)")
+node_gyp="$(dirname "$npm_cli")/../node_modules/node-gyp/bin/node-gyp.js"
+[ -f "$node_gyp" ] || { echo "other-node: npm's node-gyp is not at $node_gyp" >&2; exit 1; }
+
+modules=$(cd node_modules && pwd -P)
+addons="$root/.cache/node/$major/addons"
+for package in better-sqlite3; do
+  source="$modules/$package"
+  copy="$addons/$package"
+  built_for="$version $(node -p "require('$source/package.json').version")"
+  if [ "$(cat "$copy/.built-for" 2>/dev/null)" != "$built_for" ]; then
+    echo "other-node: building $package for Node $version" >&2
+    rm -rf "$copy"
+    mkdir -p "$copy"
+    (cd "$source" && tar --exclude=./build -cf - .) | (cd "$copy" && tar -xf -)
+    # the compiler's output goes to a log, shown only if the build fails
+    (cd "$copy" && node "$node_gyp" rebuild --release --nodedir="$home" >"$addons/$package.build.log" 2>&1) || {
+      tail -n 40 "$addons/$package.build.log" >&2
+      exit 1
+    }
+    echo "$built_for" > "$copy/.built-for"
+  fi
+done
+
+export AGENTPLATFORM_ADDONS_FROM="$modules" AGENTPLATFORM_ADDONS_DIR="$addons"
+export NODE_OPTIONS="${NODE_OPTIONS:-} --require \"$root/scripts/ci/native-addons.cjs\""
+# test/provider/node-version.test.ts checks that jest and the processes it starts run on this version
+export AGENTPLATFORM_TEST_NODE="$version"
+echo "other-node: jest on Node $version ($home/bin/node)" >&2
+[ $# -gt 0 ] || set -- test/constructs test/provider test/local
+exec node node_modules/jest/bin/jest.js "$@"
