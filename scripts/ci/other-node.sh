@@ -1,10 +1,10 @@
 #!/bin/bash
 # Runs the tests on another Node.js version: jest itself, and every node the tests start (the local platform, and the
 # provider terraform launches, which takes the first node on the PATH), run on the pinned Node 22 or 24 that
-# node-version.sh installs. Native addons compiled against V8 (better-sqlite3) are rebuilt for that Node into
-# .cache/node/<major>/addons, a copy, and loaded from there (native-addons.cjs): node_modules stays built for the
-# Node it was installed with. Node-API addons (snappy's) load on any version as they are. cdktf-cli's node-pty ships
-# builds for Node 22 and not 24, and only the cdktf CLI loads it, which these tests do not run from node_modules.
+# node-version.sh installs. Native addons compiled against V8 are built for that Node into .cache/node/<major>/addons,
+# a copy, and loaded from there (native-addons.cjs): node_modules stays built for the Node it was installed with.
+# That is better-sqlite3, and the node-pty of cdktf-cli (which the tests run) for a Node it ships no prebuilt addon for
+# (24); Node-API addons (snappy's) load on any version as they are.
 # Without jest arguments it runs the construct, provider and local platform suites.
 # Usage: bash scripts/ci/other-node.sh 22|24 [jest arguments]
 set -euo pipefail
@@ -25,7 +25,13 @@ node_gyp="$(dirname "$npm_cli")/../node_modules/node-gyp/bin/node-gyp.js"
 
 modules=$(cd node_modules && pwd -P)
 addons="$root/.cache/node/$major/addons"
-for package in better-sqlite3; do
+# node-pty's own loader takes prebuilds/<platform>-<arch>/node.abi<ABI>.node when there is one
+pty=@cdktf/node-pty-prebuilt-multiarch
+pty_prebuilt=$(node -p "const os = require('node:os'); require('node:fs').existsSync(
+  '$modules/$pty/prebuilds/' + os.platform() + '-' + os.arch() + '/node.abi' + process.versions.modules + '.node')")
+packages=(better-sqlite3)
+[ "$pty_prebuilt" = true ] || packages+=("$pty")
+for package in "${packages[@]}"; do
   source="$modules/$package"
   copy="$addons/$package"
   built_for="$version $(node -p "require('$source/package.json').version")"
@@ -36,16 +42,16 @@ for package in better-sqlite3; do
     (cd "$source" && tar --exclude=./build -cf - .) | (cd "$copy" && tar -xf -)
     # node-gyp takes npm_config_* variables over its arguments (`npm run` sets them from npm's configuration, which
     # may name another Node's headers); the compiler's output goes to a log, shown only if the build fails
+    log="$addons/${package//\//+}.build.log"
     (cd "$copy" && npm_config_nodedir="$home" NPM_CONFIG_NODEDIR="$home" \
-      node "$node_gyp" rebuild --release --nodedir="$home" >"$addons/$package.build.log" 2>&1) || {
-      tail -n 40 "$addons/$package.build.log" >&2
+      node "$node_gyp" rebuild --release --nodedir="$home" >"$log" 2>&1) || {
+      tail -n 40 "$log" >&2
       exit 1
     }
     echo "$built_for" > "$copy/.built-for"
   fi
 done
 
-export AGENTPLATFORM_ADDONS_FROM="$modules" AGENTPLATFORM_ADDONS_DIR="$addons"
 export NODE_OPTIONS="${NODE_OPTIONS:-} --require \"$root/scripts/ci/native-addons.cjs\""
 # test/provider/node-version.test.ts checks that jest and the processes it starts run on this version
 export AGENTPLATFORM_TEST_NODE="$version"
