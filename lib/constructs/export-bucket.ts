@@ -12,6 +12,22 @@ import { awsResources } from './aws-resources';
 import { Violations, messages } from './errors';
 import { exportActions, exportKeyPattern, exportPolicyDocument, type ExportPermissionOptions } from './export-permissions';
 
+/** An IAM user or role that an export grant is attached to. */
+export interface ExportIdentity {
+  /** `user` or `role`. */
+  readonly kind: string;
+  /** The user's or role's name. */
+  readonly name: string;
+}
+
+/** The IAM roles of a self-hosted installation's export system, for {@link ExportPrincipal.selfHosted}. */
+export interface SelfHostedExportRoles {
+  /** The IAM role of the platform's backend service. */
+  readonly backendRoleName: string;
+  /** The IAM role of the platform's queue service (the export workers). */
+  readonly queueRoleName: string;
+}
+
 /** Who the platform writes as: an IAM user (with an access key) or the roles of a self-hosted installation. */
 export class ExportPrincipal {
   /** An IAM user, e.g. one whose access key a destination uses. */
@@ -27,10 +43,8 @@ export class ExportPrincipal {
   /**
    * A self-hosted installation whose destinations use the host's environment credentials: both the backend service
    * and the queue service of the export system write to the bucket, so both roles get the grant.
-   * @param roles.backendRoleName the IAM role of the platform's backend service
-   * @param roles.queueRoleName the IAM role of the platform's queue service (the export workers)
    */
-  static selfHosted(roles: { readonly backendRoleName: string; readonly queueRoleName: string }): ExportPrincipal {
+  static selfHosted(roles: SelfHostedExportRoles): ExportPrincipal {
     return new ExportPrincipal([
       { kind: 'role', name: roles.backendRoleName },
       { kind: 'role', name: roles.queueRoleName },
@@ -39,7 +53,7 @@ export class ExportPrincipal {
 
   private constructor(
     /** The IAM identities that get the grant. */
-    readonly identities: ReadonlyArray<{ readonly kind: 'user' | 'role'; readonly name: string }>,
+    readonly identities: ExportIdentity[],
   ) {}
 }
 
@@ -48,7 +62,7 @@ export interface ExportGrant {
   /** The IAM policy document, as JSON (references to other resources are Terraform interpolations). */
   readonly policyDocument: string;
   /** The inline policies attached, one per identity: depend on them before the platform writes. */
-  readonly policies: readonly ITerraformDependable[];
+  readonly policies: ITerraformDependable[];
 }
 
 /** Options of {@link IExportBucket.withAccessKey}: the permissions, and the IAM user's name. */
@@ -88,7 +102,7 @@ export interface IExportBucket extends IConstruct {
   /** The bucket's region, if known. */
   readonly region?: string;
   /** Every grant made so far; a destination on this bucket depends on them. */
-  readonly grants: readonly ExportGrant[];
+  readonly grants: ExportGrant[];
   /** Attaches an IAM policy with exactly the export permissions on the export prefix to `principal`. */
   grantExport(principal: ExportPrincipal, options?: ExportPermissionOptions): ExportGrant;
   /**
@@ -183,8 +197,8 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   private accessKey?: { readonly key: ExportAccessKey; readonly actions: string };
 
   /** Every grant made so far; a destination on this bucket depends on them. */
-  get grants(): readonly ExportGrant[] {
-    return this.grantList;
+  get grants(): ExportGrant[] {
+    return [...this.grantList];
   }
 
   /** The export access key, once `withAccessKey` has made it. */
@@ -302,8 +316,11 @@ export class ExportBucket extends ExportBucketBase {
   readonly bucketArn: string;
   /** The key prefix exports write under ('' for the whole bucket). */
   readonly prefix: string;
-  /** The bucket's region (a reference: the region the AWS provider makes it in). */
-  readonly region: string;
+  /**
+   * The bucket's region (a reference: the region the AWS provider makes it in); always set, though typed optional as
+   * in {@link IExportBucket}.
+   */
+  readonly region?: string;
   /** The `aws_s3_bucket` resource, for escape hatches. */
   readonly bucket: S3Bucket;
 
