@@ -12,7 +12,7 @@
  * Usage: npm run build:packages
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { buildSync, type BuildOptions } from 'esbuild';
@@ -106,6 +106,7 @@ function bundleProvider(dir: string): void {
   // a warning (a module esbuild could not resolve, a construct it cannot carry over) would ship a bundle that fails
   const problems = results.flatMap((result) => [...result.errors, ...result.warnings]);
   if (problems.length > 0) throw new Error(`bundling the provider failed: ${problems.map((problem) => problem.text).join('; ')}`);
+  chmodSync(join(dir, 'bin', 'agentplatform-provider.js'), 0o755);
 }
 
 /** The license, and the bundled dependencies (`bundledDependencies`) where `npm pack` takes them from. */

@@ -3,7 +3,7 @@
  * TypeScript API with the repository's own compiler options, so the construct package's sources follow the imports
  * of `lib/constructs` as they change instead of a list kept by hand.
  */
-import { dirname, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 /**
@@ -27,9 +27,4 @@ export function importClosure(entry: string, sourceRoot: string, tsconfigPath: s
     .filter((file) => file.startsWith(root + sep) && !file.split(sep).includes('node_modules') && !file.endsWith('.d.ts'))
     .map((file) => relative(root, file).split(sep).join('/'))
     .sort();
-}
-
-/** The folders the closure's files sit in, relative to the source root (for reporting). */
-export function closureFolders(files: readonly string[]): string[] {
-  return [...new Set(files.map((file) => dirname(file)))].sort();
 }

@@ -7,13 +7,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { tarballPath, type Flavour } from '../../scripts/build-packages';
+import { packageDir, tarballPath, type Flavour } from '../../scripts/build-packages';
 import { REPO_ROOT, newestSourceMtime } from '../local/support/build';
 
 export type { Flavour };
 
 /** The folder of a flavour's package in this repository (its built files are there after a build). */
-export const packageFolder = (flavour: Flavour): string => join(REPO_ROOT, 'packages', flavour);
+export const packageFolder = packageDir;
 
 const BUILD_SCRIPT = join(REPO_ROOT, 'dist', 'scripts', 'build-packages.js');
 const LOCK_DIR = join(REPO_ROOT, 'dist', '.packages-build.lock');
