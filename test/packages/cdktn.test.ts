@@ -1,9 +1,10 @@
 /**
  * The CDK Terrain flavour (`@agentplatform/cdktn`) is the cdktf package with its modules renamed: its tarball's
- * compiled files import `cdktn` and `@cdktn/provider-aws`, and no module of cdktf at all.
+ * compiled files import `cdktn` and `@cdktn/provider-aws`, and no module of cdktf at all; a cdktn app that installs
+ * it (with cdktn and constructs from the registry, and no cdktf) synthesises a stack with it.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { CDKTN_RENAMES, moduleSpecifiers, packageOf, renameModules } from '../../scripts/packages/module-specifiers';
@@ -68,5 +69,38 @@ describe('@agentplatform/cdktn', () => {
     }
     const all = new Set([...cdktn.values()].flat());
     expect([...all].filter((pkg) => pkg.includes('cdktn')).sort()).toEqual(['@cdktn/provider-aws', 'cdktn']);
+  });
+});
+
+const APP = `
+const { App, TerraformStack } = require('cdktn');
+const { AgentPlatformProvider, Deployment, DeploymentSource } = require('@agentplatform/cdktn');
+const app = new App({ outdir: 'cdktf.out' });
+const stack = new TerraformStack(app, 'agents');
+new AgentPlatformProvider(stack, 'agentplatform');
+new Deployment(stack, 'Agent', {
+  name: 'support-agent',
+  source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/support-agent', ref: 'main' }),
+});
+app.synth();
+`;
+
+describe('a CDK Terrain app that installs @agentplatform/cdktn', () => {
+  let app: string;
+  beforeAll(() => {
+    const tarball = packageTarball('cdktn');
+    app = mkdtempSync(join(tmpdir(), 'cdktn-app-'));
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '0.0.0', private: true }));
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-update-notifier', tarball, 'cdktn@0.24.0', 'constructs@10.7.0'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+  }, 15 * 60_000);
+
+  it('has no cdktf, and synthesises a stack with a Deployment and the provider installed', () => {
+    expect(existsSync(join(app, 'node_modules', 'cdktf'))).toBe(false);
+    const run = spawnSync(process.execPath, ['-e', APP], { cwd: app, encoding: 'utf8' });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    const stackDir = join(app, 'cdktf.out', 'stacks', 'agents');
+    const json = JSON.parse(readFileSync(join(stackDir, 'cdk.tf.json'), 'utf8')) as { resource: Record<string, Record<string, { name: string }>> };
+    expect(Object.values(json.resource.agentplatform_deployment ?? {}).map((deployment) => deployment.name)).toEqual(['support-agent']);
+    expect(readFileSync(join(stackDir, '.terraform.lock.hcl'), 'utf8')).toContain('registry.terraform.io/agentplatform/agentplatform');
   });
 });
