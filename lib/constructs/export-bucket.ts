@@ -3,19 +3,12 @@
  * grant goes through one private `grant()` with the actions of the permissions table (`export-permissions.ts`), on
  * the export prefix only.
  */
-import { IamAccessKey } from '@cdktf/provider-aws/lib/iam-access-key';
-import { IamRolePolicy } from '@cdktf/provider-aws/lib/iam-role-policy';
-import { IamUser } from '@cdktf/provider-aws/lib/iam-user';
-import { IamUserPolicy } from '@cdktf/provider-aws/lib/iam-user-policy';
-import { S3Bucket } from '@cdktf/provider-aws/lib/s3-bucket';
-import { S3BucketLifecycleConfiguration } from '@cdktf/provider-aws/lib/s3-bucket-lifecycle-configuration';
-import { S3BucketOwnershipControls } from '@cdktf/provider-aws/lib/s3-bucket-ownership-controls';
-import { S3BucketPublicAccessBlock } from '@cdktf/provider-aws/lib/s3-bucket-public-access-block';
-import { S3BucketServerSideEncryptionConfigurationA } from '@cdktf/provider-aws/lib/s3-bucket-server-side-encryption-configuration';
+import type { S3Bucket } from '@cdktf/provider-aws/lib/s3-bucket';
 import { Token, type ITerraformDependable } from 'cdktf';
 import { createHash } from 'node:crypto';
 import { Construct, type IConstruct } from 'constructs';
 import type { Duration } from './duration';
+import { awsResources } from './aws-resources';
 import { Violations, messages } from './errors';
 import { exportActions, exportKeyPattern, exportPolicyDocument, type ExportPermissionOptions } from './export-permissions';
 
@@ -232,9 +225,10 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
     const violations = new Violations();
     violations.check('withAccessKey.userName', options.userName, (name) => (IAM_USER_NAME.test(name) ? undefined : messages.iamUserName(name)));
     violations.throwIfAny('ExportBucket', this);
+    const aws = awsResources();
     const scope = new Construct(this, 'ExportWriter');
-    const user = new IamUser(scope, 'User', { name: options.userName ?? `agentplatform-export-${scope.node.addr.slice(-10)}` });
-    const key = new IamAccessKey(scope, 'AccessKey', { user: user.name });
+    const user = new aws.IamUser(scope, 'User', { name: options.userName ?? `agentplatform-export-${scope.node.addr.slice(-10)}` });
+    const key = new aws.IamAccessKey(scope, 'AccessKey', { user: user.name });
     const grant = this.grant(ExportPrincipal.user(user.name), options, 'ExportWriterGrant');
     const written = { bucketName: this.bucketName, prefix: this.prefix };
     this.accessKey = { key: { userName: user.name, ...written, accessKeyId: key.id, secretAccessKey: key.secret, grant }, actions: asked };
@@ -244,10 +238,11 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   private grant(principal: ExportPrincipal, options: ExportPermissionOptions, id?: string): ExportGrant {
     const policyDocument = JSON.stringify(exportPolicyDocument(`${this.bucketArn}/${exportKeyPattern(this.prefix)}`, options, this.kmsKeyArn));
     const scope = new Construct(this, id ?? this.grantId(principal, options));
+    const aws = awsResources();
     const policies = principal.identities.map(({ kind, name }, index) =>
       kind === 'user'
-        ? new IamUserPolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', user: name, policy: policyDocument })
-        : new IamRolePolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', role: name, policy: policyDocument }),
+        ? new aws.IamUserPolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', user: name, policy: policyDocument })
+        : new aws.IamRolePolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', role: name, policy: policyDocument }),
     );
     const grant = { policyDocument, policies };
     this.grantList.push(grant);
@@ -341,17 +336,18 @@ export class ExportBucket extends ExportBucketBase {
     }
     violations.throwIfAny('ExportBucket', this);
 
-    this.bucket = new S3Bucket(this, 'Bucket', {
+    const aws = awsResources();
+    this.bucket = new aws.S3Bucket(this, 'Bucket', {
       bucket: props.bucketName,
       bucketPrefix: props.bucketName === undefined ? 'agentplatform-exports-' : undefined,
       forceDestroy: props.forceDestroy,
     });
     const bucket = this.bucket.bucket;
-    new S3BucketPublicAccessBlock(this, 'PublicAccessBlock', { bucket, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true });
-    new S3BucketServerSideEncryptionConfigurationA(this, 'Encryption', { bucket, rule: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' } }] });
-    new S3BucketOwnershipControls(this, 'OwnershipControls', { bucket, rule: { objectOwnership: 'BucketOwnerEnforced' } });
+    new aws.S3BucketPublicAccessBlock(this, 'PublicAccessBlock', { bucket, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true });
+    new aws.S3BucketServerSideEncryptionConfigurationA(this, 'Encryption', { bucket, rule: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' } }] });
+    new aws.S3BucketOwnershipControls(this, 'OwnershipControls', { bucket, rule: { objectOwnership: 'BucketOwnerEnforced' } });
     if (lifecycle) {
-      new S3BucketLifecycleConfiguration(this, 'Lifecycle', {
+      new aws.S3BucketLifecycleConfiguration(this, 'Lifecycle', {
         bucket,
         rule: [
           {
