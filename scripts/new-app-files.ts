@@ -99,7 +99,8 @@ export function appFiles(flavour: Flavour, name: string, tarball: string): Recor
       outDir: 'dist',
       rootDir: '.',
     },
-    include: ['main.ts'],
+    include: ['**/*.ts'],
+    exclude: ['node_modules', 'dist', 'cdktf.out'],
   };
   const cdktfJson = {
     language: 'typescript',
