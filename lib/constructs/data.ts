@@ -1,7 +1,7 @@
 /** Read-only views of the control plane: a deployment's revisions, and the workspace's sandbox templates. */
 import type { TerraformProvider } from 'cdktf';
 import { Construct } from 'constructs';
-import { LIST_LIMIT, REVISION_STATUSES, type RevisionStatusName } from '../api/schemas/control-plane-constants';
+import { LIST_LIMIT, REVISION_STATUSES } from '../api/schemas/control-plane-constants';
 import { wholeNumberProblem } from './checks';
 import type { IDeployment } from './deployment';
 import { Violations, isToken, messages } from './errors';
@@ -13,10 +13,11 @@ export interface DeploymentRevisionsProps {
   /** The deployment. */
   readonly deployment: IDeployment;
   /**
-   * Only revisions in one of these statuses, e.g. `['DEPLOYED']`.
+   * Only revisions in one of these statuses, e.g. `['DEPLOYED']`; a name that is no revision status (`DEPLOYED`,
+   * `BUILDING`, `DEPLOY_FAILED`, ...) fails at synth.
    * @default every status
    */
-  readonly statuses?: readonly RevisionStatusName[];
+  readonly statuses?: string[];
   /**
    * Only revisions whose state has (`true`) or has not (`false`) been applied to the serving side.
    * @default both

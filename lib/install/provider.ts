@@ -18,7 +18,7 @@ export interface InstallOptions {
    * @default `node` on the `PATH` terraform runs with (`AGENTPLATFORM_NODE` overrides it when set)
    */
   readonly nodePath?: string;
-  /** Script the launcher runs. @default the compiled provider entry point, `dist/lib/provider/main.js` */
+  /** Script the launcher runs. @default the provider entry point of this package ({@link defaultEntryPoint}) */
   readonly entryPoint?: string;
   /** Provider version to install as. @default the package version */
   readonly version?: string;
@@ -53,9 +53,19 @@ export function terraformPlatform(platform: NodeJS.Platform = process.platform, 
   return `${os}_${goArch}`;
 }
 
-/** The compiled provider entry point of this package. */
-export function defaultEntryPoint(): string {
-  return join(packageRoot(), 'dist', 'lib', 'provider', 'main.js');
+/**
+ * Where the provider's entry point is, from a package root: compiled by `npm run build` in this repository, bundled
+ * into one file in the construct packages (`@agentplatform/cdktf`, `@agentplatform/cdktn`).
+ */
+export const ENTRY_POINTS: readonly (readonly string[])[] = [
+  ['dist', 'lib', 'provider', 'main.js'],
+  ['provider', 'agentplatform-provider.js'],
+];
+
+/** The provider entry point of the package at `root`: the first of {@link ENTRY_POINTS} there, else the compiled one. */
+export function defaultEntryPoint(root: string = packageRoot()): string {
+  const candidates = ENTRY_POINTS.map((path) => join(root, ...path));
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
 }
 
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;

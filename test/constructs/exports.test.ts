@@ -1,6 +1,7 @@
 import { Testing, TerraformVariable } from 'cdktf';
-import { Filter, renderFilter, validateFilter } from '../../lib/api/filter';
+import { validateFilter } from '../../lib/api/filter';
 import { Duration } from '../../lib/constructs/duration';
+import { Filter } from '../../lib/constructs/filter';
 import { TfBulkExport } from '../../lib/constructs/generated/bulk-export';
 import type { ScheduledExportProps } from '../../lib/constructs/scheduled-export';
 import { DESTINATION, PROJECT, oneOff, scheduled } from './support/exports';
@@ -27,7 +28,7 @@ describe('ScheduledExport', () => {
       format_version: 'v2_beta',
       cancel_spawned_on_destroy: true,
     });
-    expect(renderFilter(filter)).toBe('and(eq(run_type, "llm"), gt(total_tokens, 1000))');
+    expect(filter.toString()).toBe('and(eq(run_type, "llm"), gt(total_tokens, 1000))');
   });
 
   test('a raw filter string passes through when the shared parser accepts it', () => {

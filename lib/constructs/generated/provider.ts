@@ -27,7 +27,7 @@ export class TfProvider extends cdktf.TerraformProvider {
   /** The Terraform type name of the provider. */
   static readonly tfResourceType = PROVIDER_TYPE_NAME;
 
-  private readonly tfConfig: TfProviderConfig;
+  private tfConfig: TfProviderConfig;
 
   constructor(scope: Construct, id: string, config: TfProviderConfig = {}) {
     super(scope, id, {
@@ -41,6 +41,10 @@ export class TfProvider extends cdktf.TerraformProvider {
   /** Alias of this provider configuration. */
   override get alias(): string | undefined {
     return this.tfConfig.alias;
+  }
+
+  override set alias(value: string | undefined) {
+    this.tfConfig = { ...this.tfConfig, alias: value };
   }
 
   protected override synthesizeAttributes(): { [name: string]: unknown } {
