@@ -3,7 +3,9 @@
  * (`cdktn`). Every version is pinned, so that an app made today installs the same tree tomorrow.
  */
 
-export type Flavour = 'cdktf' | 'cdktn';
+import type { Flavour } from './build-packages';
+
+export type { Flavour };
 
 /** What differs between the flavours. */
 interface FlavourSpec {

@@ -2,33 +2,29 @@
  * `npm run new-app -- <folder> [--cdktn]`: a new app in an empty folder, with the construct package, pinned
  * versions of cdktf (or CDK Terrain with --cdktn), its CLI and TypeScript, a type-checked `main.ts` with a deployment,
  * an export destination and a scheduled export, and a `cdktf.json` that compiles and runs it. The construct package
- * is not on the npm registry yet: its tarball is copied into the app (`vendor/`) and installed from there.
+ * (`@agentplatform/cdktf`, or `@agentplatform/cdktn`) is not on the npm registry yet: its tarball is copied into the
+ * app (`vendor/`) and installed from there.
  * Run: npm run build && node dist/scripts/new-app.js <folder> [--cdktn]
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { packageRoot } from '../lib/provider/constants';
-import { appFiles, appPackageName, FLAVOURS, type Flavour } from './new-app-files';
+import { buildPackages, tarballPath, type Flavour } from './build-packages';
+import { appFiles, appPackageName, FLAVOURS } from './new-app-files';
 
 /** A refusal to make the app, with what to do instead. */
 export class NewAppError extends Error {}
 
 /**
- * The construct package of `flavour`, packed into `scratch`; returns the tarball's path. Until the flavour packages
- * are built by this repository, the stand-in for `cdktf` is the repository's own package (`npm pack` of its root,
- * built beforehand by the npm script).
+ * The construct package of `flavour`: its tarball in `dist/packages/`, built with both packages when missing
+ * (`npm run build:packages` builds them again after a change).
  */
-export function constructsTarball(flavour: Flavour, scratch: string): string {
-  if (flavour !== 'cdktf') throw new NewAppError(`the ${FLAVOURS[flavour].constructsPackage} package is not built by this repository yet`);
-  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {
-    cwd: packageRoot(),
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const [{ filename }] = JSON.parse(packed) as [{ filename: string }];
-  return join(scratch, filename);
+export function constructsTarball(flavour: Flavour): string {
+  const tarball = tarballPath(flavour);
+  if (!existsSync(tarball)) {
+    console.log(`building the construct packages (npm run build:packages), which takes a few minutes`);
+    buildPackages();
+  }
+  return tarball;
 }
 
 /** Refuses a folder that holds anything, or a path that is not a folder. */
@@ -45,17 +41,12 @@ function checkEmptyFolder(folder: string): void {
 /** Makes the app in `folder` (created when missing); returns the files written, by path inside the app. */
 export function createApp(folder: string, flavour: Flavour): string[] {
   checkEmptyFolder(folder);
-  const scratch = mkdtempSync(join(tmpdir(), 'agentplatform-new-app-'));
-  try {
-    const tarball = constructsTarball(flavour, scratch);
-    mkdirSync(join(folder, 'vendor'), { recursive: true });
-    copyFileSync(tarball, join(folder, 'vendor', basename(tarball)));
-    const files = appFiles(flavour, appPackageName(basename(folder)), basename(tarball));
-    for (const [path, content] of Object.entries(files)) writeFileSync(join(folder, path), content);
-    return [...Object.keys(files), `vendor/${basename(tarball)}`];
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  const tarball = constructsTarball(flavour);
+  mkdirSync(join(folder, 'vendor'), { recursive: true });
+  copyFileSync(tarball, join(folder, 'vendor', basename(tarball)));
+  const files = appFiles(flavour, appPackageName(basename(folder)), basename(tarball));
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(folder, path), content);
+  return [...Object.keys(files), `vendor/${basename(tarball)}`];
 }
 
 const USAGE = 'usage: npm run new-app -- <folder> [--cdktn]';

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FLAVOURS, type Flavour } from '../../scripts/new-app-files';
+import { packageTarball } from '../support/packages';
 import { AppPlatform, dependencyTree, packagesWithBindingGyp, readmeBlock, ReadmeSession, REPOSITORY_ROOT, runCommand } from './support';
 
 export interface AppLifecycleOptions {
@@ -33,6 +34,8 @@ export function describeAppLifecycle({ flavour, readmeFolder, path, nodeMajor }:
     let lines: string[];
 
     beforeAll(async () => {
+      // the command packs no stale package: it takes the tarball in dist/packages/, built here when out of date
+      packageTarball(flavour);
       platform = await AppPlatform.start(work);
       env = platform.environment(work, path());
       mkdirSync(env.HOME!, { recursive: true });
