@@ -117,9 +117,11 @@ function addLicenseAndBundledDependencies(dir: string): void {
   }
 }
 
-function compileWithJsii(dir: string): void {
-  run(join(BIN, 'jsii'), ['--silence-warnings', 'reserved-word'], { cwd: dir });
+/** Compiles `src/` into `lib/` and the `.jsii` assembly; returns jsii's warnings. */
+function compileWithJsii(dir: string): string[] {
+  const output = run(join(BIN, 'jsii'), ['--silence-warnings', 'reserved-word'], { cwd: dir });
   if (!existsSync(join(dir, '.jsii'))) throw new Error('jsii wrote no .jsii assembly');
+  return output.split('\n').filter((line) => /\bwarning JSII\d+/.test(line));
 }
 
 /** jsii-pacmak's JavaScript package, then every other language: built where this machine can, else code only. */
@@ -197,8 +199,8 @@ export function buildPackages(log: (line: string) => void = () => undefined): { 
   log(`sources: ${sources.length} files of lib/ (the import closure of lib/constructs)`);
   bundleProvider(cdktf);
   for (const dir of [cdktf, cdktn]) addLicenseAndBundledDependencies(dir);
-  compileWithJsii(cdktf);
-  log('jsii: .jsii assembly and lib/');
+  const warnings = compileWithJsii(cdktf);
+  log(`jsii: .jsii assembly and lib/, ${warnings.length} warnings${warnings.map((warning) => `\n  ${warning}`).join('')}`);
   const targets = generateLanguagePackages(cdktf);
   for (const t of targets) log(`jsii-pacmak ${t.target}: ${t.built ? 'built' : 'code only'} (${t.why})`);
   buildCdktn(cdktf, cdktn);

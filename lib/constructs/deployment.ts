@@ -16,7 +16,7 @@ import {
 import { booleanProblem, fractionProblem, numberProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import type { Duration } from './duration';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
-import { TfDeployment, type TfDeploymentConfig } from './generated/deployment';
+import { Deployment as DeploymentResource, type DeploymentConfig } from './generated/deployment';
 import { validateSecretReferences } from './secret-references';
 
 /** A deployment, created here or elsewhere. */
@@ -221,7 +221,7 @@ export class Deployment extends Construct implements IDeployment {
   /** Commit the newest revision was built from (GitHub sources). */
   readonly repoCommitSha: string;
   /** The `agentplatform_deployment` resource, for escape hatches. */
-  readonly resource: TfDeployment;
+  readonly resource: DeploymentResource;
 
   constructor(scope: Construct, id: string, props: DeploymentProps) {
     super(scope, id);
@@ -245,7 +245,7 @@ export class Deployment extends Construct implements IDeployment {
     }
 
     const timeouts = props.timeouts;
-    this.resource = new TfDeployment(this, 'Resource', {
+    this.resource = new DeploymentResource(this, 'Resource', {
       name: props.name,
       ...source,
       deploymentType: props.deploymentType,
@@ -274,7 +274,7 @@ export class Deployment extends Construct implements IDeployment {
   }
 }
 
-type SourceAttributes = Pick<TfDeploymentConfig, 'source' | 'repoUrl' | 'integrationId' | 'repoRef' | 'graphConfigPath' | 'buildOnPush' | 'imageUri'>;
+type SourceAttributes = Pick<DeploymentConfig, 'source' | 'repoUrl' | 'integrationId' | 'repoRef' | 'graphConfigPath' | 'buildOnPush' | 'imageUri'>;
 
 function sourceAttributes(config: DeploymentSourceConfig, violations: Violations, scope: Construct): SourceAttributes {
   if (config.kind === 'external_docker') {

@@ -9,7 +9,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { booleanProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import type { ExportAccessKey, IExportBucket } from './export-bucket';
-import { TfExportDestination, type TfExportDestinationCredentials } from './generated/export-destination';
+import { ExportDestination as ExportDestinationResource, type ExportDestinationCredentials } from './generated/export-destination';
 import { validateSecretReferences } from './secret-references';
 import { isRegionName } from '../api/schemas/bulk-export-constants';
 
@@ -198,7 +198,7 @@ export class ExportDestination extends Construct implements IExportDestination {
   /** The destination id, as the platform returns it. */
   readonly destinationId: string;
   /** The `agentplatform_export_destination` resource, for escape hatches. */
-  readonly resource: TfExportDestination;
+  readonly resource: ExportDestinationResource;
 
   constructor(scope: Construct, id: string, props: ExportDestinationProps) {
     super(scope, id);
@@ -235,8 +235,8 @@ export class ExportDestination extends Construct implements IExportDestination {
       ['target.credentials.sessionToken', keys?.sessionToken],
     ]);
 
-    const credentials: TfExportDestinationCredentials | undefined = keys && { ...keys };
-    this.resource = new TfExportDestination(this, 'Resource', {
+    const credentials: ExportDestinationCredentials | undefined = keys && { ...keys };
+    this.resource = new ExportDestinationResource(this, 'Resource', {
       displayName: props.displayName,
       bucketName: target.bucketName,
       prefix: target.prefix,

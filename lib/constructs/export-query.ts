@@ -12,7 +12,7 @@ import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../a
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import type { IExportDestination } from './export-destination';
 import { Filter } from './filter';
-import type { TfBulkExportConfig } from './generated/bulk-export';
+import type { BulkExportConfig } from './generated/bulk-export';
 import { isUuid } from '../api/ids';
 
 /** A filter: built with `Filter.*` (`Filter.and(Filter.eq('run_type', 'llm'), ...)`), or an expression string. */
@@ -55,7 +55,7 @@ export function queryAttributes(
   props: ExportQueryProps,
   violations: Violations,
   scope: IConstruct,
-): Pick<TfBulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
+): Pick<BulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
   // spec: Bulk export, `session_id` is a string (uuid)
   violations.check('tracingProjectId', props.tracingProjectId, (id) => (isUuid(id) ? undefined : messages.notUuid('a tracing project id', id)));
   // a list given as a token (a variable of list type) is checked by the provider at plan

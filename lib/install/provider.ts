@@ -1,7 +1,7 @@
 /**
  * Offline installation: a launcher in terraform's implied local mirror and the matching `.terraform.lock.hcl`, so
  * `terraform init` finds the provider with no registry, no CLI configuration and no Go toolchain. Used by the CLI
- * (`npx agentplatform-provider install`) and, at synth, by the constructs: it lives apart from the provider's
+ * (`agentplatform-provider install`) and, at synth, by the constructs: it lives apart from the provider's
  * runtime, which the constructs never load, and needs only node built-ins and the provider's constants.
  */
 import { createHash } from 'node:crypto';
@@ -92,7 +92,7 @@ export function launcherScript(nodePath: string | undefined): string {
   return [
     '#!/bin/sh',
     '# Launcher of the agentplatform terraform provider (a Node.js program). Generated: do not edit,',
-    '# or update .terraform.lock.hcl too (run `npx agentplatform-provider install` again).',
+    '# or update .terraform.lock.hcl too (run `node_modules/.bin/agentplatform-provider install` again).',
     'unset NODE_OPTIONS',
     // quoted apart: quotes inside "${…:-…}" would stay part of the value
     `node=${nodePath === undefined ? 'node' : shellQuote(nodePath)}`,
@@ -105,7 +105,7 @@ export function launcherScript(nodePath: string | undefined): string {
     // the launcher's directory without `dirname`, which a PATH without coreutils lacks (terraform runs it by its path)
     `if [ ! -f "$dir"/${ENTRY_FILE} ]; then dir="\${0%/*}"/${LAUNCHER_TO_TERRAFORM_D}; fi`,
     `if [ ! -f "$dir"/${ENTRY_FILE} ]; then`,
-    `  echo "agentplatform provider: $PWD/terraform.d/${ENTRY_FILE} is missing: run npx agentplatform-provider install in $PWD" >&2`,
+    `  echo "agentplatform provider: $PWD/terraform.d/${ENTRY_FILE} is missing: run node_modules/.bin/agentplatform-provider install in $PWD" >&2`,
     '  exit 1',
     'fi',
     `IFS= read -r entry < "$dir"/${ENTRY_FILE}`,

@@ -15,7 +15,13 @@ export interface ModuleSpecifier {
 /** Every module specifier of a JavaScript or declaration file's text. */
 export function moduleSpecifiers(text: string): ModuleSpecifier[] {
   const info = ts.preProcessFile(text, true, true);
-  return info.importedFiles.map((file) => ({ name: file.fileName, start: file.pos, end: file.end }));
+  return info.importedFiles.map((file) => {
+    // `pos` is the opening quote's position
+    const start = file.pos + 1;
+    const end = start + file.fileName.length;
+    if (text.slice(start, end) !== file.fileName) throw new Error(`module specifier ${JSON.stringify(file.fileName)} is not where TypeScript places it`);
+    return { name: file.fileName, start, end };
+  });
 }
 
 /** The package a specifier names: `@scope/name` or `name`, without a subpath. */
@@ -34,7 +40,7 @@ export const CDKTN_RENAMES: Readonly<Record<string, string>> = {
 export function renameModules(text: string, renames: Readonly<Record<string, string>>): string {
   let out = '';
   let at = 0;
-  for (const specifier of moduleSpecifiers(text)) {
+  for (const specifier of moduleSpecifiers(text).sort((a, b) => a.start - b.start)) {
     const pkg = packageOf(specifier.name);
     const renamed = renames[pkg];
     if (renamed === undefined) continue;

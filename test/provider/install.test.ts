@@ -130,7 +130,7 @@ describe('installProvider', () => {
     const bare = join(root, 'bare');
     mkdirSync(bare);
     const missing = spawnSync(cached, [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: bare });
-    expect([missing.status, missing.stderr.trim()]).toEqual([1, `agentplatform provider: ${realpathSync(bare)}/terraform.d/${ENTRY_FILE} is missing: run npx agentplatform-provider install in ${realpathSync(bare)}`]);
+    expect([missing.status, missing.stderr.trim()]).toEqual([1, `agentplatform provider: ${realpathSync(bare)}/terraform.d/${ENTRY_FILE} is missing: run node_modules/.bin/agentplatform-provider install in ${realpathSync(bare)}`]);
   });
 
   it('hashes the package directory as terraform does (dirhash Hash1)', () => {

@@ -1,0 +1,72 @@
+/**
+ * The CDK Terrain flavour (`@agentplatform/cdktn`) is the cdktf package with its modules renamed: its tarball's
+ * compiled files import `cdktn` and `@cdktn/provider-aws`, and no module of cdktf at all.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { CDKTN_RENAMES, moduleSpecifiers, packageOf, renameModules } from '../../scripts/packages/module-specifiers';
+import { packageTarball } from '../support/packages';
+
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)]));
+
+/** The packages each compiled file of an unpacked tarball imports, by file. */
+function importsOf(tarball: string): Map<string, string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'package-'));
+  execFileSync('tar', ['-xzf', tarball, '-C', dir]);
+  const root = join(dir, 'package');
+  const compiled = filesUnder(root).filter((file) => /\.(js|d\.ts)$/.test(file) && !relative(root, file).startsWith('node_modules/'));
+  return new Map(compiled.map((file) => [relative(root, file), moduleSpecifiers(readFileSync(file, 'utf8')).map((specifier) => packageOf(specifier.name))]));
+}
+
+const isCdktf = (pkg: string): boolean => pkg === 'cdktf' || pkg.startsWith('@cdktf/');
+
+describe('renameModules', () => {
+  it('renames the package of every specifier, keeping subpaths, quotes and everything else', () => {
+    const text = [
+      '"use strict";',
+      'const cdktf_1 = require("cdktf");',
+      "const aws = () => require('@cdktf/provider-aws/lib/s3-bucket').S3Bucket;",
+      'export * from "cdktf/lib/testing";',
+      'import type { Construct } from "constructs";',
+      'type T = import("cdktf").TerraformStack; // "cdktf" in a comment stays',
+      'const name = "cdktf-like";',
+    ].join('\n');
+    expect(renameModules(text, CDKTN_RENAMES)).toBe(
+      [
+        '"use strict";',
+        'const cdktf_1 = require("cdktn");',
+        "const aws = () => require('@cdktn/provider-aws/lib/s3-bucket').S3Bucket;",
+        'export * from "cdktn/lib/testing";',
+        'import type { Construct } from "constructs";',
+        'type T = import("cdktn").TerraformStack; // "cdktf" in a comment stays',
+        'const name = "cdktf-like";',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('@agentplatform/cdktn', () => {
+  let cdktn: Map<string, string[]>;
+  let cdktf: Map<string, string[]>;
+  beforeAll(() => {
+    cdktn = importsOf(packageTarball('cdktn'));
+    cdktf = importsOf(packageTarball('cdktf'));
+  }, 15 * 60_000);
+
+  it('has the compiled files of the cdktf package, none of which imports a module of cdktf', () => {
+    expect([...cdktn.keys()].sort()).toEqual([...cdktf.keys()].sort());
+    const offending = [...cdktn].filter(([, imports]) => imports.some(isCdktf)).map(([file]) => file);
+    expect(offending).toEqual([]);
+  });
+
+  it('imports cdktn and @cdktn/provider-aws where the cdktf package imports cdktf and @cdktf/provider-aws', () => {
+    for (const [file, imports] of cdktf) {
+      expect({ file, imports: cdktn.get(file) }).toEqual({ file, imports: imports.map((pkg) => CDKTN_RENAMES[pkg] ?? pkg) });
+    }
+    const all = new Set([...cdktn.values()].flat());
+    expect([...all].filter((pkg) => pkg.includes('cdktn')).sort()).toEqual(['@cdktn/provider-aws', 'cdktn']);
+  });
+});
