@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BulkExportClient } from '../../lib/api/bulk-export';
 import { ControlPlaneClient } from '../../lib/api/control-plane';
@@ -15,6 +15,9 @@ import { startInProcessS3, type InProcessS3 } from '../../lib/local/s3';
 import { utcMidnight } from '../../scripts/demo';
 
 export const REPOSITORY_ROOT = resolve(__dirname, '..', '..');
+
+/** How this machine reaches the npm registry, passed on to npm in the app. */
+const NETWORK_VARIABLES = /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)$/i;
 
 /** The shell lines of the README's code block that starts with `firstLine`, without their comments. */
 export function readmeBlock(firstLine: string): string[] {
@@ -98,13 +101,20 @@ export class AppPlatform {
   /**
    * The environment of the README's lines: the variables the new app's main.ts lists, terraform with no CLI
    * configuration, and a HOME of the test's own. npm keeps the cache and the user configuration of the user running
-   * the tests (the registry they use; the packages already fetched).
+   * the tests (the registry they use; the packages already fetched), and the way this machine reaches the registry
+   * (proxies, extra CA certificates: npm on another Node finds no global npmrc, which is looked up beside that Node).
+   * The PATH loses the `node_modules/.bin` folders npx put on it for jest: the app must bring its own CLI.
    */
   environment(dir: string, path: string): NodeJS.ProcessEnv {
     const home = join(dir, 'home');
     writeFileSync(join(dir, 'empty.tfrc'), '');
+    const network = Object.fromEntries(Object.entries(process.env).filter(([name]) => NETWORK_VARIABLES.test(name)));
     return {
-      PATH: path,
+      ...network,
+      PATH: path
+        .split(delimiter)
+        .filter((entry) => !entry.endsWith(`${sep}node_modules${sep}.bin`) && !entry.includes(`${sep}node-gyp-bin`))
+        .join(delimiter),
       HOME: home,
       CI: '1',
       CHECKPOINT_DISABLE: '1',
