@@ -198,7 +198,7 @@ async function main(): Promise<void> {
   let project: LocalExampleProject | undefined;
   let deployed = false;
   try {
-    step('Starting the local platform (npx agentplatform-local)');
+    step('Starting the local platform (bin/agentplatform-local.js)');
     platform = await startPlatform(join(work, 'platform'));
     detail(`control plane, tracing API and agent servers at ${platform.url}`);
     const auth = { kind: 'api-key' as const, apiKey: platform.apiKey };

@@ -30,7 +30,7 @@ terraform {
 
 # The API key comes from AGENTPLATFORM_API_KEY; never write it into a configuration.
 provider "agentplatform" {
-  control_plane_url = "http://127.0.0.1:8123" # the local platform (npx agentplatform-local)
+  control_plane_url = "http://127.0.0.1:8123" # the local platform (agentplatform-local)
   tracing_url       = "http://127.0.0.1:8123" # the same platform: export destinations and bulk exports
 }
 `;
@@ -74,13 +74,16 @@ The provider is a Node.js program (Node.js 20.18.1 or later, 22 or 24) that Terr
 finds in the configuration's implied local mirror, with no registry and no CLI configuration:
 
 \`\`\`sh
-npx agentplatform-provider install --dir path/to/configuration
+node_modules/.bin/agentplatform-provider install --dir path/to/configuration   # where the package is installed
 cd path/to/configuration && terraform init
 \`\`\`
 
-\`npx\` finds the command where the package is installed (this repository, or an app that depends on it); from
-anywhere else, run it by its path: \`node <path to the package>/bin/agentplatform-provider.js install --dir .\`. The
-package is not on the npm registry, so \`npx\` must not be left to look it up there.
+The command comes with the package: run it from the \`node_modules/.bin\` of the folder that installed the package
+(\`npm exec -- agentplatform-provider install …\` there finds it in the same place), or by its path,
+\`node <path to the package>/bin/agentplatform-provider.js install --dir .\`; in a clone of this repository,
+\`node bin/agentplatform-provider.js install --dir path/to/configuration\`. Never run it anywhere else as
+\`npx agentplatform-provider\`: the package is not on the npm registry, and npx would fetch whatever package of that
+name the registry holds, without asking in CI.
 
 The command writes the launcher to \`terraform.d/plugins/registry.terraform.io/${PROVIDER_SOURCE}/<version>/<os>_<arch>/\`,
 the place of the provider's entry point to \`terraform.d/agentplatform-provider-entry\` (its path relative to
@@ -100,8 +103,8 @@ provider's code, which \`package-lock.json\` pins. Without Node.js, terraform sh
 ## Using it with the local platform
 
 \`\`\`sh
-npx agentplatform-local --port 8123        # prints the URL and a dev API key
-npx agentplatform-local s3 --port 4568     # export destinations need an S3 server: this one, or any other
+npm run local -- --port 8123              # in a clone of this repository; prints the URL and a dev API key
+npm run local -- s3 --port 4568           # export destinations need an S3 server: this one, or any other
 export ${PROVIDER_ENV.controlPlaneUrl}=http://127.0.0.1:8123
 export ${PROVIDER_ENV.tracingUrl}=http://127.0.0.1:8123   # export destinations and bulk exports
 export ${PROVIDER_ENV.apiKey}=lp_...        # the dev api key line
@@ -111,7 +114,7 @@ terraform apply
 \`examples/hcl/deployment\` and \`examples/hcl/exports\` are complete configurations to try. A bulk export names a
 tracing project by its id: a deployment's runs are traced into the project named after the deployment
 (\`GET /api/v1/sessions?name=<deployment name>\` once it has run), \`POST /api/v1/sessions\` \`{"name": "..."}\` makes
-one, and \`npx agentplatform-local generate-runs --project <name> ...\` fills one with synthetic runs
+one, and \`npm run local -- generate-runs --project <name> ...\` fills one with synthetic runs
 ([bulk-export.md](bulk-export.md)).
 
 ## Reading the platform's answers

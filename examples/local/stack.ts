@@ -1,6 +1,6 @@
 /**
  * The local example: an agent deployment, a destination on an S3-compatible store and a daily export of the
- * deployment's tracing project, all against the local platform (`npx agentplatform-local`) and its in-process S3
+ * deployment's tracing project, all against the local platform (`npm run local`) and its in-process S3
  * server. No AWS account, no registry: `cdktf deploy` finds the provider in the stack directory.
  */
 import { TerraformOutput, TerraformStack, TerraformVariable } from 'cdktf';

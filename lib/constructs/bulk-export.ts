@@ -9,7 +9,7 @@ import { booleanProblem, positiveDurationProblem } from './checks';
 import type { Duration } from './duration';
 import { Violations, isToken, messages } from './errors';
 import { instantOf, queryAttributes, timeAttribute, type ExportQueryProps, type ExportTime } from './export-query';
-import { TfBulkExport } from './generated/bulk-export';
+import { BulkExport as BulkExportResource } from './generated/bulk-export';
 
 /** Props of {@link BulkExport}. */
 export interface BulkExportProps extends ExportQueryProps {
@@ -50,7 +50,7 @@ export class BulkExport extends Construct {
    */
   readonly status: string;
   /** The `agentplatform_bulk_export` resource, for escape hatches. */
-  readonly resource: TfBulkExport;
+  readonly resource: BulkExportResource;
 
   constructor(scope: Construct, id: string, props: BulkExportProps) {
     super(scope, id);
@@ -75,7 +75,7 @@ export class BulkExport extends Construct {
       Annotations.of(this).addWarning(messages.timeoutWithoutWait());
     }
 
-    this.resource = new TfBulkExport(this, 'Resource', {
+    this.resource = new BulkExportResource(this, 'Resource', {
       ...query,
       startTime,
       endTime,

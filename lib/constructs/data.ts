@@ -1,22 +1,23 @@
 /** Read-only views of the control plane: a deployment's revisions, and the workspace's sandbox templates. */
 import type { TerraformProvider } from 'cdktf';
 import { Construct } from 'constructs';
-import { LIST_LIMIT, REVISION_STATUSES, type RevisionStatusName } from '../api/schemas/control-plane-constants';
+import { LIST_LIMIT, REVISION_STATUSES } from '../api/schemas/control-plane-constants';
 import { wholeNumberProblem } from './checks';
 import type { IDeployment } from './deployment';
 import { Violations, isToken, messages } from './errors';
-import { TfRevisionsDataSource, type TfRevisionsDataSourceRevisionsList } from './generated/data-revisions';
-import { TfSandboxTemplatesDataSource, type TfSandboxTemplatesDataSourceTemplatesList } from './generated/data-sandbox-templates';
+import { DataAgentplatformRevisions, type DataAgentplatformRevisionsRevisionsList } from './generated/data-agentplatform-revisions';
+import { DataAgentplatformSandboxTemplates, type DataAgentplatformSandboxTemplatesTemplatesList } from './generated/data-agentplatform-sandbox-templates';
 
 /** Props of {@link DeploymentRevisions}. */
 export interface DeploymentRevisionsProps {
   /** The deployment. */
   readonly deployment: IDeployment;
   /**
-   * Only revisions in one of these statuses, e.g. `['DEPLOYED']`.
+   * Only revisions in one of these statuses, e.g. `['DEPLOYED']`; a name that is no revision status (`DEPLOYED`,
+   * `BUILDING`, `DEPLOY_FAILED`, ...) fails at synth.
    * @default every status
    */
-  readonly statuses?: readonly RevisionStatusName[];
+  readonly statuses?: string[];
   /**
    * Only revisions whose state has (`true`) or has not (`false`) been applied to the serving side.
    * @default both
@@ -47,13 +48,13 @@ export interface DeploymentRevisionsProps {
 /** The revisions of a deployment, newest first. */
 export class DeploymentRevisions extends Construct {
   /** The revisions: `revisions.get(0).status` is the newest one's status. */
-  readonly revisions: TfRevisionsDataSourceRevisionsList;
+  readonly revisions: DataAgentplatformRevisionsRevisionsList;
   /** The newest listed revision's id. */
   readonly newestRevisionId: string;
   /** The newest listed revision's status. */
   readonly newestStatus: string;
   /** The `agentplatform_revisions` data source, for escape hatches. */
-  readonly dataSource: TfRevisionsDataSource;
+  readonly dataSource: DataAgentplatformRevisions;
 
   constructor(scope: Construct, id: string, props: DeploymentRevisionsProps) {
     super(scope, id);
@@ -66,7 +67,7 @@ export class DeploymentRevisions extends Construct {
       violations.check(`statuses[${index}]`, status, (s) => ((REVISION_STATUSES as readonly string[]).includes(s) ? undefined : messages.oneOf(s, REVISION_STATUSES))),
     );
     violations.throwIfAny('DeploymentRevisions', this);
-    this.dataSource = new TfRevisionsDataSource(this, 'Resource', {
+    this.dataSource = new DataAgentplatformRevisions(this, 'Resource', {
       deploymentId: props.deployment.deploymentId,
       status: props.statuses && [...props.statuses],
       remoteReconciled: props.remoteReconciled,
@@ -93,13 +94,13 @@ export interface SandboxTemplatesProps {
 /** The sandbox templates of the workspace: the platform's built-in ones first, then the workspace's own. */
 export class SandboxTemplates extends Construct {
   /** The templates: `templates.get(0).name`, `templates.get(0).resources.memory`, ... */
-  readonly templates: TfSandboxTemplatesDataSourceTemplatesList;
+  readonly templates: DataAgentplatformSandboxTemplatesTemplatesList;
   /** The `agentplatform_sandbox_templates` data source, for escape hatches. */
-  readonly dataSource: TfSandboxTemplatesDataSource;
+  readonly dataSource: DataAgentplatformSandboxTemplates;
 
   constructor(scope: Construct, id: string, props: SandboxTemplatesProps = {}) {
     super(scope, id);
-    this.dataSource = new TfSandboxTemplatesDataSource(this, 'Resource', { provider: props.provider });
+    this.dataSource = new DataAgentplatformSandboxTemplates(this, 'Resource', { provider: props.provider });
     this.templates = this.dataSource.templates;
   }
 }

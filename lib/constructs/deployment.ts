@@ -8,7 +8,6 @@ import { Construct, type IConstruct } from 'constructs';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
-  DEPLOYMENT_TYPES,
   MAX_SECRET_NAME_LENGTH,
   MAX_SECRETS,
   SECRET_NAME_PATTERN,
@@ -17,7 +16,7 @@ import {
 import { booleanProblem, fractionProblem, numberProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import type { Duration } from './duration';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
-import { TfDeployment, type TfDeploymentConfig } from './generated/deployment';
+import { Deployment as DeploymentResource, type DeploymentConfig } from './generated/deployment';
 import { validateSecretReferences } from './secret-references';
 
 /** A deployment, created here or elsewhere. */
@@ -53,7 +52,7 @@ export interface GitHubSourceProps {
 }
 
 /** The source attributes of the resource, as a {@link DeploymentSource} sets them. */
-export type DeploymentSourceConfig =
+type DeploymentSourceConfig =
   | { readonly kind: 'github'; readonly props: GitHubSourceProps }
   | { readonly kind: 'external_docker'; readonly imageUri: string };
 
@@ -69,10 +68,15 @@ export class DeploymentSource {
     return new DeploymentSource({ kind: 'external_docker', imageUri: uri });
   }
 
-  private constructor(
-    /** What the source sets. */
-    readonly config: DeploymentSourceConfig,
-  ) {}
+  private constructor(config: DeploymentSourceConfig) {
+    this._config = config;
+  }
+
+  /**
+   * What the source sets (jsii cannot type it in the other languages: only the constructs read it).
+   * @internal
+   */
+  readonly _config: DeploymentSourceConfig;
 }
 
 /** Scaling and size of a deployment's replicas; what is left out is the platform's default. */
@@ -118,12 +122,6 @@ export interface DeploymentTimeouts {
   readonly delete?: Duration;
 }
 
-/**
- * A kind of deployment: one this library knows (`DEPLOYMENT_TYPES`), or any other the platform takes. The spec does
- * not close the list.
- */
-export type DeploymentKind = (typeof DEPLOYMENT_TYPES)[number] | (string & {});
-
 /** Props of {@link Deployment}. */
 export interface DeploymentProps {
   /**
@@ -135,10 +133,10 @@ export interface DeploymentProps {
   readonly source: DeploymentSource;
   /**
    * Kind of deployment, e.g. `'prod'`, `'dev'`, `'dev_free'`, `'dev_zero'` or `'dev_free_zero'` (any kind the platform
-   * takes); a change replaces the deployment.
+   * takes: the spec does not close the list); a change replaces the deployment.
    * @default the platform's choice (nothing is sent)
    */
-  readonly deploymentType?: DeploymentKind;
+  readonly deploymentType?: string;
   /**
    * Scaling and size of the replicas.
    * @default the platform's defaults
@@ -223,7 +221,7 @@ export class Deployment extends Construct implements IDeployment {
   /** Commit the newest revision was built from (GitHub sources). */
   readonly repoCommitSha: string;
   /** The `agentplatform_deployment` resource, for escape hatches. */
-  readonly resource: TfDeployment;
+  readonly resource: DeploymentResource;
 
   constructor(scope: Construct, id: string, props: DeploymentProps) {
     super(scope, id);
@@ -232,7 +230,7 @@ export class Deployment extends Construct implements IDeployment {
     warnIfProblem(this, 'name', props.name, (name) =>
       name.length <= DEPLOYMENT_NAME_MAX_LENGTH && DEPLOYMENT_NAME_PATTERN.test(name) ? undefined : messages.deploymentName(name, DEPLOYMENT_NAME_MAX_LENGTH),
     );
-    const source = sourceAttributes(props.source.config, violations, this);
+    const source = sourceAttributes(props.source._config, violations, this);
     // a whole object or map given as a token (a variable of object or map type) is checked by the provider at plan
     if (!isToken(props.resources)) checkResources(props.resources ?? {}, violations, this);
     if (!isToken(props.secrets)) checkSecrets(props.secrets ?? {}, violations, this);
@@ -247,7 +245,7 @@ export class Deployment extends Construct implements IDeployment {
     }
 
     const timeouts = props.timeouts;
-    this.resource = new TfDeployment(this, 'Resource', {
+    this.resource = new DeploymentResource(this, 'Resource', {
       name: props.name,
       ...source,
       deploymentType: props.deploymentType,
@@ -276,7 +274,7 @@ export class Deployment extends Construct implements IDeployment {
   }
 }
 
-type SourceAttributes = Pick<TfDeploymentConfig, 'source' | 'repoUrl' | 'integrationId' | 'repoRef' | 'graphConfigPath' | 'buildOnPush' | 'imageUri'>;
+type SourceAttributes = Pick<DeploymentConfig, 'source' | 'repoUrl' | 'integrationId' | 'repoRef' | 'graphConfigPath' | 'buildOnPush' | 'imageUri'>;
 
 function sourceAttributes(config: DeploymentSourceConfig, violations: Violations, scope: Construct): SourceAttributes {
   if (config.kind === 'external_docker') {

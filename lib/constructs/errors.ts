@@ -15,12 +15,22 @@ export interface Violation {
   readonly message: string;
 }
 
-/** The props of a construct broke one or more rules; the message lists every one of them. */
-export class ConstructValidationError extends Error {
-  /** Every violation found. */
-  readonly violations: readonly Violation[];
+/**
+ * An error a construct throws. jsii cannot compile a class that extends `Error` into the other languages (whose own
+ * error types the errors become), so the error below extends this one, as aws-cdk-lib's `ValidationError` does.
+ */
+abstract class ConstructError extends Error {}
 
-  constructor(construct: string, path: string, violations: readonly Violation[]) {
+/**
+ * The props of a construct broke one or more rules; the message lists every one of them. TypeScript and JavaScript
+ * apps can catch it by its class; it is `@internal` to jsii, as its other languages see only the message.
+ * @internal
+ */
+export class ConstructValidationError extends ConstructError {
+  /** Every violation found. */
+  readonly violations: Violation[];
+
+  constructor(construct: string, path: string, violations: Violation[]) {
     const count = violations.length === 1 ? '1 problem' : `${violations.length} problems`;
     super(`Invalid ${construct} "${path}" (${count}):\n${violations.map((v) => `  - ${v.prop}: ${v.message}`).join('\n')}`);
     this.name = 'ConstructValidationError';

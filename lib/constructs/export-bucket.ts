@@ -3,21 +3,30 @@
  * grant goes through one private `grant()` with the actions of the permissions table (`export-permissions.ts`), on
  * the export prefix only.
  */
-import { IamAccessKey } from '@cdktf/provider-aws/lib/iam-access-key';
-import { IamRolePolicy } from '@cdktf/provider-aws/lib/iam-role-policy';
-import { IamUser } from '@cdktf/provider-aws/lib/iam-user';
-import { IamUserPolicy } from '@cdktf/provider-aws/lib/iam-user-policy';
-import { S3Bucket } from '@cdktf/provider-aws/lib/s3-bucket';
-import { S3BucketLifecycleConfiguration } from '@cdktf/provider-aws/lib/s3-bucket-lifecycle-configuration';
-import { S3BucketOwnershipControls } from '@cdktf/provider-aws/lib/s3-bucket-ownership-controls';
-import { S3BucketPublicAccessBlock } from '@cdktf/provider-aws/lib/s3-bucket-public-access-block';
-import { S3BucketServerSideEncryptionConfigurationA } from '@cdktf/provider-aws/lib/s3-bucket-server-side-encryption-configuration';
+import type { S3Bucket } from '@cdktf/provider-aws/lib/s3-bucket';
 import { Token, type ITerraformDependable } from 'cdktf';
 import { createHash } from 'node:crypto';
 import { Construct, type IConstruct } from 'constructs';
 import type { Duration } from './duration';
+import { awsResources } from './aws-resources';
 import { Violations, messages } from './errors';
 import { exportActions, exportKeyPattern, exportPolicyDocument, type ExportPermissionOptions } from './export-permissions';
+
+/** An IAM user or role that an export grant is attached to. */
+export interface ExportIdentity {
+  /** `user` or `role`. */
+  readonly kind: string;
+  /** The user's or role's name. */
+  readonly name: string;
+}
+
+/** The IAM roles of a self-hosted installation's export system, for {@link ExportPrincipal.selfHosted}. */
+export interface SelfHostedExportRoles {
+  /** The IAM role of the platform's backend service. */
+  readonly backendRoleName: string;
+  /** The IAM role of the platform's queue service (the export workers). */
+  readonly queueRoleName: string;
+}
 
 /** Who the platform writes as: an IAM user (with an access key) or the roles of a self-hosted installation. */
 export class ExportPrincipal {
@@ -34,10 +43,8 @@ export class ExportPrincipal {
   /**
    * A self-hosted installation whose destinations use the host's environment credentials: both the backend service
    * and the queue service of the export system write to the bucket, so both roles get the grant.
-   * @param roles.backendRoleName the IAM role of the platform's backend service
-   * @param roles.queueRoleName the IAM role of the platform's queue service (the export workers)
    */
-  static selfHosted(roles: { readonly backendRoleName: string; readonly queueRoleName: string }): ExportPrincipal {
+  static selfHosted(roles: SelfHostedExportRoles): ExportPrincipal {
     return new ExportPrincipal([
       { kind: 'role', name: roles.backendRoleName },
       { kind: 'role', name: roles.queueRoleName },
@@ -46,7 +53,7 @@ export class ExportPrincipal {
 
   private constructor(
     /** The IAM identities that get the grant. */
-    readonly identities: ReadonlyArray<{ readonly kind: 'user' | 'role'; readonly name: string }>,
+    readonly identities: ExportIdentity[],
   ) {}
 }
 
@@ -55,7 +62,7 @@ export interface ExportGrant {
   /** The IAM policy document, as JSON (references to other resources are Terraform interpolations). */
   readonly policyDocument: string;
   /** The inline policies attached, one per identity: depend on them before the platform writes. */
-  readonly policies: readonly ITerraformDependable[];
+  readonly policies: ITerraformDependable[];
 }
 
 /** Options of {@link IExportBucket.withAccessKey}: the permissions, and the IAM user's name. */
@@ -95,7 +102,7 @@ export interface IExportBucket extends IConstruct {
   /** The bucket's region, if known. */
   readonly region?: string;
   /** Every grant made so far; a destination on this bucket depends on them. */
-  readonly grants: readonly ExportGrant[];
+  readonly grants: ExportGrant[];
   /** Attaches an IAM policy with exactly the export permissions on the export prefix to `principal`. */
   grantExport(principal: ExportPrincipal, options?: ExportPermissionOptions): ExportGrant;
   /**
@@ -190,8 +197,8 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   private accessKey?: { readonly key: ExportAccessKey; readonly actions: string };
 
   /** Every grant made so far; a destination on this bucket depends on them. */
-  get grants(): readonly ExportGrant[] {
-    return this.grantList;
+  get grants(): ExportGrant[] {
+    return [...this.grantList];
   }
 
   /** The export access key, once `withAccessKey` has made it. */
@@ -218,9 +225,10 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
     const violations = new Violations();
     violations.check('withAccessKey.userName', options.userName, (name) => (IAM_USER_NAME.test(name) ? undefined : messages.iamUserName(name)));
     violations.throwIfAny('ExportBucket', this);
+    const aws = awsResources();
     const scope = new Construct(this, 'ExportWriter');
-    const user = new IamUser(scope, 'User', { name: options.userName ?? `agentplatform-export-${scope.node.addr.slice(-10)}` });
-    const key = new IamAccessKey(scope, 'AccessKey', { user: user.name });
+    const user = new aws.IamUser(scope, 'User', { name: options.userName ?? `agentplatform-export-${scope.node.addr.slice(-10)}` });
+    const key = new aws.IamAccessKey(scope, 'AccessKey', { user: user.name });
     const grant = this.grant(ExportPrincipal.user(user.name), options, 'ExportWriterGrant');
     const written = { bucketName: this.bucketName, prefix: this.prefix };
     this.accessKey = { key: { userName: user.name, ...written, accessKeyId: key.id, secretAccessKey: key.secret, grant }, actions: asked };
@@ -230,10 +238,11 @@ abstract class ExportBucketBase extends Construct implements IExportBucket {
   private grant(principal: ExportPrincipal, options: ExportPermissionOptions, id?: string): ExportGrant {
     const policyDocument = JSON.stringify(exportPolicyDocument(`${this.bucketArn}/${exportKeyPattern(this.prefix)}`, options, this.kmsKeyArn));
     const scope = new Construct(this, id ?? this.grantId(principal, options));
+    const aws = awsResources();
     const policies = principal.identities.map(({ kind, name }, index) =>
       kind === 'user'
-        ? new IamUserPolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', user: name, policy: policyDocument })
-        : new IamRolePolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', role: name, policy: policyDocument }),
+        ? new aws.IamUserPolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', user: name, policy: policyDocument })
+        : new aws.IamRolePolicy(scope, `Policy${index + 1}`, { namePrefix: 'agentplatform-export-', role: name, policy: policyDocument }),
     );
     const grant = { policyDocument, policies };
     this.grantList.push(grant);
@@ -307,8 +316,11 @@ export class ExportBucket extends ExportBucketBase {
   readonly bucketArn: string;
   /** The key prefix exports write under ('' for the whole bucket). */
   readonly prefix: string;
-  /** The bucket's region (a reference: the region the AWS provider makes it in). */
-  readonly region: string;
+  /**
+   * The bucket's region (a reference: the region the AWS provider makes it in); always set, though typed optional as
+   * in {@link IExportBucket}.
+   */
+  readonly region?: string;
   /** The `aws_s3_bucket` resource, for escape hatches. */
   readonly bucket: S3Bucket;
 
@@ -324,17 +336,18 @@ export class ExportBucket extends ExportBucketBase {
     }
     violations.throwIfAny('ExportBucket', this);
 
-    this.bucket = new S3Bucket(this, 'Bucket', {
+    const aws = awsResources();
+    this.bucket = new aws.S3Bucket(this, 'Bucket', {
       bucket: props.bucketName,
       bucketPrefix: props.bucketName === undefined ? 'agentplatform-exports-' : undefined,
       forceDestroy: props.forceDestroy,
     });
     const bucket = this.bucket.bucket;
-    new S3BucketPublicAccessBlock(this, 'PublicAccessBlock', { bucket, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true });
-    new S3BucketServerSideEncryptionConfigurationA(this, 'Encryption', { bucket, rule: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' } }] });
-    new S3BucketOwnershipControls(this, 'OwnershipControls', { bucket, rule: { objectOwnership: 'BucketOwnerEnforced' } });
+    new aws.S3BucketPublicAccessBlock(this, 'PublicAccessBlock', { bucket, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true });
+    new aws.S3BucketServerSideEncryptionConfigurationA(this, 'Encryption', { bucket, rule: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: 'AES256' } }] });
+    new aws.S3BucketOwnershipControls(this, 'OwnershipControls', { bucket, rule: { objectOwnership: 'BucketOwnerEnforced' } });
     if (lifecycle) {
-      new S3BucketLifecycleConfiguration(this, 'Lifecycle', {
+      new aws.S3BucketLifecycleConfiguration(this, 'Lifecycle', {
         bucket,
         rule: [
           {

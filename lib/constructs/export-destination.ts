@@ -9,7 +9,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { booleanProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import type { ExportAccessKey, IExportBucket } from './export-bucket';
-import { TfExportDestination, type TfExportDestinationCredentials } from './generated/export-destination';
+import { ExportDestination as ExportDestinationResource, type ExportDestinationCredentials } from './generated/export-destination';
 import { validateSecretReferences } from './secret-references';
 import { isRegionName } from '../api/schemas/bulk-export-constants';
 
@@ -30,6 +30,14 @@ export interface S3AccessKeyValues {
    * @default none
    */
   readonly sessionToken?: string;
+}
+
+/** Where an `ExportBucket`'s access key may write: under its bucket's export prefix only. */
+export interface ExportKeyScope {
+  /** The bucket. */
+  readonly bucketName: string;
+  /** The key prefix ('' for the whole bucket). */
+  readonly prefix: string;
 }
 
 /** What the platform writes with. */
@@ -57,9 +65,9 @@ export class DestinationCredentials {
     /** The keys; undefined for environment credentials. */
     readonly values: S3AccessKeyValues | undefined,
     /** Resources the platform's first write needs (IAM policies). */
-    readonly dependencies: readonly ITerraformDependable[],
+    readonly dependencies: ITerraformDependable[],
     /** Where the keys may write, when they are an `ExportBucket`'s: under its prefix only. */
-    readonly writesUnder?: { readonly bucketName: string; readonly prefix: string },
+    readonly writesUnder?: ExportKeyScope,
   ) {}
 }
 
@@ -94,7 +102,16 @@ export interface S3DestinationSettings {
 /** Resolved settings of a {@link DestinationTarget}. */
 export interface DestinationTargetConfig extends S3DestinationSettings {
   /** Resources to create before the destination; read when the stack is synthesized. */
-  readonly dependencies: readonly ITerraformDependable[];
+  readonly dependencies: ITerraformDependable[];
+}
+
+/** Options of {@link DestinationTarget.exportBucket}. */
+export interface ExportBucketTargetOptions {
+  /**
+   * The keys the platform writes with.
+   * @default the bucket's export access key
+   */
+  readonly credentials?: DestinationCredentials;
 }
 
 /** Where a destination points: `DestinationTarget.exportBucket(bucket)` or `DestinationTarget.s3({...})`. */
@@ -103,9 +120,8 @@ export class DestinationTarget {
    * An `ExportBucket`, at its export prefix. The credentials default to the bucket's export access key (the one
    * `bucket.withAccessKey(...)` made, or one with every export permission); the destination is created after every
    * grant of the bucket, also the grants made after the destination in the code.
-   * @param options.credentials the keys the platform writes with, instead of the bucket's export access key
    */
-  static exportBucket(bucket: IExportBucket, options: { readonly credentials?: DestinationCredentials } = {}): DestinationTarget {
+  static exportBucket(bucket: IExportBucket, options: ExportBucketTargetOptions = {}): DestinationTarget {
     return new DestinationTarget(() => {
       const credentials = options.credentials ?? DestinationCredentials.fromExportAccessKey(bucket.exportAccessKey ?? bucket.withAccessKey());
       return {
@@ -125,10 +141,12 @@ export class DestinationTarget {
     return new DestinationTarget(() => ({ ...settings, dependencies: settings.credentials.dependencies }));
   }
 
-  private constructor(
-    /** Resolves the settings (making the bucket's access key on first use). */
-    readonly bind: () => DestinationTargetConfig,
-  ) {}
+  private constructor(private readonly resolve: () => DestinationTargetConfig) {}
+
+  /** Resolves the settings (making the bucket's access key on first use). */
+  bind(): DestinationTargetConfig {
+    return this.resolve();
+  }
 }
 
 /** Props of {@link ExportDestination}. */
@@ -180,7 +198,7 @@ export class ExportDestination extends Construct implements IExportDestination {
   /** The destination id, as the platform returns it. */
   readonly destinationId: string;
   /** The `agentplatform_export_destination` resource, for escape hatches. */
-  readonly resource: TfExportDestination;
+  readonly resource: ExportDestinationResource;
 
   constructor(scope: Construct, id: string, props: ExportDestinationProps) {
     super(scope, id);
@@ -217,8 +235,8 @@ export class ExportDestination extends Construct implements IExportDestination {
       ['target.credentials.sessionToken', keys?.sessionToken],
     ]);
 
-    const credentials: TfExportDestinationCredentials | undefined = keys && { ...keys };
-    this.resource = new TfExportDestination(this, 'Resource', {
+    const credentials: ExportDestinationCredentials | undefined = keys && { ...keys };
+    this.resource = new ExportDestinationResource(this, 'Resource', {
       displayName: props.displayName,
       bucketName: target.bucketName,
       prefix: target.prefix,

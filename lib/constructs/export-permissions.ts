@@ -18,7 +18,7 @@ export interface ExportPermissionOptions {
    * `s3:GetObject`; the key can then also read the exported files).
    * @default true
    */
-  readonly getObject?: boolean;
+  readonly readObject?: boolean;
   /**
    * `s3:AbortMultipartUpload`: the platform cleans up the parts of a large file whose upload failed.
    * @default true
@@ -58,7 +58,7 @@ export const EXPORT_PERMISSIONS: readonly ExportPermission[] = [
   },
   {
     action: 's3:GetObject',
-    option: 'getObject',
+    option: 'readObject',
     on: 'prefix',
     purpose: 'checks the size of each file it wrote (a HEAD request; the key can also read the files)',
     without: 'file sizes are not verified',

@@ -7,15 +7,16 @@
 import { Annotations, Tokenization, type TerraformProvider } from 'cdktf';
 import type { IConstruct } from 'constructs';
 import { renderFilter, reviewFilter, type FilterExpr } from '../api/filter';
-import { FORMAT_VERSIONS, type FormatVersion } from '../api/schemas/bulk-export';
-import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant, type ExportableFieldName } from '../api/schemas/trace';
+import { FORMAT_VERSIONS } from '../api/schemas/bulk-export';
+import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../api/schemas/trace';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import type { IExportDestination } from './export-destination';
-import type { TfBulkExportConfig } from './generated/bulk-export';
+import { Filter } from './filter';
+import type { BulkExportConfig } from './generated/bulk-export';
 import { isUuid } from '../api/ids';
 
 /** A filter: built with `Filter.*` (`Filter.and(Filter.eq('run_type', 'llm'), ...)`), or an expression string. */
-export type ExportFilter = FilterExpr | string;
+export type ExportFilter = Filter | string;
 
 /** A point in time: a Date, or an ISO 8601 timestamp such as `2025-01-01T00:00:00Z`. */
 export type ExportTime = Date | string;
@@ -27,20 +28,21 @@ export interface ExportQueryProps {
   /** The tracing project (session) whose runs are exported: its id, a UUID. */
   readonly tracingProjectId: string;
   /**
-   * Only these fields become columns; leaving out `inputs` and `outputs` makes exports much smaller.
+   * Only these fields become columns, e.g. `['id', 'name', 'start_time']`; leaving out `inputs` and `outputs` makes
+   * exports much smaller. A name that is no exportable field fails at synth.
    * @default every exportable field
    */
-  readonly fields?: readonly ExportableFieldName[];
+  readonly fields?: string[];
   /**
    * Only runs matching this filter.
    * @default every run of the range
    */
-  readonly filter?: ExportFilter;
+  readonly filter?: Filter | string;
   /**
    * Parquet layout, e.g. `v2_beta` (typed columns for JSON and timestamps, Hive-compliant folders).
    * @default the platform's choice (nothing is sent)
    */
-  readonly formatVersion?: FormatVersion | (string & {});
+  readonly formatVersion?: string;
   /**
    * The agentplatform provider to use.
    * @default the stack's default agentplatform provider
@@ -53,7 +55,7 @@ export function queryAttributes(
   props: ExportQueryProps,
   violations: Violations,
   scope: IConstruct,
-): Pick<TfBulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
+): Pick<BulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
   // spec: Bulk export, `session_id` is a string (uuid)
   violations.check('tracingProjectId', props.tracingProjectId, (id) => (isUuid(id) ? undefined : messages.notUuid('a tracing project id', id)));
   // a list given as a token (a variable of list type) is checked by the provider at plan
@@ -88,9 +90,10 @@ function filterText(filter: ExportFilter | undefined, violations: Violations, sc
   if (filter === undefined) return undefined;
   let text: string;
   try {
-    text = typeof filter === 'string' ? filter : renderFilter(filter);
+    // an expression built by hand (which earlier versions took) is read as Filter.* builds one
+    text = typeof filter === 'string' ? filter : filter instanceof Filter ? filter.toString() : renderFilter(filter as FilterExpr);
   } catch {
-    // a hand-built expression that is no FilterExpr at all
+    // no expression at all
     violations.add('filter', messages.notFilterExpr());
     return undefined;
   }

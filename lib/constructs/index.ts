@@ -2,7 +2,7 @@
  * The cdktf construct library of the agent platform. Import from here; the `generated/` bindings (one class per
  * provider resource and data source) are the escape hatch.
  */
-export { Filter } from './filter';
+export { Filter, type FilterValue } from './filter';
 export type { FilterExpr } from '../api/filter';
 export type { ExportableFieldName } from '../api/schemas/trace';
 export type { RevisionStatusName } from '../api/schemas/control-plane-constants';
@@ -13,7 +13,7 @@ export * from './duration';
 export { ConstructValidationError, type Violation } from './errors';
 export * from './export-bucket';
 export * from './export-destination';
-export * from './export-permissions';
+export type { ExportPermissionOptions } from './export-permissions';
 export type { ExportFilter, ExportQueryProps, ExportTime } from './export-query';
 export * from './provider';
 export * from './scheduled-export';

@@ -12,7 +12,7 @@ import { installProvider } from '../install/provider';
 import type { Duration } from './duration';
 import { httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages } from './errors';
-import { TfProvider } from './generated/provider';
+import { AgentplatformProvider } from './generated/provider';
 import { warnOfSecretReferences } from './secret-references';
 
 /** Props of {@link AgentPlatformProvider}; each setting left out is read from the environment where Terraform runs. */
@@ -117,7 +117,7 @@ function pinVersionConstraint(lockFilePath: string, version: string): void {
  * new AgentPlatformProvider(this, 'agentplatform'); // settings from AGENTPLATFORM_* where Terraform runs
  * ```
  */
-export class AgentPlatformProvider extends TfProvider {
+export class AgentPlatformProvider extends AgentplatformProvider {
   constructor(scope: Construct, id: string, props: AgentPlatformProviderProps = {}) {
     const violations = new Violations();
     // no platform input: the addresses the provider itself calls, which only an http(s) URL can be

@@ -8,7 +8,7 @@ import { booleanProblem } from './checks';
 import { Duration } from './duration';
 import { Violations, messages } from './errors';
 import { queryAttributes, timeAttribute, type ExportQueryProps, type ExportTime } from './export-query';
-import { TfBulkExport } from './generated/bulk-export';
+import { BulkExport as BulkExportResource } from './generated/bulk-export';
 
 /** Props of {@link ScheduledExport}. */
 export interface ScheduledExportProps extends ExportQueryProps {
@@ -39,7 +39,7 @@ export class ScheduledExport extends Construct {
   /** The export id of the schedule (its spawned exports name it as their source). */
   readonly exportId: string;
   /** The `agentplatform_bulk_export` resource, for escape hatches. */
-  readonly resource: TfBulkExport;
+  readonly resource: BulkExportResource;
 
   constructor(scope: Construct, id: string, props: ScheduledExportProps) {
     super(scope, id);
@@ -56,7 +56,7 @@ export class ScheduledExport extends Construct {
     violations.check('cancelSpawnedOnDestroy', props.cancelSpawnedOnDestroy, booleanProblem);
     violations.throwIfAny('ScheduledExport', this);
 
-    this.resource = new TfBulkExport(this, 'Resource', {
+    this.resource = new BulkExportResource(this, 'Resource', {
       ...query,
       startTime,
       intervalHours: props.every.toHours(),

@@ -1,7 +1,7 @@
 /**
  * Offline installation: a launcher in terraform's implied local mirror and the matching `.terraform.lock.hcl`, so
  * `terraform init` finds the provider with no registry, no CLI configuration and no Go toolchain. Used by the CLI
- * (`npx agentplatform-provider install`) and, at synth, by the constructs: it lives apart from the provider's
+ * (`agentplatform-provider install`) and, at synth, by the constructs: it lives apart from the provider's
  * runtime, which the constructs never load, and needs only node built-ins and the provider's constants.
  */
 import { createHash } from 'node:crypto';
@@ -18,7 +18,7 @@ export interface InstallOptions {
    * @default `node` on the `PATH` terraform runs with (`AGENTPLATFORM_NODE` overrides it when set)
    */
   readonly nodePath?: string;
-  /** Script the launcher runs. @default the compiled provider entry point, `dist/lib/provider/main.js` */
+  /** Script the launcher runs. @default the provider entry point of this package ({@link defaultEntryPoint}) */
   readonly entryPoint?: string;
   /** Provider version to install as. @default the package version */
   readonly version?: string;
@@ -53,9 +53,19 @@ export function terraformPlatform(platform: NodeJS.Platform = process.platform, 
   return `${os}_${goArch}`;
 }
 
-/** The compiled provider entry point of this package. */
-export function defaultEntryPoint(): string {
-  return join(packageRoot(), 'dist', 'lib', 'provider', 'main.js');
+/**
+ * Where the provider's entry point is, from a package root: compiled by `npm run build` in this repository, bundled
+ * into one file in the construct packages (`@agentplatform/cdktf`, `@agentplatform/cdktn`).
+ */
+export const ENTRY_POINTS: readonly (readonly string[])[] = [
+  ['dist', 'lib', 'provider', 'main.js'],
+  ['provider', 'agentplatform-provider.js'],
+];
+
+/** The provider entry point of the package at `root`: the first of {@link ENTRY_POINTS} there, else the compiled one. */
+export function defaultEntryPoint(root: string = packageRoot()): string {
+  const candidates = ENTRY_POINTS.map((path) => join(root, ...path));
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
 }
 
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -82,7 +92,7 @@ export function launcherScript(nodePath: string | undefined): string {
   return [
     '#!/bin/sh',
     '# Launcher of the agentplatform terraform provider (a Node.js program). Generated: do not edit,',
-    '# or update .terraform.lock.hcl too (run `npx agentplatform-provider install` again).',
+    '# or update .terraform.lock.hcl too (run `node_modules/.bin/agentplatform-provider install` again).',
     'unset NODE_OPTIONS',
     // quoted apart: quotes inside "${…:-…}" would stay part of the value
     `node=${nodePath === undefined ? 'node' : shellQuote(nodePath)}`,
@@ -95,7 +105,7 @@ export function launcherScript(nodePath: string | undefined): string {
     // the launcher's directory without `dirname`, which a PATH without coreutils lacks (terraform runs it by its path)
     `if [ ! -f "$dir"/${ENTRY_FILE} ]; then dir="\${0%/*}"/${LAUNCHER_TO_TERRAFORM_D}; fi`,
     `if [ ! -f "$dir"/${ENTRY_FILE} ]; then`,
-    `  echo "agentplatform provider: $PWD/terraform.d/${ENTRY_FILE} is missing: run npx agentplatform-provider install in $PWD" >&2`,
+    `  echo "agentplatform provider: $PWD/terraform.d/${ENTRY_FILE} is missing: run node_modules/.bin/agentplatform-provider install in $PWD" >&2`,
     '  exit 1',
     'fi',
     `IFS= read -r entry < "$dir"/${ENTRY_FILE}`,

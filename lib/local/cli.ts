@@ -1,5 +1,5 @@
 /**
- * `npx agentplatform-local`: starts the local platform and prints, once ready, exactly
+ * `agentplatform-local`: starts the local platform and prints, once ready, exactly
  * `local platform ready at http://127.0.0.1:<port>` and `dev api key: <key>` (with `--host`, a URL that reaches the
  * server as bound, and a warning on stderr when that is not loopback). Every flag has an environment equivalent;
  * flags win.

@@ -1,5 +1,5 @@
 /**
- * `npx agentplatform-provider install [--dir DIR]`: installs the provider launcher into DIR's implied local mirror
+ * `agentplatform-provider install [--dir DIR]`: installs the provider launcher into DIR's implied local mirror
  * and writes DIR/.terraform.lock.hcl, so `terraform init` works there offline.
  */
 import { relative, resolve } from 'node:path';

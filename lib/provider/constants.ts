@@ -23,21 +23,23 @@ export const PROVIDER_ADDRESS = `${PROVIDER_HOSTNAME}/${PROVIDER_SOURCE}`;
 /** Name of the plugin executable terraform looks for, without the version suffix. */
 export const PROVIDER_EXECUTABLE_PREFIX = `terraform-provider-${PROVIDER_TYPE_NAME}`;
 
-const PACKAGE_NAME = 'cdktf-agent-platform';
+/** The packages this file ships in: the repository's own, and the construct packages built from it. */
+const PACKAGE_NAMES: readonly string[] = ['cdktf-agent-platform', '@agentplatform/cdktf', '@agentplatform/cdktn'];
 
 /**
  * Root folder of this package (the one holding its `package.json`), found from this file's own location so that it
- * is the same whether the code runs from `lib/` (TypeScript) or from `dist/lib/` (compiled).
+ * is the same whether the code runs from `lib/` (TypeScript), from `dist/lib/` (compiled) or from a construct
+ * package (compiled by jsii, or bundled with the provider).
  */
 export function packageRoot(): string {
   let dir = __dirname;
   for (;;) {
     const candidate = join(dir, 'package.json');
-    if (existsSync(candidate) && (JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string }).name === PACKAGE_NAME) {
+    if (existsSync(candidate) && PACKAGE_NAMES.includes((JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string }).name ?? '')) {
       return dir;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`cannot find the package.json of ${PACKAGE_NAME} above ${__dirname}`);
+    if (parent === dir) throw new Error(`cannot find the package.json of ${PACKAGE_NAMES.join(' or ')} above ${__dirname}`);
     dir = parent;
   }
 }

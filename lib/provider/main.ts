@@ -30,7 +30,7 @@ It is not meant to be run by hand. terraform starts it when a configuration decl
     }
   }
 
-Install it next to a configuration with: npx agentplatform-provider install --dir <configuration dir>
+Install it next to a configuration with: node_modules/.bin/agentplatform-provider install --dir <configuration dir>
 `;
 
 /** Options of {@link serve}. */

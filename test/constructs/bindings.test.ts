@@ -1,14 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Testing, TerraformStack } from 'cdktf';
+import { TerraformDataSource, TerraformResource, Testing, TerraformStack } from 'cdktf';
 import * as bindings from '../../lib/constructs/generated';
 import { packageRoot } from '../../lib/provider/constants';
 import type { Attribute, Attributes, Schema } from '../../lib/provider/framework/schema';
 import { providerSchema } from '../../lib/provider/provider-config';
 import { registry } from '../../lib/provider/registry';
-import { BINDINGS_DIR, bindingClassName, bindingFiles } from '../../scripts/generate-bindings';
+import { BINDINGS_DIR, bindingFiles } from '../../scripts/generate-bindings';
+import { checkDistFresh } from '../provider/support/terraform';
 
-const REGENERATE = 'the provider schema changed: run `npm run build && node dist/scripts/generate-bindings.js` and commit the result';
+const REGENERATE = 'the provider schema changed: run `npm run generate:bindings` and commit the result';
 
 type BindingClass = new (scope: TerraformStack, id: string, config: Record<string, unknown>) => unknown;
 
@@ -46,15 +47,37 @@ function expectedJson(attributes: Attributes): Record<string, unknown> {
   );
 }
 
+/** The binding class of a resource or data source type, found by its Terraform type, whatever cdktf named it. */
+function bindingClass(kind: 'resource' | 'data-source', typeName: string): BindingClass {
+  const base = kind === 'resource' ? TerraformResource : TerraformDataSource;
+  const classes = Object.values(bindings).flatMap((module) => Object.values(module) as unknown[]);
+  const found = classes.filter(
+    (c): c is BindingClass & { tfResourceType: string } =>
+      typeof c === 'function' && c.prototype instanceof base && (c as { tfResourceType?: string }).tfResourceType === typeName,
+  );
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+/** The files under a folder, by path from it. */
+const filesUnder = (dir: string, from = ''): string[] =>
+  readdirSync(join(dir, from), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(dir, join(from, entry.name)) : [join(from, entry.name).split('\\').join('/')],
+  );
+
 describe('generated bindings', () => {
-  test.each(bindingFiles().map((f) => [f.path, f.content]))('%s matches the provider schema', (path, content) => {
+  // cdktf get, run once: it installs the built provider from a mirror and reads its schema with terraform
+  checkDistFresh();
+  const generated = bindingFiles();
+
+  test.each(generated.map((f) => [f.path, f.content]))('%s is what cdktf get makes of the provider schema', (path, content) => {
     const onDisk = existsSync(join(packageRoot(), path)) ? readFileSync(join(packageRoot(), path), 'utf8') : '(missing)';
     if (onDisk !== content) throw new Error(`${path} is out of date: ${REGENERATE}`);
   });
 
   test('the bindings folder holds nothing but generated files', () => {
-    const generated = bindingFiles().map((f) => f.path.slice(BINDINGS_DIR.length + 1));
-    expect(readdirSync(join(packageRoot(), BINDINGS_DIR)).sort()).toEqual(generated.sort());
+    const expected = generated.map((f) => f.path.slice(BINDINGS_DIR.length + 1));
+    expect(filesUnder(join(packageRoot(), BINDINGS_DIR)).sort()).toEqual(expected.sort());
   });
 
   const types: Array<[string, 'resource' | 'data-source', Schema]> = [
@@ -63,10 +86,9 @@ describe('generated bindings', () => {
   ];
 
   test.each(types)('%s: every settable attribute synthesizes under its Terraform name', (typeName, kind, schema) => {
-    const Binding = (bindings as unknown as Record<string, BindingClass & { tfResourceType: string }>)[bindingClassName(kind, typeName)]!;
-    expect(Binding.tfResourceType).toBe(typeName);
+    const Binding = bindingClass(kind, typeName);
     const stack = new TerraformStack(Testing.app(), 'test');
-    new bindings.TfProvider(stack, 'agentplatform');
+    new bindings.provider.AgentplatformProvider(stack, 'agentplatform');
     new Binding(stack, 'subject', sampleConfig(schema.attributes));
     const json = JSON.parse(Testing.synth(stack)) as Record<'resource' | 'data', Record<string, Record<string, Record<string, unknown>>>>;
     const synthesized = json[kind === 'resource' ? 'resource' : 'data'][typeName]!.subject!;
@@ -76,7 +98,7 @@ describe('generated bindings', () => {
 
   test('the provider block takes every provider setting', () => {
     const stack = new TerraformStack(Testing.app(), 'test');
-    new bindings.TfProvider(stack, 'agentplatform', sampleConfig(providerSchema.attributes));
+    new bindings.provider.AgentplatformProvider(stack, 'agentplatform', sampleConfig(providerSchema.attributes));
     const json = JSON.parse(Testing.synth(stack)) as { provider: { agentplatform: Array<Record<string, unknown>> } };
     expect(json.provider.agentplatform[0]).toEqual(expectedJson(providerSchema.attributes));
   });

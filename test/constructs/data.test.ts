@@ -1,8 +1,8 @@
 import { Testing, TerraformOutput } from 'cdktf';
 import { DeploymentRevisions, SandboxTemplates } from '../../lib/constructs/data';
 import { Deployment, DeploymentSource } from '../../lib/constructs/deployment';
-import { TfRevisionsDataSource } from '../../lib/constructs/generated/data-revisions';
-import { TfSandboxTemplatesDataSource } from '../../lib/constructs/generated/data-sandbox-templates';
+import { DataAgentplatformRevisions } from '../../lib/constructs/generated/data-agentplatform-revisions';
+import { DataAgentplatformSandboxTemplates } from '../../lib/constructs/generated/data-agentplatform-sandbox-templates';
 import { providerStack, violationsOf } from './support/synth';
 
 type Outputs = { output: Record<string, { value: string }>; data: Record<string, Record<string, unknown>> };
@@ -15,7 +15,7 @@ describe('DeploymentRevisions', () => {
     new TerraformOutput(stack, 'newest', { value: revisions.newestRevisionId });
     new TerraformOutput(stack, 'second_status', { value: revisions.revisions.get(1).status });
     const synth = Testing.synth(stack);
-    expect(synth).toHaveDataSourceWithProperties(TfRevisionsDataSource, { status: ['DEPLOYED', 'BUILD_FAILED'], limit: 5, all: true });
+    expect(synth).toHaveDataSourceWithProperties(DataAgentplatformRevisions, { status: ['DEPLOYED', 'BUILD_FAILED'], limit: 5, all: true });
     const json = JSON.parse(synth) as Outputs;
     const [address] = Object.keys(json.data.agentplatform_revisions!);
     expect(json.data.agentplatform_revisions![address!]).toMatchObject({ deployment_id: expect.stringMatching(/^\$\{agentplatform_deployment\.\w+\.id\}$/) });
@@ -42,7 +42,7 @@ describe('SandboxTemplates', () => {
     new TerraformOutput(stack, 'memory', { value: templates.templates.get(0).resources.memory });
     new TerraformOutput(stack, 'mount', { value: templates.templates.get(0).volumeMounts.get(1).mountPath });
     const synth = Testing.synth(stack);
-    expect(synth).toHaveDataSource(TfSandboxTemplatesDataSource);
+    expect(synth).toHaveDataSource(DataAgentplatformSandboxTemplates);
     const json = JSON.parse(synth) as Outputs;
     const [address] = Object.keys(json.data.agentplatform_sandbox_templates!);
     expect(json.output.memory!.value).toBe(`\${data.agentplatform_sandbox_templates.${address}.templates[0].resources.memory}`);

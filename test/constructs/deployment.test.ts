@@ -1,7 +1,7 @@
 import { Testing, TerraformOutput, TerraformStack, TerraformVariable } from 'cdktf';
 import { Deployment, DeploymentSource, type DeploymentProps } from '../../lib/constructs/deployment';
 import { Duration } from '../../lib/constructs/duration';
-import { TfDeployment } from '../../lib/constructs/generated/deployment';
+import { Deployment as DeploymentResource } from '../../lib/constructs/generated/deployment';
 import { messageOf, onlyResource, providerStack, synthesized, violationsOf, warningsOf } from './support/synth';
 
 const github = DeploymentSource.github({ repoUrl: 'https://github.com/acme/support-agent', ref: 'main', buildOnPush: true });
@@ -14,7 +14,7 @@ describe('Deployment', () => {
   test('a GitHub deployment synthesizes every source attribute', () => {
     const stack = providerStack();
     deploy({ source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', integrationId: 'int-1', ref: 'release', graphConfigPath: 'graphs.json', buildOnPush: true }) }, stack);
-    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, {
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(DeploymentResource, {
       name: 'support-agent',
       source: 'github',
       repo_url: 'https://github.com/acme/a',
@@ -45,7 +45,7 @@ describe('Deployment', () => {
       },
       stack,
     );
-    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, {
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(DeploymentResource, {
       deployment_type: 'dev',
       resource_spec: { min_scale: 1, max_scale: 3, cpu: 0.5, memory_mb: 1024 },
       timeouts: { create: '45m', delete: '90s' },
@@ -58,7 +58,7 @@ describe('Deployment', () => {
     const stack = providerStack();
     const key = new TerraformVariable(stack, 'openai_api_key', { type: 'string', sensitive: true });
     deploy({ secrets: { OPENAI_API_KEY: key.stringValue }, secretsVersion: 2 }, stack);
-    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, {
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(DeploymentResource, {
       secrets: { OPENAI_API_KEY: '${var.openai_api_key}' },
       secrets_version: 2,
     });
@@ -168,7 +168,7 @@ describe('Deployment', () => {
     test('any kind of deployment is taken and sent; none is sent when it is left out', () => {
       const stack = providerStack();
       deploy({ deploymentType: 'dev_free_zero' }, stack);
-      expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, { deployment_type: 'dev_free_zero' });
+      expect(Testing.synth(stack)).toHaveResourceWithProperties(DeploymentResource, { deployment_type: 'dev_free_zero' });
       const plain = onlyResource(synthesized(deploy({ source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a' }) }).node.scope as TerraformStack), 'agentplatform_deployment');
       expect(plain).not.toHaveProperty('deployment_type');
       expect(plain).not.toHaveProperty('build_on_push');
@@ -196,7 +196,7 @@ describe('Deployment', () => {
       const ref = new TerraformVariable(stack, 'ref', { type: 'string' }).stringValue;
       const min = new TerraformVariable(stack, 'min', { type: 'number' }).numberValue;
       deploy({ name, source: DeploymentSource.github({ repoUrl: 'https://github.com/acme/a', ref, buildOnPush: true }), resources: { minScale: min, maxScale: 1 } }, stack);
-      expect(Testing.synth(stack)).toHaveResourceWithProperties(TfDeployment, { name: '${var.name}', repo_ref: '${var.ref}', resource_spec: { min_scale: '${var.min}', max_scale: 1 } });
+      expect(Testing.synth(stack)).toHaveResourceWithProperties(DeploymentResource, { name: '${var.name}', repo_ref: '${var.ref}', resource_spec: { min_scale: '${var.min}', max_scale: 1 } });
     });
   });
 });

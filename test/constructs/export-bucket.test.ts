@@ -71,9 +71,9 @@ describe('ExportBucket', () => {
 
   test.each([
     [{ deleteObject: false }, [['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload']]],
-    [{ getObject: false }, [['s3:PutObject', 's3:AbortMultipartUpload'], ['s3:DeleteObject']]],
+    [{ readObject: false }, [['s3:PutObject', 's3:AbortMultipartUpload'], ['s3:DeleteObject']]],
     [{ abortMultipartUpload: false }, [['s3:PutObject', 's3:GetObject'], ['s3:DeleteObject']]],
-    [{ deleteObject: false, getObject: false, abortMultipartUpload: false }, [['s3:PutObject']]],
+    [{ deleteObject: false, readObject: false, abortMultipartUpload: false }, [['s3:PutObject']]],
   ])('options %j turn actions off, never s3:PutObject', (options, actions) => {
     const stack = exportStack();
     new ExportBucket(stack, 'Traces').grantExport(ExportPrincipal.role('writer'), options);
@@ -120,7 +120,7 @@ describe('ExportBucket', () => {
       for (const [role, options] of grants) bucket.grantExport(ExportPrincipal.role(role), options);
       return Object.entries(resourcesOf(synthesized(stack), 'aws_iam_role_policy')).map(([address, p]) => `${p.role as string} ${JSON.parse(p.policy as string).Statement.length} ${address}`);
     };
-    const noGet = { getObject: false };
+    const noGet = { readObject: false };
     // the same role granted twice (with other permissions, in the same order), and two names that read alike once made
     // safe for an id; the grants of other identities come and go around them
     const one = addresses([['r1', {}], ['r2', {}], ['r1', noGet], ['a_b', {}], ['a.b', {}]]);
@@ -149,9 +149,9 @@ describe('ExportBucket', () => {
   test('withAccessKey options that grant the same actions ask for the same key; a destination uses the key made', () => {
     const stack = exportStack();
     const bucket = ExportBucket.fromBucketName(stack, 'Existing', 'acme-traces', { region: 'eu-west-1' });
-    const key = bucket.withAccessKey({ getObject: false });
+    const key = bucket.withAccessKey({ readObject: false });
     expect(bucket.exportAccessKey).toBe(key);
-    expect(bucket.withAccessKey({ getObject: false, deleteObject: true })).toBe(key);
+    expect(bucket.withAccessKey({ readObject: false, deleteObject: true })).toBe(key);
     new ExportDestination(stack, 'Destination', { displayName: 'traces', target: DestinationTarget.exportBucket(bucket) });
     const json = synthesized(stack);
     expect(Object.keys(resourcesOf(json, 'aws_iam_access_key'))).toHaveLength(1);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Testing, TerraformVariable, type TerraformStack } from 'cdktf';
 import { ExportBucket, ExportPrincipal } from '../../lib/constructs/export-bucket';
 import { DestinationCredentials, DestinationTarget, ExportDestination, type S3DestinationSettings } from '../../lib/constructs/export-destination';
-import { TfExportDestination } from '../../lib/constructs/generated/export-destination';
+import { ExportDestination as ExportDestinationResource } from '../../lib/constructs/generated/export-destination';
 import { exportStack, onlyResource, providerStack, resourcesOf, synthesized, violationsOf, warningsOf } from './support/synth';
 
 const secretVariable = (stack: TerraformStack, name: string) => new TerraformVariable(stack, name, { type: 'string', sensitive: true }).stringValue;
@@ -88,7 +88,7 @@ describe('ExportDestination', () => {
         credentials: DestinationCredentials.fromValues({ accessKeyId: 'S3RVER', secretAccessKey: secretVariable(stack, 'secret') }),
       }),
     });
-    expect(Testing.synth(stack)).toHaveResourceWithProperties(TfExportDestination, {
+    expect(Testing.synth(stack)).toHaveResourceWithProperties(ExportDestinationResource, {
       bucket_name: 'exports',
       prefix: 'traces',
       endpoint_url: 'http://127.0.0.1:9000',

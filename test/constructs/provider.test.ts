@@ -4,7 +4,7 @@ import { Manifest, Testing, TerraformStack, TerraformVariable } from 'cdktf';
 import { Duration } from '../../lib/constructs/duration';
 import { messages } from '../../lib/constructs/errors';
 import { AgentPlatformProvider } from '../../lib/constructs/provider';
-import { TfProvider } from '../../lib/constructs/generated/provider';
+import { AgentplatformProvider } from '../../lib/constructs/generated/provider';
 import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_SOURCE, PROVIDER_VERSION } from '../../lib/provider/constants';
 import { ENTRY_FILE, packageHash, terraformPlatform } from '../../lib/install/provider';
 import { PROVIDER_ENV } from '../../lib/provider/provider-config';
@@ -31,7 +31,7 @@ describe('AgentPlatformProvider', () => {
       maxRetries: 5,
       alias: 'staging',
     });
-    expect(Testing.synth(stack)).toHaveProviderWithProperties(TfProvider, {
+    expect(Testing.synth(stack)).toHaveProviderWithProperties(AgentplatformProvider, {
       api_key: '${var.api_key}',
       tenant_id: 'tenant-1',
       control_plane_url: 'http://127.0.0.1:8123',

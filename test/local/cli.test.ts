@@ -1,4 +1,4 @@
-/** `npx agentplatform-local` as users run it: the ready lines, the persisted dev key, flags and their env twins. */
+/** `agentplatform-local` as users run it: the ready lines, the persisted dev key, flags and their env twins. */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { PROVIDER_ADDRESS, PROVIDER_VERSION, packageRoot } from '../../lib/provider/constants';
 import { main } from '../../lib/provider/cli';
-import { ENTRY_FILE, installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/install/provider';
+import { ENTRY_FILE, defaultEntryPoint, installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/install/provider';
 import { createLogger, logLevelFromEnv } from '../../lib/provider/log';
 
 const dirs: string[] = [];
@@ -130,7 +130,7 @@ describe('installProvider', () => {
     const bare = join(root, 'bare');
     mkdirSync(bare);
     const missing = spawnSync(cached, [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: bare });
-    expect([missing.status, missing.stderr.trim()]).toEqual([1, `agentplatform provider: ${realpathSync(bare)}/terraform.d/${ENTRY_FILE} is missing: run npx agentplatform-provider install in ${realpathSync(bare)}`]);
+    expect([missing.status, missing.stderr.trim()]).toEqual([1, `agentplatform provider: ${realpathSync(bare)}/terraform.d/${ENTRY_FILE} is missing: run node_modules/.bin/agentplatform-provider install in ${realpathSync(bare)}`]);
   });
 
   it('hashes the package directory as terraform does (dirhash Hash1)', () => {
@@ -169,6 +169,30 @@ describe('installProvider', () => {
     expect(terraformPlatform('linux', 'x64')).toBe('linux_amd64');
     expect(terraformPlatform('darwin', 'arm64')).toBe('darwin_arm64');
     expect(() => terraformPlatform('aix', 'ppc64')).toThrow('no platform');
+  });
+});
+
+describe('defaultEntryPoint', () => {
+  const withFiles = (...files: string[][]): string => {
+    const root = tempDir();
+    for (const file of files) {
+      mkdirSync(join(root, ...file.slice(0, -1)), { recursive: true });
+      writeFileSync(join(root, ...file), '');
+    }
+    return root;
+  };
+
+  it("is this repository's compiled provider, and the bundle in a construct package", () => {
+    expect(defaultEntryPoint()).toBe(join(packageRoot(), 'dist', 'lib', 'provider', 'main.js'));
+    const built = withFiles(['dist', 'lib', 'provider', 'main.js']);
+    expect(defaultEntryPoint(built)).toBe(join(built, 'dist', 'lib', 'provider', 'main.js'));
+    const bundled = withFiles(['provider', 'agentplatform-provider.js'], ['lib', 'constructs', 'index.js']);
+    expect(defaultEntryPoint(bundled)).toBe(join(bundled, 'provider', 'agentplatform-provider.js'));
+  });
+
+  it('names the compiled provider when neither is there, so the error says to build', () => {
+    const empty = withFiles();
+    expect(defaultEntryPoint(empty)).toBe(join(empty, 'dist', 'lib', 'provider', 'main.js'));
   });
 });
 

@@ -120,6 +120,6 @@ describe('terraform with the installed provider', () => {
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('This binary is a plugin for terraform');
-    expect(result.stderr).toContain('npx agentplatform-provider install');
+    expect(result.stderr).toContain('node_modules/.bin/agentplatform-provider install');
   });
 });

@@ -1,9 +1,9 @@
 # An agent deployment with plain Terraform, against the local platform (or the real one).
 #
-#   npx agentplatform-local --port 8123                  # prints the URL and a dev API key
+#   node ../../../bin/agentplatform-local.js --port 8123         # prints the URL and a dev API key
 #   export AGENTPLATFORM_CONTROL_PLANE_URL=http://127.0.0.1:8123
-#   export AGENTPLATFORM_API_KEY=lp_...                   # the dev api key line
-#   npx agentplatform-provider install --dir .            # the provider, offline, plus .terraform.lock.hcl
+#   export AGENTPLATFORM_API_KEY=lp_...                          # the dev api key line
+#   node ../../../bin/agentplatform-provider.js install --dir .  # the provider, offline, plus .terraform.lock.hcl
 #   terraform init && terraform apply
 #
 # The local platform fails a revision on request: try repo_ref = "main#fail-build".

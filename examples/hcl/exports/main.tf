@@ -2,13 +2,13 @@
 # backfill of one day waited for until it is Completed, and the runs (rows, Parquet files) of that backfill. Against
 # the local platform with any S3-compatible store, or the real platform with Amazon S3 (leave endpoint_url out).
 #
-#   npx agentplatform-local --port 8123                   # prints the URL and a dev API key
-#   npx agentplatform-local s3 --port 4568                # an S3 server: endpoint_url=http://127.0.0.1:4568,
-#                                                         # bucket agent-traces, access key id S3RVER, any secret
+#   node ../../../bin/agentplatform-local.js --port 8123          # prints the URL and a dev API key
+#   node ../../../bin/agentplatform-local.js s3 --port 4568       # an S3 server: endpoint_url=http://127.0.0.1:4568,
+#                                                                 # bucket agent-traces, access key id S3RVER, any secret
 #   export AGENTPLATFORM_TRACING_URL=http://127.0.0.1:8123
-#   export AGENTPLATFORM_API_KEY=lp_...                    # the dev api key line
-#   export TF_VAR_access_key_id=... TF_VAR_secret_access_key=...   # may s3:PutObject on the bucket's prefix
-#   npx agentplatform-provider install --dir .             # the provider, offline, plus .terraform.lock.hcl
+#   export AGENTPLATFORM_API_KEY=lp_...                           # the dev api key line
+#   export TF_VAR_access_key_id=... TF_VAR_secret_access_key=...  # may s3:PutObject on the bucket's prefix
+#   node ../../../bin/agentplatform-provider.js install --dir .   # the provider, offline, plus .terraform.lock.hcl
 #   terraform init
 #   terraform apply -var session_id=<tracing project id> -var endpoint_url=<S3 API address> \
 #     -var schedule_start=2025-06-01T00:00:00Z -var backfill_day=2025-05-31

@@ -3,9 +3,9 @@
 # the export permissions (see docs/constructs.md, ExportBucket) on the export prefix.
 #
 #   export AGENTPLATFORM_API_KEY=... AGENTPLATFORM_CONTROL_PLANE_URL=... AGENTPLATFORM_TRACING_URL=...
-#   export TF_VAR_openai_api_key=... TF_VAR_tracing_project_id=...    # and AWS credentials
-#   npx agentplatform-provider install --dir .    # the agentplatform provider, offline, plus .terraform.lock.hcl
-#   terraform init && terraform apply              # hashicorp/aws comes from the registry
+#   export TF_VAR_openai_api_key=... TF_VAR_tracing_project_id=...  # and AWS credentials
+#   node ../../../bin/agentplatform-provider.js install --dir .     # the provider, offline, plus .terraform.lock.hcl
+#   terraform init && terraform apply                               # hashicorp/aws comes from the registry
 
 terraform {
   required_version = ">= 1.11"

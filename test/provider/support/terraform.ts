@@ -21,7 +21,7 @@ let distChecked = false;
  * Refuses a `dist/` older than the sources: terraform runs the compiled provider, and a test run alone (`npx jest`)
  * after a change to `lib/` would otherwise test the code from before it. `npm test` builds first.
  */
-function checkDistFresh(): void {
+export function checkDistFresh(): void {
   if (distChecked) return;
   if (!existsSync(DIST_ENTRY)) throw new Error('dist/ is missing: run `npm run build` (npm test does) before these tests');
   if (statSync(DIST_ENTRY).mtimeMs < newestSourceMtime(join(ROOT, 'lib'))) {
