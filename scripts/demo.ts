@@ -77,6 +77,9 @@ export class LocalExampleProject {
       TF_VAR_s3_access_key_id: settings.s3.accessKeyId,
       TF_VAR_s3_secret_access_key: settings.s3.secretAccessKey,
       TF_VAR_export_start: settings.exportStart,
+      // Node.js's own options go on: a test run on another Node version preloads the native addons built for it
+      // there (scripts/ci/other-node.sh), which the cdktf CLI needs; the provider's launcher clears them
+      ...(process.env.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.NODE_OPTIONS }),
     };
   }
 

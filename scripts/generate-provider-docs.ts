@@ -70,7 +70,7 @@ applying again neither fails on the object nor makes a second one: see [converge
 
 ## Installation
 
-The provider is a Node.js program (Node.js 20.18 or later) that Terraform (1.11 or later, for write-only secrets)
+The provider is a Node.js program (Node.js 20.18.1 or later, 22 or 24) that Terraform (1.11 or later, for write-only secrets)
 finds in the configuration's implied local mirror, with no registry and no CLI configuration:
 
 \`\`\`sh
