@@ -108,6 +108,9 @@ export function launcherScript(nodePath: string | undefined): string {
     `  echo "agentplatform provider: $PWD/terraform.d/${ENTRY_FILE} is missing: run node_modules/.bin/agentplatform-provider install in $PWD" >&2`,
     '  exit 1',
     'fi',
+    // the directory as it is on disk: node resolves `..` in a script's path by its text, and from terraform's symlink
+    // to a mirror elsewhere (`.terraform/providers/…` at another depth) that text leads to another folder
+    'dir=$(cd -P "$dir" && pwd -P)',
     `IFS= read -r entry < "$dir"/${ENTRY_FILE}`,
     // the line without a carriage return (a file checked out with Windows line ends)
     `cr=$(printf '\\r'); entry=\${entry%"$cr"}`,

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { PROVIDER_ADDRESS, PROVIDER_VERSION, packageRoot } from '../../lib/provider/constants';
 import { main } from '../../lib/provider/cli';
 import { ENTRY_FILE, defaultEntryPoint, installProvider, launcherScript, mergeLockFile, packageHash, terraformPlatform } from '../../lib/install/provider';
@@ -131,6 +131,21 @@ describe('installProvider', () => {
     mkdirSync(bare);
     const missing = spawnSync(cached, [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: bare });
     expect([missing.status, missing.stderr.trim()]).toEqual([1, `agentplatform provider: ${realpathSync(bare)}/terraform.d/${ENTRY_FILE} is missing: run node_modules/.bin/agentplatform-provider install in ${realpathSync(bare)}`]);
+  });
+
+  it('runs from a mirror elsewhere through a symlink at another depth, as terraform links a filesystem mirror into .terraform', () => {
+    const root = tempDir();
+    const entry = join(root, 'checkout', 'node_modules', 'pkg', 'main.js');
+    mkdirSync(dirname(entry), { recursive: true });
+    writeFileSync(entry, "process.stdout.write('mirrored');");
+    const mirror = installProvider({ dir: join(root, 'mirror'), entryPoint: entry, writeLockFile: false });
+    // terraform's working directory, two folders deeper than the mirror, links the package directory into .terraform
+    const work = join(root, 'elsewhere', 'deeper', 'work');
+    const linked = join(work, '.terraform', 'providers', relative(join(root, 'mirror', 'terraform.d', 'plugins'), mirror.packageDir));
+    mkdirSync(dirname(linked), { recursive: true });
+    symlinkSync(mirror.packageDir, linked, 'dir');
+    const ran = spawnSync(relative(work, join(linked, basename(mirror.launcherPath))), [], { encoding: 'utf8', env: { PATH: dirname(process.execPath) }, cwd: work });
+    expect([ran.status, ran.stdout, ran.stderr]).toEqual([0, 'mirrored', '']);
   });
 
   it('hashes the package directory as terraform does (dirhash Hash1)', () => {
