@@ -65,7 +65,15 @@ function runCdktfGet(): Map<string, string> {
     const result = spawnSync(process.execPath, [cli, 'get'], {
       cwd: app,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: scratch, TF_CLI_CONFIG_FILE: join(scratch, 'cli.tfrc'), CHECKPOINT_DISABLE: '1', CI: '1' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: scratch,
+        TF_CLI_CONFIG_FILE: join(scratch, 'cli.tfrc'),
+        CHECKPOINT_DISABLE: '1',
+        CI: '1',
+        // as scripts/demo.ts: on another Node version the tests preload the native addons built for it (cdktf's node-pty)
+        ...(process.env.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.NODE_OPTIONS }),
+      },
     });
     const out = join(app, 'gen', 'providers', PROVIDER_TYPE_NAME);
     if (result.status !== 0) throw new Error(`cdktf get failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);

@@ -1,5 +1,5 @@
 /**
- * Item 6 of the README: `npm run new-app -- <folder>`, then `npm install` from the registry, `npx cdktf deploy` onto
+ * The README's "Start a new app": `npm run new-app -- <folder>`, then `npm install` from the registry, `npx cdktf deploy` onto
  * the local platform, an empty `npx cdktf diff` and `npx cdktf destroy`, exactly as the README's lines say.
  */
 import { describeAppLifecycle } from './lifecycle';
