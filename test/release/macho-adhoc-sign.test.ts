@@ -1,0 +1,106 @@
+/**
+ * The ad hoc signer on Node's real macOS binaries, the ones a release is built from (downloaded from the npm
+ * registry into this run's temporary directory): each signed result is parsed back and every page hash recomputed
+ * by an independent check written from the format, which first has to accept Apple's own signature of the same
+ * binaries.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { adhocSignMachO, removeMachOSignature } from '../../scripts/release/macho-adhoc-sign';
+import { NODE_PACKAGES, RELEASE_NODE_VERSION, type ReleasePlatform } from '../../scripts/release/node-packages';
+import { checkMachOSignature } from './support/macho-signature-check';
+
+const LC_CODE_SIGNATURE = 0x1d;
+const CS_ADHOC = 0x2;
+const CS_RUNTIME = 0x10000;
+
+function downloadExecutable(platform: ReleasePlatform, dir: string): Buffer {
+  const { name, executable } = NODE_PACKAGES[platform];
+  const tarball = execFileSync('npm', ['pack', `${name}@${RELEASE_NODE_VERSION}`, '--pack-destination', dir, '--silent'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
+  execFileSync('tar', ['-xzf', join(dir, tarball), '-C', dir, executable]);
+  return readFileSync(join(dir, executable));
+}
+
+describe.each([
+  ['darwin_arm64' as const, 0x0100000c],
+  ['darwin_amd64' as const, 0x01000007],
+])('ad hoc signature of the %s Node binary', (platform, cputype) => {
+  let shipped: Buffer;
+  let shippedInfo: ReturnType<typeof checkMachOSignature>;
+  let signed: Buffer;
+
+  beforeAll(() => {
+    shipped = downloadExecutable(platform, mkdtempSync(join(tmpdir(), `node-${platform}-`)));
+    shippedInfo = checkMachOSignature(shipped);
+    signed = adhocSignMachO(shipped, { identifier: 'terraform-provider-agentplatform' });
+  }, 300_000);
+
+  it('is checked by a check that accepts Apple\'s Developer ID signature of the shipped binary', () => {
+    expect(shippedInfo.cputype).toBe(cputype);
+    expect(shippedInfo.codeDirectory.flags & CS_RUNTIME).toBe(CS_RUNTIME);
+    expect(shippedInfo.codeDirectory.pageShift).toBe(12);
+    expect(shippedInfo.codeDirectory.identifier).toBe('node');
+  });
+
+  it('replaces the shipped signature with one that verifies, as codesign --sign - writes it', () => {
+    const info = checkMachOSignature(signed);
+    expect(info.codeDirectory).toMatchObject({
+      version: 0x20400,
+      flags: CS_ADHOC,
+      identifier: 'terraform-provider-agentplatform',
+      nSpecialSlots: 2,
+      hashType: 2,
+      pageShift: 12,
+      execSegBase: 0n,
+      execSegFlags: 1n,
+    });
+    expect(info.blobs.map(({ slot, magic, length }) => [slot, magic, length])).toEqual([
+      [0, 0xfade0c02, expect.any(Number)],
+      [2, 0xfade0c01, 12],
+      [0x10000, 0xfade0b01, 8],
+    ]);
+    expect(info.dataoff).toBe(shippedInfo.dataoff);
+    expect(info.loadCommands).toEqual(shippedInfo.loadCommands);
+    // nothing but the signature's size fields changes before the old signature's place
+    const commandsEnd = 32 + shipped.readUInt32LE(20);
+    expect(signed.subarray(commandsEnd, shippedInfo.dataoff).equals(shipped.subarray(commandsEnd, shippedInfo.dataoff))).toBe(true);
+    expect(signed.subarray(0, 32).equals(shipped.subarray(0, 32))).toBe(true);
+  });
+
+  it('is stable: signing the signed binary again gives the same bytes', () => {
+    expect(adhocSignMachO(signed, { identifier: 'terraform-provider-agentplatform' }).equals(signed)).toBe(true);
+  });
+
+  it('adds LC_CODE_SIGNATURE to a binary whose signature was removed, as before and after a blob injection', () => {
+    const unsigned = removeMachOSignature(shipped);
+    expect(unsigned.length).toBe(shippedInfo.dataoff);
+    expect(unsigned.readUInt32LE(16)).toBe(shippedInfo.loadCommands.length - 1);
+    expect(() => checkMachOSignature(unsigned)).toThrow('no LC_CODE_SIGNATURE');
+    const linkedit = shippedInfo.segments.find((segment) => segment.name === '__LINKEDIT')!;
+    const resigned = adhocSignMachO(unsigned, { identifier: 'node' });
+    const info = checkMachOSignature(resigned);
+    expect(info.loadCommands).toEqual([...shippedInfo.loadCommands.filter((cmd) => cmd !== LC_CODE_SIGNATURE), LC_CODE_SIGNATURE]);
+    expect(info.segments.find((segment) => segment.name === '__LINKEDIT')).toMatchObject({ fileoff: linkedit.fileoff, filesize: resigned.length - linkedit.fileoff });
+    expect(info.codeDirectory.nCodeSlots).toBe(Math.ceil(unsigned.length / 4096));
+  });
+
+  it('is caught by the check when one byte of code changes after signing', () => {
+    const tampered = Buffer.from(signed);
+    tampered[0x8000] ^= 0xff;
+    expect(() => checkMachOSignature(tampered)).toThrow('page 8 hash differs');
+  });
+});
+
+describe('adhocSignMachO refusals', () => {
+  it('refuses what is not a thin 64-bit Mach-O', () => {
+    expect(() => adhocSignMachO(readFileSync(process.execPath), { identifier: 'node' })).toThrow('not a 64-bit little-endian Mach-O file');
+    const fat = Buffer.alloc(64);
+    fat.writeUInt32BE(0xcafebabe, 0);
+    expect(() => adhocSignMachO(fat, { identifier: 'node' })).toThrow('universal (fat) binaries are not supported');
+  });
+});
