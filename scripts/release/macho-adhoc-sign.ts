@@ -10,6 +10,8 @@
  * header and load commands are little-endian on both architectures.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 const MH_MAGIC_64 = 0xfeedfacf;
 const FAT_MAGIC = 0xcafebabe;
@@ -69,7 +71,7 @@ interface MachOLayout {
   readonly sizeofcmds: number;
   readonly segments: Segment[];
   /** Offset of the existing LC_CODE_SIGNATURE command, if any, and where its data starts. */
-  readonly codeSignature?: { readonly commandOffset: number; readonly dataoff: number };
+  readonly codeSignature?: { readonly commandOffset: number; readonly dataoff: number; readonly datasize: number };
   /** The lowest file offset of any section's contents: load commands may grow up to it. */
   readonly firstSectionOffset: number;
 }
@@ -79,6 +81,7 @@ interface MachOLayout {
  * `__LINKEDIT`'s sizes adjusted to it. Throws for anything but a thin 64-bit arm64 or x86_64 Mach-O.
  */
 export function adhocSignMachO(binary: Buffer, options: AdhocSignOptions): Buffer {
+  if (options.identifier === '' || options.identifier.includes('\0')) throw new Error('code signing identifier must be a non-empty string without NUL');
   const layout = readLayout(binary);
   const text = layout.segments.find((segment) => segment.name === '__TEXT');
   const linkedit = layout.segments.find((segment) => segment.name === '__LINKEDIT');
@@ -90,11 +93,13 @@ export function adhocSignMachO(binary: Buffer, options: AdhocSignOptions): Buffe
     }
   }
 
+  if (binary.length !== linkeditEnd) {
+    throw new Error(`Mach-O: __LINKEDIT ends at ${linkeditEnd}, the file at ${binary.length}; the signature must end both`);
+  }
   // The old signature, if any, is the tail of __LINKEDIT: everything before it stays and is hashed.
   const contentEnd = layout.codeSignature ? layout.codeSignature.dataoff : linkeditEnd;
-  if (contentEnd > binary.length) throw new Error('Mach-O: __LINKEDIT or the code signature extends past the end of the file');
-  if (!layout.codeSignature && binary.length !== linkeditEnd) {
-    throw new Error(`Mach-O: ${binary.length - linkeditEnd} bytes follow __LINKEDIT; an ad hoc signature must end the file`);
+  if (layout.codeSignature && (contentEnd < linkedit.fileoff || contentEnd + layout.codeSignature.datasize !== linkeditEnd)) {
+    throw new Error('Mach-O: the code signature is not the tail of __LINKEDIT');
   }
   const signatureOffset = alignUp(contentEnd, SIGNATURE_ALIGNMENT);
 
@@ -178,6 +183,11 @@ export function adhocSignMachO(binary: Buffer, options: AdhocSignOptions): Buffe
   return out;
 }
 
+/** Signs the executable at `path` in place; the identifier defaults to the file's name, as codesign's does. */
+export function adhocSignFile(path: string, identifier = basename(path)): void {
+  writeFileSync(path, adhocSignMachO(readFileSync(path), { identifier }));
+}
+
 /**
  * Returns a copy of `binary` without its code signature, as `codesign --remove-signature` leaves it: the
  * LC_CODE_SIGNATURE command and the signature's bytes gone, `__LINKEDIT` ending where the signature began. Node's
@@ -188,10 +198,10 @@ export function adhocSignMachO(binary: Buffer, options: AdhocSignOptions): Buffe
 export function removeMachOSignature(binary: Buffer): Buffer {
   const layout = readLayout(binary);
   if (!layout.codeSignature) return Buffer.from(binary);
-  const { commandOffset, dataoff } = layout.codeSignature;
+  const { commandOffset, dataoff, datasize } = layout.codeSignature;
   const linkedit = layout.segments.find((segment) => segment.name === '__LINKEDIT');
-  if (!linkedit || dataoff < linkedit.fileoff || dataoff > binary.length) {
-    throw new Error('Mach-O: the code signature does not lie in __LINKEDIT');
+  if (!linkedit || dataoff < linkedit.fileoff || dataoff + datasize !== linkedit.fileoff + linkedit.filesize || dataoff + datasize !== binary.length) {
+    throw new Error('Mach-O: the code signature is not the tail of __LINKEDIT and of the file');
   }
   const out = Buffer.from(binary.subarray(0, dataoff));
   const commandsEnd = MACH_HEADER_64_SIZE + layout.sizeofcmds;
@@ -243,7 +253,7 @@ function readLayout(binary: Buffer): MachOLayout {
       }
     } else if (cmd === LC_CODE_SIGNATURE) {
       if (cmdsize !== LINKEDIT_DATA_COMMAND_SIZE) throw new Error(`Mach-O: LC_CODE_SIGNATURE has a bad size ${cmdsize}`);
-      codeSignature = { commandOffset: offset, dataoff: binary.readUInt32LE(offset + 8) };
+      codeSignature = { commandOffset: offset, dataoff: binary.readUInt32LE(offset + 8), datasize: binary.readUInt32LE(offset + 12) };
     }
     offset += cmdsize;
   }

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adhocSignMachO, removeMachOSignature } from '../../scripts/release/macho-adhoc-sign';
+import { adhocSignFile, adhocSignMachO, removeMachOSignature } from '../../scripts/release/macho-adhoc-sign';
 import {
   NODE_PACKAGES,
   RELEASE_NODE_VERSION,
@@ -124,8 +124,10 @@ describe.each([
     const injected = readFileSync(executable);
     expect(injected.includes(`${SEA_SENTINEL_FUSE}:1`)).toBe(true);
 
-    const resigned = adhocSignMachO(injected, { identifier: 'terraform-provider-agentplatform' });
+    adhocSignFile(executable);
+    const resigned = readFileSync(executable);
     const info = checkMachOSignature(resigned);
+    expect(info.codeDirectory.identifier).toBe('terraform-provider-agentplatform');
     const segment = info.segments.find((candidate) => candidate.name === SEA_MACHO_SEGMENT);
     expect(segment).toMatchObject({ filesize: blob.length });
     expect(resigned.subarray(segment!.fileoff, segment!.fileoff + blob.length).equals(blob)).toBe(true);
@@ -140,11 +142,67 @@ describe.each([
   });
 });
 
+/**
+ * A minimal executable: the header, __TEXT with one section whose contents start at `textSectionOffset`, and
+ * __LINKEDIT; `trailing` bytes follow __LINKEDIT.
+ */
+function syntheticMachO(textSectionOffset: number, trailing = 0): Buffer {
+  const linkeditOffset = 0x4000;
+  const linkeditSize = 100;
+  const file = Buffer.alloc(linkeditOffset + linkeditSize + trailing, 0);
+  file.writeUInt32LE(0xfeedfacf, 0);
+  file.writeUInt32LE(0x0100000c, 4);
+  file.writeUInt32LE(2, 12);
+  file.writeUInt32LE(2, 16);
+  file.writeUInt32LE(152 + 72, 20);
+  const segment = (at: number, name: string, fileoff: number, filesize: number, nsects: number): void => {
+    file.writeUInt32LE(0x19, at);
+    file.writeUInt32LE(72 + nsects * 80, at + 4);
+    file.write(name, at + 8, 'latin1');
+    file.writeBigUInt64LE(BigInt(alignTo(filesize, 0x4000)), at + 32);
+    file.writeBigUInt64LE(BigInt(fileoff), at + 40);
+    file.writeBigUInt64LE(BigInt(filesize), at + 48);
+    file.writeUInt32LE(nsects, at + 64);
+  };
+  segment(32, '__TEXT', 0, linkeditOffset, 1);
+  file.write('__text', 32 + 72, 'latin1');
+  file.write('__TEXT', 32 + 72 + 16, 'latin1');
+  file.writeUInt32LE(textSectionOffset, 32 + 72 + 48);
+  segment(32 + 152, '__LINKEDIT', linkeditOffset, linkeditSize, 0);
+  file.fill(0xc3, textSectionOffset, linkeditOffset);
+  return file;
+}
+
+function alignTo(value: number, alignment: number): number {
+  return Math.ceil(value / alignment) * alignment;
+}
+
+describe('adhocSignMachO on a minimal executable', () => {
+  it('adds the signature after __LINKEDIT\'s contents when the header has room for the command', () => {
+    const signed = adhocSignMachO(syntheticMachO(0x400), { identifier: 'minimal' });
+    const info = checkMachOSignature(signed);
+    expect(info.dataoff).toBe(0x4000 + 112);
+    expect(info.codeDirectory).toMatchObject({ identifier: 'minimal', nCodeSlots: 5, execSegLimit: 0x4000n });
+    const unsigned = removeMachOSignature(signed);
+    expect(unsigned.length).toBe(0x4000 + 112);
+    expect(adhocSignMachO(unsigned, { identifier: 'minimal' }).equals(signed)).toBe(true);
+  });
+
+  it('refuses a header with no room left for LC_CODE_SIGNATURE', () => {
+    expect(() => adhocSignMachO(syntheticMachO(32 + 224 + 8), { identifier: 'minimal' })).toThrow('no room after the load commands');
+  });
+
+  it('refuses bytes after __LINKEDIT, which the signature would not cover', () => {
+    expect(() => adhocSignMachO(syntheticMachO(0x400, 5), { identifier: 'minimal' })).toThrow('__LINKEDIT ends at 16484, the file at 16489');
+  });
+});
+
 describe('adhocSignMachO refusals', () => {
   it('refuses what is not a thin 64-bit Mach-O', () => {
     expect(() => adhocSignMachO(readFileSync(process.execPath), { identifier: 'node' })).toThrow('not a 64-bit little-endian Mach-O file');
     const fat = Buffer.alloc(64);
     fat.writeUInt32BE(0xcafebabe, 0);
     expect(() => adhocSignMachO(fat, { identifier: 'node' })).toThrow('universal (fat) binaries are not supported');
+    expect(() => adhocSignMachO(syntheticMachO(0x400), { identifier: 'a\0b' })).toThrow('without NUL');
   });
 });
