@@ -21,24 +21,24 @@ const LC_CODE_SIGNATURE = 0x1d;
 const MACH_HEADER_64_SIZE = 32;
 const LINKEDIT_DATA_COMMAND_SIZE = 16;
 
-export const CPU_TYPE_X86_64 = 0x01000007;
-export const CPU_TYPE_ARM64 = 0x0100000c;
+const CPU_TYPE_X86_64 = 0x01000007;
+const CPU_TYPE_ARM64 = 0x0100000c;
 /** The segment alignment the linker uses per architecture: `__LINKEDIT`'s vmsize is rounded up to it. */
 const SEGMENT_PAGE_SIZE: Record<number, number> = { [CPU_TYPE_X86_64]: 0x1000, [CPU_TYPE_ARM64]: 0x4000 };
 
-export const CSMAGIC_EMBEDDED_SIGNATURE = 0xfade0cc0;
-export const CSMAGIC_CODEDIRECTORY = 0xfade0c02;
-export const CSMAGIC_REQUIREMENTS = 0xfade0c01;
-export const CSMAGIC_BLOBWRAPPER = 0xfade0b01;
-export const CSSLOT_CODEDIRECTORY = 0;
-export const CSSLOT_REQUIREMENTS = 2;
-export const CSSLOT_SIGNATURESLOT = 0x10000;
+const CSMAGIC_EMBEDDED_SIGNATURE = 0xfade0cc0;
+const CSMAGIC_CODEDIRECTORY = 0xfade0c02;
+const CSMAGIC_REQUIREMENTS = 0xfade0c01;
+const CSMAGIC_BLOBWRAPPER = 0xfade0b01;
+const CSSLOT_CODEDIRECTORY = 0;
+const CSSLOT_REQUIREMENTS = 2;
+const CSSLOT_SIGNATURESLOT = 0x10000;
 /** The version that carries the executable segment fields (`execSegBase`, `execSegLimit`, `execSegFlags`). */
-export const CS_SUPPORTSEXECSEG = 0x20400;
-export const CS_ADHOC = 0x2;
-export const CS_EXECSEG_MAIN_BINARY = 0x1;
-export const CS_HASHTYPE_SHA256 = 2;
-export const CODE_PAGE_SHIFT = 12;
+const CS_SUPPORTSEXECSEG = 0x20400;
+const CS_ADHOC = 0x2;
+const CS_EXECSEG_MAIN_BINARY = 0x1;
+const CS_HASHTYPE_SHA256 = 2;
+const CODE_PAGE_SHIFT = 12;
 
 const HASH_SIZE = 32;
 const CODE_PAGE_SIZE = 1 << CODE_PAGE_SHIFT;
