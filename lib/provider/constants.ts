@@ -44,7 +44,14 @@ export function packageRoot(): string {
   }
 }
 
-/** Version of the provider: the package version from `package.json`. */
-export const PROVIDER_VERSION: string = (
-  JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }
-).version;
+/**
+ * Set by the release bundle (esbuild `define`): a single executable has no package.json beside it.
+ * Everywhere else the identifier is undeclared, and `typeof` of it is `'undefined'`.
+ */
+declare const AGENTPLATFORM_PROVIDER_VERSION: string | undefined;
+
+/** Version of the provider: fixed in the release executable, else the package version from `package.json`. */
+export const PROVIDER_VERSION: string =
+  typeof AGENTPLATFORM_PROVIDER_VERSION === 'string'
+    ? AGENTPLATFORM_PROVIDER_VERSION
+    : (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
