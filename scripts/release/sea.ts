@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { packageRoot } from '../../lib/provider/constants';
 import { NODE_PACKAGES, RELEASE_NODE_VERSION, SEA_MACHO_SEGMENT, SEA_RESOURCE_NAME, SEA_SENTINEL_FUSE, type ReleasePlatform } from './node-packages';
 
@@ -56,16 +56,17 @@ export function makeSeaBlob(options: SeaBlobOptions): string {
   writeFileSync(
     config,
     JSON.stringify({
-      main: options.main,
-      output: options.output,
+      // the blob records the main script's path as given: relative to its folder, it is the same in every build
+      main: basename(options.main),
+      output: resolve(options.output),
       disableExperimentalSEAWarning: true,
       useCodeCache: options.useCodeCache ?? false,
       useSnapshot: false,
-      assets: options.assets ?? {},
+      assets: Object.fromEntries(Object.entries(options.assets ?? {}).map(([key, path]) => [key, resolve(path)])),
     }),
   );
   try {
-    execFileSync(nodeExecutable('linux_amd64'), ['--experimental-sea-config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(nodeExecutable('linux_amd64'), ['--experimental-sea-config', resolve(config)], { cwd: dirname(resolve(options.main)), stdio: ['ignore', 'pipe', 'pipe'] });
   } finally {
     rmSync(config, { force: true });
   }

@@ -7,12 +7,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { RELEASE_PLATFORMS } from '../../scripts/release/build-release';
 import { REPO_ROOT, newestSourceMtime } from '../local/support/build';
 
 const RELEASE_SCRIPT = join(REPO_ROOT, 'dist', 'scripts', 'release', 'release-provider.js');
 const LOCK_DIR = join(REPO_ROOT, 'dist', '.release-build.lock');
 const STALE_LOCK_MS = 20 * 60_000;
-const PLATFORMS = ['linux_amd64', 'linux_arm64', 'darwin_amd64', 'darwin_arm64', 'windows_amd64'];
 
 /** The version a release is built as: the root package's. */
 export const releaseVersion = (): string => (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -29,7 +29,7 @@ function isFresh(): boolean {
   const document = join(dir(), `${releaseVersion()}.json`);
   if (mtime(document) < newestInput()) return false;
   const archives = (JSON.parse(readFileSync(document, 'utf8')) as { archives: Record<string, { url: string }> }).archives;
-  return PLATFORMS.every((platform) => archives[platform] && existsSync(join(dir(), archives[platform].url)));
+  return RELEASE_PLATFORMS.every((platform) => archives[platform] && existsSync(join(dir(), archives[platform].url)));
 }
 
 function sleep(ms: number): void {
