@@ -6,9 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { packageRoot } from '../../lib/provider/constants';
 import { NODE_PACKAGES, RELEASE_NODE_VERSION, SEA_MACHO_SEGMENT, SEA_RESOURCE_NAME, SEA_SENTINEL_FUSE, type ReleasePlatform } from './node-packages';
 
-const ROOT = resolve(__dirname, '..', '..', '..');
+// found from the package, not from this file, so that it is the same run from `scripts/` or compiled in `dist/`
+const ROOT = packageRoot();
 
 /** Where the downloaded Node binaries are kept between builds (git-ignored). */
 export const NODE_CACHE = join(ROOT, '.cache', 'release', `node-${RELEASE_NODE_VERSION}`);
@@ -71,11 +73,12 @@ export function makeSeaBlob(options: SeaBlobOptions): string {
 }
 
 /**
- * Copies the platform's `node` to `output` and injects the blob. The signature of a macOS or Windows binary is not
- * handled here: the release removes it before and signs after (scripts/release/macho-adhoc-sign.ts).
+ * Copies the platform's `node` (or `source`, a copy already prepared, for example with its signature removed) to
+ * `output` and injects the blob; `output` may be `source` itself. The signature of a macOS or Windows binary is not
+ * handled here: the release removes it before and signs after (scripts/release/build-release.ts).
  */
-export async function injectSeaBlob(platform: ReleasePlatform, blob: string, output: string): Promise<string> {
-  copyFileSync(nodeExecutable(platform), output);
+export async function injectSeaBlob(platform: ReleasePlatform, blob: string, output: string, source = nodeExecutable(platform)): Promise<string> {
+  if (resolve(source) !== resolve(output)) copyFileSync(source, output);
   chmodSync(output, 0o755);
   const { inject } = require('postject') as {
     inject(file: string, name: string, data: Buffer, options: { sentinelFuse: string; machoSegmentName?: string; overwrite?: boolean }): Promise<void>;
