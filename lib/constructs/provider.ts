@@ -5,7 +5,7 @@
  * toolchain.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Annotations, TerraformStack, type IStackSynthesizer, type ISynthesisSession } from 'cdktf';
 import type { Construct } from 'constructs';
 import { PROVIDER_ADDRESS, PROVIDER_VERSION } from '../provider/constants';
@@ -69,7 +69,7 @@ export interface AgentPlatformProviderProps {
   readonly nodePath?: string;
   /**
    * A provider release directory, as `npm run release:provider` writes it (`dist/release/<version>/`, holding this
-   * package's version). When given, the synth installs the release's executable, which needs no Node.js, instead of
+   * package's version; a relative path is taken from the directory the app runs in). When given, the synth installs the release's executable, which needs no Node.js, instead of
    * the launcher: the zips of `providerPlatforms` go into the stack directory's implied local mirror, and the
    * release's hashes into the lock file.
    * @default none: the launcher is installed
@@ -205,7 +205,7 @@ function checkInstallation(props: AgentPlatformProviderProps, violations: Violat
     if (!(err instanceof ReleaseError)) throw err;
     violations.add('providerRelease', err.message);
   }
-  return { release, platforms };
+  return { release: resolve(release), platforms };
 }
 
 function installAtSynth(stack: TerraformStack, installation: Installation): void {

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Manifest, Testing, TerraformStack } from 'cdktf';
 import { NotFoundError } from '../../lib/api/errors';
 import { Deployment, DeploymentSource } from '../../lib/constructs/deployment';
@@ -53,8 +53,8 @@ describe('AgentPlatformProvider with providerRelease', () => {
     );
   });
 
-  it('installs the platforms of providerPlatforms, with their h1: hashes', () => {
-    const outdir = Testing.fullSynth(stackWith({ providerRelease: release.dir, providerPlatforms: ['windows_amd64', 'darwin_arm64'] }));
+  it('installs the platforms of providerPlatforms, with their h1: hashes, from a release given by a relative path', () => {
+    const outdir = Testing.fullSynth(stackWith({ providerRelease: relative(process.cwd(), release.dir), providerPlatforms: ['windows_amd64', 'darwin_arm64'] }));
 
     expect(readdirSync(packedDir(outdir)).sort()).toEqual([zipName('darwin_arm64'), zipName('windows_amd64')]);
     expect(lockOf(outdir)).toContain(hashLines([archive('darwin_arm64').h1, archive('windows_amd64').h1, ...Object.values(release.archives).map((a) => a.zh)]));
