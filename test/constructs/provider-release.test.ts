@@ -31,25 +31,31 @@ const packedDir = (outdir: string): string => join(stackDir(outdir), 'terraform.
 const zipName = (platform: string): string => `${PROVIDER_EXECUTABLE_PREFIX}_${PROVIDER_VERSION}_${platform}.zip`;
 const lockOf = (outdir: string): string => readFileSync(join(stackDir(outdir), '.terraform.lock.hcl'), 'utf8');
 const manifestOf = (outdir: string): Manifest => new Manifest('stubbed', outdir, false);
+/** The synth machine's platform, which the release of these tests has. */
+const here = terraformPlatform();
 const hashLines = (hashes: string[]): string => [...hashes].sort().map((h) => `    "${h}",\n`).join('');
 
 describe('AgentPlatformProvider with providerRelease', () => {
   let release: FakeRelease;
   beforeAll(async () => {
     release = await fakeRelease(PROVIDER_VERSION, ['darwin_arm64', 'linux_amd64', 'windows_amd64']);
+    expect(Object.keys(release.archives)).toContain(here);
   });
   const archive = (platform: string): FakeRelease['archives'][string] => release.archives[platform]!;
 
-  it('puts the zip of this platform into the implied local mirror and every zh: hash into the lock file', () => {
-    expect(terraformPlatform()).toBe('linux_amd64');
-    const outdir = Testing.fullSynth(stackWith({ providerRelease: release.dir }));
+  it('puts the zip of this platform into the implied local mirror and every zh: hash into the lock file, the same on every synth', () => {
+    const stack = stackWith({ providerRelease: release.dir });
+    const outdir = Testing.fullSynth(stack);
+    const firstLock = lockOf(outdir);
+    stack.synthesizer.synthesize({ outdir, manifest: manifestOf(outdir) });
+    expect(lockOf(outdir)).toBe(firstLock);
 
-    expect(readdirSync(packedDir(outdir))).toEqual([zipName('linux_amd64')]);
-    expect(readFileSync(join(packedDir(outdir), zipName('linux_amd64')))).toEqual(readFileSync(archive('linux_amd64').path));
+    expect(readdirSync(packedDir(outdir))).toEqual([zipName(here)]);
+    expect(readFileSync(join(packedDir(outdir), zipName(here)))).toEqual(readFileSync(archive(here).path));
     expect(existsSync(join(packedDir(outdir), PROVIDER_VERSION))).toBe(false);
     expect(lockOf(outdir)).toContain(
       `provider "${PROVIDER_ADDRESS}" {\n  version = "${PROVIDER_VERSION}"\n  constraints = "${PROVIDER_VERSION}"\n  hashes = [\n` +
-        `${hashLines([archive('linux_amd64').h1, ...Object.values(release.archives).map((a) => a.zh)])}  ]\n}\n`,
+        `${hashLines([archive(here).h1, ...Object.values(release.archives).map((a) => a.zh)])}  ]\n}\n`,
     );
   });
 
@@ -66,11 +72,11 @@ describe('AgentPlatformProvider with providerRelease', () => {
     expect(existsSync(join(packedDir(outdir), PROVIDER_VERSION, terraformPlatform()))).toBe(true);
 
     stackWith({ providerRelease: release.dir }).synthesizer.synthesize({ outdir, manifest: manifestOf(outdir) });
-    expect(readdirSync(packedDir(outdir))).toEqual([zipName('linux_amd64')]);
+    expect(readdirSync(packedDir(outdir))).toEqual([zipName(here)]);
 
     launcherStack.synthesizer.synthesize({ outdir, manifest: manifestOf(outdir) });
     expect(readdirSync(packedDir(outdir))).toEqual([PROVIDER_VERSION]);
-    expect(lockOf(outdir)).not.toContain(archive('linux_amd64').zh);
+    expect(lockOf(outdir)).not.toContain(archive(here).zh);
   });
 
   describe('stops the synth with the prop to fix', () => {
