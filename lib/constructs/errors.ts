@@ -114,6 +114,18 @@ export const messages = {
     'apiKey is a literal string: it is written in plain text into cdktf.out. Leave it out and set the ' +
     'AGENTPLATFORM_API_KEY environment variable where Terraform runs, or pass a sensitive TerraformVariable.',
 
+  platformsWithoutRelease: () => 'is only used with providerRelease (the platforms whose executable it installs): give providerRelease too, or leave providerPlatforms out.',
+  nodePathWithRelease: () => "is the launcher's Node.js, and providerRelease installs an executable that needs none: leave nodePath out.",
+  releaseNotInstalled: () => 'is installed only when installLauncher is not false: leave installLauncher out, or providerRelease.',
+  releaseToken: () => 'must be a path on the machine that synthesizes (the release is copied at synth), not a token.',
+  platformsToken: () => 'must be a list of platforms such as ["linux_amd64"] known at synth, not a token.',
+  releaseVersion: (release: string, versions: readonly string[], version: string) =>
+    `${quote(release)} holds version ${versions.join(', ')}, not ${version}, the version this package's provider block requires: ` +
+    `give the release of ${version} (npm run release:provider builds it into dist/release/${version}/).`,
+  releasePlatforms: (release: string, missing: readonly string[], listed: readonly string[]) =>
+    `${quote(release)} has no zip for ${missing.join(', ')} (it has ${listed.join(', ')}): choose among those, or build a release ` +
+    'with them (npm run release:provider --platforms).',
+
   // ---- deployment ----
   deploymentName: (value: string, maxLength: number) =>
     value.length > maxLength

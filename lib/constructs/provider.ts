@@ -1,14 +1,16 @@
 /**
  * The agentplatform provider for cdktf stacks. Besides the provider block it installs the provider itself: at synth,
- * the launcher goes into the stack directory's implied local mirror and its checksum into `.terraform.lock.hcl`,
- * so `cdktf deploy` needs no CLI configuration, no registry and no Go toolchain.
+ * the launcher (or, from a provider release, the executable) goes into the stack directory's implied local mirror and
+ * its checksums into `.terraform.lock.hcl`, so `cdktf deploy` needs no CLI configuration, no registry and no Go
+ * toolchain.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Annotations, TerraformStack, type IStackSynthesizer, type ISynthesisSession } from 'cdktf';
 import type { Construct } from 'constructs';
-import { PROVIDER_ADDRESS } from '../provider/constants';
-import { installProvider } from '../install/provider';
+import { PROVIDER_ADDRESS, PROVIDER_VERSION } from '../provider/constants';
+import { installProvider, terraformPlatform } from '../install/provider';
+import { ReleaseError, installRelease, readRelease, releaseVersions, removePackedArchives, verifyArchives } from '../install/release';
 import type { Duration } from './duration';
 import { httpUrlProblem, positiveDurationProblem, wholeNumberProblem } from './checks';
 import { Violations, isToken, messages } from './errors';
@@ -54,8 +56,8 @@ export interface AgentPlatformProviderProps {
    */
   readonly alias?: string;
   /**
-   * Install the provider launcher and the lock file into the stack directory at synth. Turn it off when the
-   * provider comes from elsewhere (a network mirror, a CLI configuration).
+   * Install the provider (the launcher, or the executable of `providerRelease`) and the lock file into the stack
+   * directory at synth. Turn it off when the provider comes from elsewhere (a mirror, a registry).
    * @default true
    */
   readonly installLauncher?: boolean;
@@ -65,28 +67,53 @@ export interface AgentPlatformProviderProps {
    * @default `node` on the `PATH` terraform runs with (`AGENTPLATFORM_NODE` overrides it when set)
    */
   readonly nodePath?: string;
+  /**
+   * A provider release directory, as `npm run release:provider` writes it (`dist/release/<version>/`, holding this
+   * package's version; a relative path is taken from the directory the app runs in). When given, the synth installs the release's executable, which needs no Node.js, instead of
+   * the launcher: the zips of `providerPlatforms` go into the stack directory's implied local mirror, and the
+   * release's hashes into the lock file.
+   * @default none: the launcher is installed
+   */
+  readonly providerRelease?: string;
+  /**
+   * The platforms (`<os>_<arch>`, e.g. `linux_amd64`) whose executable is installed from `providerRelease`: each
+   * zip is about 40 MB, so only the machines that run terraform on the synthesized stack need one.
+   * @default the platform of the machine that synthesizes
+   */
+  readonly providerPlatforms?: string[];
 }
 
-/** Stacks whose synthesizer already installs the launcher (several aliased providers share one installation). */
+/** What a stack's synthesizer installs: the launcher, or a release's executables. */
+type Installation = { readonly nodePath: string | undefined } | { readonly release: string; readonly platforms: readonly string[] };
+
+/** Stacks whose synthesizer already installs the provider (several aliased providers share one installation). */
 const INSTALLING = new WeakSet<TerraformStack>();
 
 /**
- * Wraps a stack's synthesizer: after the stack's JSON is written, writes the launcher into the implied local mirror
- * of the stack's working directory (`cdktf.out/stacks/<stack>`) and merges the lock file there. cdktf runs
- * `terraform init` in that directory, and keeps both files across synths.
+ * Wraps a stack's synthesizer: after the stack's JSON is written, installs the provider into the implied local
+ * mirror of the stack's working directory (`cdktf.out/stacks/<stack>`) and merges the lock file there. cdktf runs
+ * `terraform init` in that directory, and keeps both across synths.
  */
-class LauncherInstallingSynthesizer implements IStackSynthesizer {
+class ProviderInstallingSynthesizer implements IStackSynthesizer {
   constructor(
     private readonly stack: TerraformStack,
     private readonly inner: IStackSynthesizer,
-    private readonly nodePath: string | undefined,
+    private readonly installation: Installation,
   ) {}
 
   synthesize(session: ISynthesisSession): void {
     this.inner.synthesize(session);
     const dir = join(session.outdir, session.manifest.forStack(this.stack).workingDirectory);
-    const { lockFilePath, version } = installProvider({ dir, ...(this.nodePath ? { nodePath: this.nodePath } : {}) });
-    if (lockFilePath) pinVersionConstraint(lockFilePath, version);
+    let lockFilePath: string | undefined;
+    if ('release' in this.installation) {
+      ({ lockFilePath } = installRelease({ dir, release: this.installation.release, version: PROVIDER_VERSION, platforms: this.installation.platforms }));
+    } else {
+      // zips of an earlier synth from a release: terraform would find them beside the launcher
+      removePackedArchives(dir, PROVIDER_VERSION);
+      const { nodePath } = this.installation;
+      ({ lockFilePath } = installProvider({ dir, ...(nodePath ? { nodePath } : {}) }));
+    }
+    if (lockFilePath) pinVersionConstraint(lockFilePath, PROVIDER_VERSION);
   }
 }
 
@@ -133,15 +160,56 @@ export class AgentPlatformProvider extends AgentplatformProvider {
       maxRetries: props.maxRetries,
       alias: props.alias,
     });
+    if (props.installLauncher === false && props.providerRelease !== undefined) violations.add('providerRelease', messages.releaseNotInstalled());
+    const installation = props.installLauncher === false ? undefined : checkInstallation(props, violations);
     violations.throwIfAny('AgentPlatformProvider', this);
     if (props.apiKey !== undefined && !isToken(props.apiKey)) Annotations.of(this).addWarning(messages.literalApiKey());
     warnOfSecretReferences(this, () => [['apiKey', props.apiKey]]);
-    if (props.installLauncher !== false) installAtSynth(TerraformStack.of(this), props.nodePath);
+    if (installation) installAtSynth(TerraformStack.of(this), installation);
   }
 }
 
-function installAtSynth(stack: TerraformStack, nodePath: string | undefined): void {
+/**
+ * What the synth will install, with the release checked now (its documents, and the zips of the chosen platforms
+ * against their hashes), so that a release that is not whole stops the synth with the prop to fix.
+ */
+function checkInstallation(props: AgentPlatformProviderProps, violations: Violations): Installation | undefined {
+  const { providerRelease: release, providerPlatforms } = props;
+  if (release === undefined) {
+    if (providerPlatforms !== undefined) violations.add('providerPlatforms', messages.platformsWithoutRelease());
+    return { nodePath: props.nodePath };
+  }
+  if (props.nodePath !== undefined) violations.add('nodePath', messages.nodePathWithRelease());
+  if (isToken(release)) {
+    violations.add('providerRelease', messages.releaseToken());
+    return undefined;
+  }
+  const platforms = providerPlatforms ?? [terraformPlatform()];
+  if (isToken(platforms)) {
+    violations.add('providerPlatforms', messages.platformsToken());
+    return undefined;
+  }
+  if (platforms.length === 0) violations.add('providerPlatforms', messages.empty());
+  try {
+    const versions = releaseVersions(release);
+    if (!versions.includes(PROVIDER_VERSION)) {
+      violations.add('providerRelease', messages.releaseVersion(release, versions, PROVIDER_VERSION));
+      return undefined;
+    }
+    const found = readRelease(release, PROVIDER_VERSION);
+    const listed = found.archives.map((a) => a.platform);
+    const missing = platforms.filter((p) => !listed.includes(p));
+    if (missing.length > 0) violations.add('providerPlatforms', messages.releasePlatforms(release, missing, listed));
+    else verifyArchives(found, platforms);
+  } catch (err) {
+    if (!(err instanceof ReleaseError)) throw err;
+    violations.add('providerRelease', err.message);
+  }
+  return { release: resolve(release), platforms };
+}
+
+function installAtSynth(stack: TerraformStack, installation: Installation): void {
   if (INSTALLING.has(stack)) return;
   INSTALLING.add(stack);
-  stack.synthesizer = new LauncherInstallingSynthesizer(stack, stack.synthesizer, nodePath);
+  stack.synthesizer = new ProviderInstallingSynthesizer(stack, stack.synthesizer, installation);
 }

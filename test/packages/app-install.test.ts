@@ -94,5 +94,6 @@ describe('an app that installs @agentplatform/cdktf', () => {
     expect(statSync(bin).mode & 0o111).not.toBe(0);
     const run = spawnSync(bin, ['--help'], { cwd: app, encoding: 'utf8' });
     expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 0, stdout: expect.stringContaining('agentplatform-provider install') });
+    expect(run.stdout).toContain('agentplatform-provider mirror --release DIR --dir MIRROR');
   });
 });

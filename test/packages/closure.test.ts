@@ -12,7 +12,7 @@ describe('importClosure', () => {
   const closure = importClosure(join(lib, 'constructs', 'index.ts'), lib, join(REPO_ROOT, 'tsconfig.json'));
 
   it('follows the imports of lib/constructs into the API layer, the installer and the provider constants', () => {
-    expect(closure).toEqual(expect.arrayContaining(['constructs/index.ts', 'constructs/provider.ts', 'install/provider.ts', 'provider/constants.ts', 'api/filter/index.ts']));
+    expect(closure).toEqual(expect.arrayContaining(['constructs/index.ts', 'constructs/provider.ts', 'install/provider.ts', 'install/release.ts', 'provider/constants.ts', 'api/filter/index.ts']));
   });
 
   it('holds nothing of the provider runtime or the local platform', () => {

@@ -3,7 +3,7 @@
  * the sources do: the same Terraform JSON, the same lock file, the same launcher; only the provider the launcher
  * runs differs (the bundle of the package, the compiled provider of this repository).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
@@ -12,6 +12,7 @@ import * as sources from '../../lib/constructs';
 import { ENTRY_FILE, terraformPlatform } from '../../lib/install/provider';
 import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_VERSION } from '../../lib/provider/constants';
 import { packageFolder, packageTarball } from '../support/packages';
+import { fakeRelease } from '../provider/support/fake-release';
 
 type Library = typeof sources;
 
@@ -85,5 +86,23 @@ describe('the jsii-compiled construct package', () => {
     expect(launcher(fromPackage)).toBe(launcher(fromSources));
     expect(read(fromSources, 'terraform.d', ENTRY_FILE).trim()).toMatch(/\/dist\/lib\/provider\/main\.js$/);
     expect(read(fromPackage, 'terraform.d', ENTRY_FILE).trim()).toMatch(/\/packages\/cdktf\/provider\/agentplatform-provider\.js$/);
+  });
+
+  it('installs a provider release as the sources do, and refuses a platform the release lacks', async () => {
+    const release = await fakeRelease(PROVIDER_VERSION, ['linux_amd64', 'darwin_arm64', 'windows_amd64']);
+    const synthRelease = (lib: Library, providerPlatforms: string[]): string => {
+      const app = new App({ outdir: mkdtempSync(join(tmpdir(), 'jsii-synth-')) });
+      new lib.AgentPlatformProvider(new TerraformStack(app, 'agents'), 'agentplatform', { providerRelease: release.dir, providerPlatforms });
+      app.synth();
+      return join(app.outdir, 'stacks', 'agents');
+    };
+    const fromSources = synthRelease(sources, ['darwin_arm64', 'windows_amd64']);
+    const fromPackage = synthRelease(compiled, ['darwin_arm64', 'windows_amd64']);
+    const packed = (dir: string): string[] => readdirSync(join(dir, 'terraform.d', 'plugins', ...PROVIDER_ADDRESS.split('/'))).sort();
+    expect(packed(fromPackage)).toEqual([`${PROVIDER_EXECUTABLE_PREFIX}_${PROVIDER_VERSION}_darwin_arm64.zip`, `${PROVIDER_EXECUTABLE_PREFIX}_${PROVIDER_VERSION}_windows_amd64.zip`]);
+    expect(packed(fromPackage)).toEqual(packed(fromSources));
+    expect(read(fromPackage, '.terraform.lock.hcl')).toBe(read(fromSources, '.terraform.lock.hcl'));
+    expect(read(fromPackage, '.terraform.lock.hcl')).toContain(release.archives.windows_amd64!.h1);
+    expect(() => synthRelease(compiled, ['linux_arm64'])).toThrow(/providerPlatforms: .* has no zip for linux_arm64/);
   });
 });

@@ -233,7 +233,7 @@ describe('agentplatform-provider CLI', () => {
     try {
       expect(main(['uninstall'])).toBe(2);
       expect(main(['install', '--force'])).toBe(2);
-      expect(String(stderr.mock.calls[0]![0])).toContain('Usage: agentplatform-provider install [--dir DIR]');
+      expect(String(stderr.mock.calls[0]![0])).toContain('Usage: agentplatform-provider mirror --release DIR --dir MIRROR [--url URL]\n       agentplatform-provider install [--dir DIR]');
     } finally {
       stderr.mockRestore();
     }
