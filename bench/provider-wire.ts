@@ -4,12 +4,13 @@
  * protoc-gen-es), one piece swapped at a time and all three together. Each variant is a linux_amd64 single executable
  * of the pinned Node, with and without V8 code cache, timed from spawn to the go-plugin handshake line and to the
  * answer of a real GetProviderSchema call over mutual TLS (the bench's client is @grpc/grpc-js). Runs are
- * interleaved, medians of RUNS per round, against `node -e 0` of the same Node.
+ * interleaved, medians of RUNS per round, against `node -e 0` of the same Node. Since other jobs share the machine,
+ * the CPU time the executable's threads used up to each point (Linux schedstat) is printed too: it moves less with load.
  * Run: npm run build && node dist/bench/provider-wire.js
  */
 import * as grpc from '@grpc/grpc-js';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -102,6 +103,15 @@ async function buildExecutables(dir: string): Promise<Executable[]> {
 interface Launch {
   readonly handshake: number;
   readonly answer: number;
+  readonly handshakeCpu: number;
+  readonly answerCpu: number;
+}
+
+/** CPU milliseconds all threads of a process have run so far (the first field of each thread's schedstat, in ns). */
+function cpuMs(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+  return ns / 1e6;
 }
 
 const HANDSHAKE = /^1\|6\|tcp\|127\.0\.0\.1:(\d+)\|grpc\|([A-Za-z0-9+/]+)\n/;
@@ -136,15 +146,17 @@ function launch(path: string, client: ServerCertificate): Promise<Launch> {
       const m = HANDSHAKE.exec(output);
       if (!m) return fail(new Error(`${path} printed ${JSON.stringify(output.slice(0, 200))} instead of the handshake`));
       const handshake = elapsed();
+      const handshakeCpu = cpuMs(child.pid!);
       callSchema(Number(m[1]), Buffer.from(m[2]!, 'base64'), client).then(
         (response) => {
           const answer = elapsed();
+          const answerCpu = cpuMs(child.pid!);
           child.removeAllListeners('exit');
           child.kill('SIGKILL');
           const decoded = decodeMessage('tfplugin6.GetProviderSchema.Response', response);
           const resources = Object.keys((decoded.resource_schemas ?? {}) as object);
           if (!decoded.provider || resources.length === 0) return fail(new Error(`${path} answered GetProviderSchema without schemas`));
-          done({ handshake, answer });
+          done({ handshake, answer, handshakeCpu, answerCpu });
         },
         (err: Error) => {
           child.kill('SIGKILL');
@@ -181,13 +193,19 @@ async function round(n: number, node: string, executables: readonly Executable[]
   const nodeMs = median(base);
   console.log(`\nround ${n}: medians of ${RUNS} interleaved launches; load average after the round: ${load}`);
   console.log(`node -e 0 (22.23.2): ${nodeMs.toFixed(1)} ms`);
-  console.log(`${pad('executable', 38)}  handshake  x node  vs A   | answer  x node  vs A   | bundle`);
-  const medians = new Map<Executable, Launch>(executables.map((e) => [e, { handshake: median(results.get(e)!.map((r) => r.handshake)), answer: median(results.get(e)!.map((r) => r.answer)) }]));
+  console.log(`${pad('executable', 38)}  handshake  x node  vs A   | answer  x node  vs A   | CPU: handshake  vs A   answer  vs A  | bundle`);
+  const medians = new Map<Executable, Launch>(
+    executables.map((e) => {
+      const of = (key: keyof Launch): number => median(results.get(e)!.map((r) => r[key]));
+      return [e, { handshake: of('handshake'), answer: of('answer'), handshakeCpu: of('handshakeCpu'), answerCpu: of('answerCpu') }];
+    }),
+  );
   for (const e of executables) {
     const m = medians.get(e)!;
     const a = medians.get(executables.find((x) => x.variant === VARIANTS[0] && x.codeCache === e.codeCache)!)!;
     console.log(
-      `${pad(e.label, 38)}  ${num(m.handshake)}  ${num(m.handshake / nodeMs, 2)} ${num(m.handshake / a.handshake, 2)} | ${num(m.answer)} ${num(m.answer / nodeMs, 2)} ${num(m.answer / a.answer, 2)} | ${(e.bundleBytes / 1024).toFixed(0)} KiB`,
+      `${pad(e.label, 38)}  ${num(m.handshake)}  ${num(m.handshake / nodeMs, 2)} ${num(m.handshake / a.handshake, 2)} | ${num(m.answer)} ${num(m.answer / nodeMs, 2)} ${num(m.answer / a.answer, 2)} |` +
+        `   ${num(m.handshakeCpu)} ${num(m.handshakeCpu / a.handshakeCpu, 2)} ${num(m.answerCpu)} ${num(m.answerCpu / a.answerCpu, 2)} | ${(e.bundleBytes / 1024).toFixed(0)} KiB`,
     );
   }
 }
