@@ -110,7 +110,14 @@ interface Launch {
 /** CPU milliseconds all threads of a process have run so far (the first field of each thread's schedstat, in ns). */
 function cpuMs(pid: number): number {
   let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch (err) {
+      // a short-lived helper thread that ended since the listing: its few microseconds are left out
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && (err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  }
   return ns / 1e6;
 }
 
