@@ -11,6 +11,8 @@ declare const WIRE_CERTIFICATE: 'ours' | 'x509';
 declare const WIRE_SERVER: 'ours' | 'grpc-js';
 declare const WIRE_CODEC: 'ours' | 'es';
 
+// The value of MAGIC_COOKIE_VALUE in lib/provider/main.ts, not imported from there: main.ts loads our certificate
+// writer and gRPC server at the top, which would put them into every variant.
 const MAGIC_COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 async function certificate(): Promise<ServerCertificate> {
