@@ -1,0 +1,31 @@
+/**
+ * The linux_amd64 provider executable for the benches, made as the release makes it (scripts/release): the SEA
+ * bundle, a blob of the pinned Node with and without code cache, injected into that Node's official binary.
+ */
+import { join } from 'node:path';
+import { bundleProviderForSea, withRpcCodeCache, type SeaBundle } from '../scripts/release/bundle';
+import { injectSeaBlob, makeSeaBlob } from '../scripts/release/sea';
+import { PROVIDER_VERSION } from '../lib/provider/constants';
+
+/** The bundle and the two executables built from it. */
+export interface BenchExecutables {
+  /** The SEA bundle (its main script also runs under a plain `node`). */
+  readonly bundle: SeaBundle;
+  /** The executable without any code cache (what the other platforms get). */
+  readonly plain: string;
+  /** The executable with the code cache of its main script and of its RPC layer (what linux_amd64 gets). */
+  readonly cached: string;
+}
+
+/** Builds the two linux_amd64 executables into `dir` (about a minute: postject rewrites a 120 MB binary twice). */
+export async function buildBenchExecutables(dir: string): Promise<BenchExecutables> {
+  const bundle = bundleProviderForSea({ outDir: join(dir, 'bundle'), version: PROVIDER_VERSION });
+  const plain = await injectSeaBlob('linux_amd64', makeSeaBlob({ ...bundle, output: join(dir, 'plain.blob') }), join(dir, 'provider-plain'));
+  const withCache = withRpcCodeCache(bundle);
+  const cached = await injectSeaBlob(
+    'linux_amd64',
+    makeSeaBlob({ ...withCache, useCodeCache: true, output: join(dir, 'cached.blob') }),
+    join(dir, 'provider-cached'),
+  );
+  return { bundle, plain, cached };
+}
