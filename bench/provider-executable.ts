@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { bundleProviderForSea, withRpcCodeCache, type SeaBundle } from '../scripts/release/bundle';
 import { injectSeaBlob, makeSeaBlob } from '../scripts/release/sea';
+import { RPC_ASSET } from '../scripts/release/sea-rpc';
 import { PROVIDER_VERSION } from '../lib/provider/constants';
 
 /** The bundle and the two executables built from it. */
@@ -19,13 +20,20 @@ export interface BenchExecutables {
 
 /** Builds the two linux_amd64 executables into `dir` (about a minute: postject rewrites a 120 MB binary twice). */
 export async function buildBenchExecutables(dir: string): Promise<BenchExecutables> {
+  const built = benchExecutables(dir);
   const bundle = bundleProviderForSea({ outDir: join(dir, 'bundle'), version: PROVIDER_VERSION });
-  const plain = await injectSeaBlob('linux_amd64', makeSeaBlob({ ...bundle, output: join(dir, 'plain.blob') }), join(dir, 'provider-plain'));
+  await injectSeaBlob('linux_amd64', makeSeaBlob({ ...bundle, output: join(dir, 'plain.blob') }), built.plain);
   const withCache = withRpcCodeCache(bundle);
-  const cached = await injectSeaBlob(
-    'linux_amd64',
-    makeSeaBlob({ ...withCache, useCodeCache: true, output: join(dir, 'cached.blob') }),
-    join(dir, 'provider-cached'),
-  );
-  return { bundle, plain, cached };
+  await injectSeaBlob('linux_amd64', makeSeaBlob({ ...withCache, useCodeCache: true, output: join(dir, 'cached.blob') }), built.cached);
+  return built;
+}
+
+/** Where {@link buildBenchExecutables} puts them in `dir` (to pass them to another bench process). */
+export function benchExecutables(dir: string): BenchExecutables {
+  const bundle = bundleLayout(join(dir, 'bundle'));
+  return { bundle, plain: join(dir, 'provider-plain'), cached: join(dir, 'provider-cached') };
+}
+
+function bundleLayout(outDir: string): SeaBundle {
+  return { main: join(outDir, 'provider-sea.js'), assets: { [RPC_ASSET]: join(outDir, RPC_ASSET) } };
 }

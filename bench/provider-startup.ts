@@ -6,7 +6,7 @@
  *    builds it, against `node -e 0` of the pinned Node 22.23.2 they are made of. Goal for the executable: <= 1.2x.
  * Each also gets the time to the first answer (GetProviderSchema over mutual TLS, what terraform asks first), which
  * a handshake printed before the server is ready could not shorten.
- * Run: npm run build && node dist/bench/provider-startup.js
+ * Run: npm run build && node dist/bench/provider-startup.js [--executables <dir of bench/provider-executable>]
  */
 import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -18,7 +18,7 @@ import { installProvider } from '../lib/install/provider';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../lib/provider/main';
 import { createServerCertificate, type ServerCertificate } from '../lib/provider/plugin/certificate';
 import { nodeExecutable } from '../scripts/release/sea';
-import { buildBenchExecutables } from './provider-executable';
+import { benchExecutables, buildBenchExecutables } from './provider-executable';
 
 const RUNS = 15;
 
@@ -101,7 +101,9 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'provider-startup-'));
   try {
     const { launcherPath } = installProvider({ dir, writeLockFile: false });
-    const executables = await buildBenchExecutables(join(dir, 'executables'));
+    // bench/provider passes the executables it built for its other parts
+    const given = process.argv.indexOf('--executables');
+    const executables = given > 0 ? benchExecutables(process.argv[given + 1]!) : await buildBenchExecutables(join(dir, 'executables'));
     const terraform = createServerCertificate();
     const env = {
       PATH: process.env.PATH,
