@@ -59,6 +59,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const clientCertPem = env.PLUGIN_CLIENT_CERT;
   const certificate = clientCertPem ? createServerCertificate() : undefined;
   let methods: ((path: string) => GrpcMethod | undefined) | undefined;
+  const rpc = (): ((path: string) => GrpcMethod | undefined) => (methods ??= loadRpcLayer(options, log, shutdown));
   // Exiting as soon as the Shutdown answer is queued could cut it off: exit once terraform has hung up.
   const shutdown = (closeClients: () => Promise<void>): void => {
     log.debug('terraform shut the provider down');
@@ -70,10 +71,12 @@ export async function serve(options: ServeOptions): Promise<void> {
     tls: certificate && clientCertPem ? { certPem: certificate.certPem, keyPem: certificate.keyPem, clientCertPem } : undefined,
     ports: candidatePorts(env),
     log,
-    resolve: (path) => (methods ??= loadRpcLayer(options, log, shutdown))(path),
+    resolve: (path) => rpc()(path),
   });
   const cert = certificate ? certificate.der.toString('base64').replace(/=+$/, '') : '';
   writeSync(1, `${CORE_PROTOCOL_VERSION}|${PLUGIN_PROTOCOL_VERSION}|tcp|127.0.0.1:${server.port}|grpc|${cert}\n`);
+  // terraform takes a few milliseconds to connect after the handshake: the RPC layer loads meanwhile
+  setImmediate(rpc);
   log.debug(`serving on 127.0.0.1:${server.port}`);
 }
 
