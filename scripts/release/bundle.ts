@@ -35,11 +35,11 @@ export function bundleProviderForSea(options: SeaBundleOptions): SeaBundle {
   const main = join(options.outDir, 'provider-sea.js');
   const rpc = join(options.outDir, RPC_ASSET);
   bundle(join(ROOT, 'scripts', 'release', 'sea-main.ts'), main, options.version);
-  bundle(join(ROOT, 'lib', 'provider', 'rpc-layer.ts'), rpc, options.version);
+  bundle(join(ROOT, 'lib', 'provider', 'rpc-layer.ts'), rpc, options.version, { undici: join(ROOT, 'scripts', 'release', 'undici-agent.ts') });
   return { main, assets: { [RPC_ASSET]: rpc } };
 }
 
-function bundle(entry: string, outfile: string, version: string): void {
+function bundle(entry: string, outfile: string, version: string, alias: Record<string, string> = {}): void {
   const result = buildSync({
     entryPoints: [entry],
     outfile,
@@ -50,6 +50,7 @@ function bundle(entry: string, outfile: string, version: string): void {
     legalComments: 'inline',
     logLevel: 'silent',
     define: { AGENTPLATFORM_PROVIDER_VERSION: JSON.stringify(version) },
+    alias,
   });
   // a warning (a module esbuild could not resolve) would ship an executable that fails at its first call
   const problems = [...result.errors, ...result.warnings];
