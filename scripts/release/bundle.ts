@@ -7,11 +7,13 @@
 import { buildSync } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
+import { packageRoot } from '../../lib/provider/constants';
 import { nodeExecutable } from './sea';
 import { RPC_ASSET, RPC_CODE_CACHE_ASSET, wrapCommonJs } from './sea-rpc';
 
-const ROOT = resolve(__dirname, '..', '..', '..');
+// the same from scripts/release (TypeScript) and from dist/scripts/release (compiled)
+const ROOT = packageRoot();
 
 /** Options of {@link bundleProviderForSea}. */
 export interface SeaBundleOptions {
