@@ -111,6 +111,8 @@ async function main(): Promise<void> {
       PLUGIN_PROTOCOL_VERSIONS: '5,6',
       PLUGIN_MIN_PORT: '10000',
       PLUGIN_MAX_PORT: '25000',
+      // the launches are killed, so their socket folders are not removed by them
+      PLUGIN_UNIX_SOCKET_DIR: dir,
       PLUGIN_CLIENT_CERT: terraform.certPem,
     };
     const node22 = nodeExecutable('linux_amd64');

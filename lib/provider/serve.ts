@@ -3,7 +3,9 @@
  * 127.0.0.1, and an exit on `GRPCController/Shutdown` or when terraform dies. Only what the handshake needs is loaded
  * before it; the RPC layer (`rpc-layer.ts`) is loaded on the first call, by the entry point's `rpcLayer`.
  */
-import { writeSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createLogger, type Logger } from './log';
 import { createServerCertificate } from './plugin/certificate';
 import { startGrpcServer, type GrpcMethod } from './plugin/grpc-server';
@@ -67,17 +69,31 @@ export async function serve(options: ServeOptions): Promise<void> {
     setTimeout(exit, SHUTDOWN_GRACE_MS);
     void closeClients().finally(() => server.close(exit));
   };
+  const socketPath = unixSocketPath(env);
   const server = await startGrpcServer({
     tls: certificate && clientCertPem ? { certPem: certificate.certPem, keyPem: certificate.keyPem, clientCertPem } : undefined,
     ports: candidatePorts(env),
+    socketPath,
     log,
     resolve: (path) => rpc()(path),
   });
   const cert = certificate ? certificate.der.toString('base64').replace(/=+$/, '') : '';
-  writeSync(1, `${CORE_PROTOCOL_VERSION}|${PLUGIN_PROTOCOL_VERSION}|tcp|127.0.0.1:${server.port}|grpc|${cert}\n`);
+  const address = socketPath ? `unix|${socketPath}` : `tcp|127.0.0.1:${server.port}`;
+  writeSync(1, `${CORE_PROTOCOL_VERSION}|${PLUGIN_PROTOCOL_VERSION}|${address}|grpc|${cert}\n`);
   // terraform takes a few milliseconds to connect after the handshake: the RPC layer loads meanwhile
   setImmediate(rpc);
-  log.debug(`serving on 127.0.0.1:${server.port}`);
+  log.debug(`serving on ${address}`);
+}
+
+/**
+ * Where there are unix sockets, go-plugin's own servers listen on one, in a fresh folder of PLUGIN_UNIX_SOCKET_DIR or
+ * the temporary folder, removed when the process exits; Windows gets a TCP port.
+ */
+function unixSocketPath(env: NodeJS.ProcessEnv): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const dir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || tmpdir(), 'plugin'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'grpc.sock');
 }
 
 function loadRpcLayer(

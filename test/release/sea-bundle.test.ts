@@ -14,7 +14,7 @@ import { createServerCertificate } from '../../lib/provider/plugin/certificate';
 import { bundleProviderForSea } from '../../scripts/release/bundle';
 import { RPC_ASSET } from '../../scripts/release/sea-rpc';
 
-const HANDSHAKE = /^1\|6\|tcp\|127\.0\.0\.1:(\d+)\|grpc\|([A-Za-z0-9+/]+)\n$/;
+const HANDSHAKE = /^1\|6\|unix\|([^|]+)\|grpc\|([A-Za-z0-9+/]+)\n$/;
 const terraform = createServerCertificate();
 const dir = mkdtempSync(join(tmpdir(), 'sea-bundle-test-'));
 const children: ChildProcess[] = [];
@@ -24,12 +24,13 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function launch(main: string): Promise<{ port: number; certDer: Buffer }> {
+function launch(main: string): Promise<{ socketPath: string; certDer: Buffer }> {
   const child = spawn(process.execPath, [main], {
     env: {
       PATH: process.env.PATH,
       [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
       PLUGIN_PROTOCOL_VERSIONS: '5,6',
+      PLUGIN_UNIX_SOCKET_DIR: dir,
       PLUGIN_CLIENT_CERT: terraform.certPem,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,7 +41,7 @@ function launch(main: string): Promise<{ port: number; certDer: Buffer }> {
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', (chunk: Buffer) => {
       const m = HANDSHAKE.exec(chunk.toString());
-      if (m) resolve({ port: Number(m[1]), certDer: Buffer.from(m[2]!, 'base64') });
+      if (m) resolve({ socketPath: m[1]!, certDer: Buffer.from(m[2]!, 'base64') });
       else reject(new Error(`unexpected handshake ${JSON.stringify(chunk.toString())}`));
     });
     child.once('exit', (code) => reject(new Error(`the bundle exited with ${code}: ${stderr}`)));
@@ -48,8 +49,9 @@ function launch(main: string): Promise<{ port: number; certDer: Buffer }> {
 }
 
 /** One unary call as terraform makes it; resolves with the grpc-status and the response message. */
-function call(port: number, certDer: Buffer, path: string): Promise<{ status: string | undefined; message: Buffer }> {
-  const session = http2.connect(`https://localhost:${port}`, {
+function call(socketPath: string, certDer: Buffer, path: string): Promise<{ status: string | undefined; message: Buffer }> {
+  const session = http2.connect('https://localhost', {
+    path: socketPath,
     ca: new X509Certificate(certDer).toString(),
     cert: terraform.certPem,
     key: terraform.keyPem,
@@ -87,10 +89,10 @@ describe('the single executable bundle', () => {
   });
 
   it('reaches the handshake and serves the schema from the asset', async () => {
-    const { port, certDer } = await launch(bundle.main);
-    const schema = await call(port, certDer, '/tfplugin6.Provider/GetProviderSchema');
+    const { socketPath, certDer } = await launch(bundle.main);
+    const schema = await call(socketPath, certDer, '/tfplugin6.Provider/GetProviderSchema');
     expect(schema.status).toBe('0');
     expect(schema.message.toString('latin1')).toContain('agentplatform_deployment');
-    expect((await call(port, certDer, '/plugin.GRPCController/Shutdown')).status).toBe('0');
+    expect((await call(socketPath, certDer, '/plugin.GRPCController/Shutdown')).status).toBe('0');
   });
 });

@@ -23,8 +23,10 @@ export interface GrpcServerOptions {
     /** The only client certificate accepted (terraform's, from `PLUGIN_CLIENT_CERT`). */
     readonly clientCertPem: string;
   };
-  /** Ports to try, in order (`0` = any free port). */
+  /** Ports to try on 127.0.0.1, in order (`0` = any free port). */
   readonly ports: readonly number[];
+  /** A unix socket to listen on instead of a port (the address go-plugin prefers where there are unix sockets). */
+  readonly socketPath?: string;
   /** Finds the method for a gRPC path, or `undefined` (answered UNIMPLEMENTED). */
   readonly resolve: (path: string) => GrpcMethod | undefined;
   /** Where to log. */
@@ -35,7 +37,7 @@ export interface GrpcServerOptions {
 
 /** A listening server. */
 export interface GrpcServer {
-  /** The bound port on 127.0.0.1. */
+  /** The bound port on 127.0.0.1; 0 on a unix socket. */
   readonly port: number;
   /** Stops accepting connections; `onClosed` runs once every open connection has ended. */
   close(onClosed?: () => void): void;
@@ -43,7 +45,7 @@ export interface GrpcServer {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
-/** Starts listening on 127.0.0.1 on the first free port of `options.ports`. */
+/** Starts listening on `options.socketPath`, or on 127.0.0.1 on the first free port of `options.ports`. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const settings: http2.Settings = { initialWindowSize: 4 * 1024 * 1024 };
   // The client certificate is pinned (compared byte for byte) rather than trusted as a CA: passing `ca` makes Node
@@ -73,8 +75,22 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   server.on('stream', (stream, headers) => serveStream(stream, headers, options, maxBytes));
   server.on('sessionError', (err) => options.log.warn(`gRPC session error: ${err.message}`));
   server.on('tlsClientError', (err) => options.log.warn(`TLS handshake with terraform failed: ${err.message}`));
-  const port = await listen(server, options.ports);
+  const port = options.socketPath ? await listenOnSocket(server, options.socketPath) : await listen(server, options.ports);
   return { port, close: (onClosed) => server.close(onClosed) };
+}
+
+/**
+ * A unix socket is bound synchronously: a listen on a host name goes through `dns.lookup` first, even for an IP
+ * address, which costs several milliseconds of every launch.
+ */
+function listenOnSocket(server: http2.Http2Server | http2.Http2SecureServer, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve(0);
+    });
+  });
 }
 
 async function listen(server: http2.Http2Server | http2.Http2SecureServer, ports: readonly number[]): Promise<number> {
