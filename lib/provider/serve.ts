@@ -1,7 +1,8 @@
 /**
- * The provider process: go-plugin's handshake (one line on stdout), tfplugin6 served over gRPC with mutual TLS on
- * 127.0.0.1, and an exit on `GRPCController/Shutdown` or when terraform dies. Only what the handshake needs is loaded
- * before it; the RPC layer (`rpc-layer.ts`) is loaded on the first call, by the entry point's `rpcLayer`.
+ * The provider process: go-plugin's handshake (one line on stdout), tfplugin6 served over gRPC with mutual TLS on a
+ * unix socket (on 127.0.0.1 on Windows), and an exit on `GRPCController/Shutdown` or when terraform dies. Only what
+ * the handshake needs is loaded before it; the RPC layer (`rpc-layer.ts`) is loaded right after it, through the
+ * entry point's `rpcLayer`.
  */
 import { mkdtempSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
