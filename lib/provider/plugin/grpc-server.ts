@@ -4,8 +4,8 @@
  * stay open and silent (`GRPCStdio/StreamStdio`, `GRPCBroker/StartStream`). Written on node:http2 rather than
  * grpc-js because it starts in a fraction of the time, and terraform starts the provider several times a command.
  */
-import * as http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type * as Http2 from 'node:http2';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../log';
 import { GrpcError, GrpcStatus, type GrpcMethod } from './grpc-status';
@@ -45,9 +45,30 @@ export interface GrpcServer {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
-/** Starts listening on `options.socketPath`, or on 127.0.0.1 on the first free port of `options.ports`. */
+/**
+ * Starts listening on `options.socketPath`, or on 127.0.0.1 on the first free port of `options.ports`. The socket
+ * listens before `node:http2` and the TLS context are loaded: they are made right after the caller has printed the
+ * address (or at the first connection, if it comes sooner), while terraform sets up its side of the connection.
+ */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
-  const settings: http2.Settings = { initialWindowSize: 4 * 1024 * 1024 };
+  let server: Http2.Http2Server | Http2.Http2SecureServer | undefined;
+  const http2Server = (): Http2.Http2Server | Http2.Http2SecureServer => (server ??= createHttp2Server(options));
+  const listener = createServer((socket: Socket) => http2Server().emit('connection', socket));
+  const port = options.socketPath ? await listenOnSocket(listener, options.socketPath) : await listen(listener, options.ports);
+  setImmediate(http2Server);
+  return {
+    port,
+    close: (onClosed) => {
+      // the listener counts the connections it accepted: its callback runs once every one has ended
+      server?.close();
+      listener.close(() => onClosed?.());
+    },
+  };
+}
+
+function createHttp2Server(options: GrpcServerOptions): Http2.Http2Server | Http2.Http2SecureServer {
+  const http2 = require('node:http2') as typeof Http2;
+  const settings: Http2.Settings = { initialWindowSize: 4 * 1024 * 1024 };
   // The client certificate is pinned (compared byte for byte) rather than trusted as a CA: passing `ca` makes Node
   // parse its whole bundled root store first, which costs more than everything else before the handshake.
   const server = options.tls
@@ -75,15 +96,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   server.on('stream', (stream, headers) => serveStream(stream, headers, options, maxBytes));
   server.on('sessionError', (err) => options.log.warn(`gRPC session error: ${err.message}`));
   server.on('tlsClientError', (err) => options.log.warn(`TLS handshake with terraform failed: ${err.message}`));
-  const port = options.socketPath ? await listenOnSocket(server, options.socketPath) : await listen(server, options.ports);
-  return { port, close: (onClosed) => server.close(onClosed) };
+  return server;
 }
 
 /**
  * A unix socket is bound synchronously: a listen on a host name goes through `dns.lookup` first, even for an IP
  * address, which costs several milliseconds of every launch.
  */
-function listenOnSocket(server: http2.Http2Server | http2.Http2SecureServer, path: string): Promise<number> {
+function listenOnSocket(server: Server, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => {
@@ -93,7 +113,7 @@ function listenOnSocket(server: http2.Http2Server | http2.Http2SecureServer, pat
   });
 }
 
-async function listen(server: http2.Http2Server | http2.Http2SecureServer, ports: readonly number[]): Promise<number> {
+async function listen(server: Server, ports: readonly number[]): Promise<number> {
   let lastError: Error | undefined;
   for (const port of ports) {
     try {
@@ -114,8 +134,8 @@ async function listen(server: http2.Http2Server | http2.Http2SecureServer, ports
 }
 
 function serveStream(
-  stream: http2.ServerHttp2Stream,
-  headers: http2.IncomingHttpHeaders,
+  stream: Http2.ServerHttp2Stream,
+  headers: Http2.IncomingHttpHeaders,
   options: GrpcServerOptions,
   maxBytes: number,
 ): void {
@@ -187,7 +207,7 @@ function frame(message: Buffer): Buffer {
   return Buffer.concat([header, message]);
 }
 
-function respond(stream: http2.ServerHttp2Stream, response: Buffer): void {
+function respond(stream: Http2.ServerHttp2Stream, response: Buffer): void {
   if (stream.destroyed || stream.closed) return;
   stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
   stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': String(GrpcStatus.OK) }));
@@ -195,10 +215,10 @@ function respond(stream: http2.ServerHttp2Stream, response: Buffer): void {
 }
 
 /** A "trailers-only" response: the status travels in the only HEADERS frame. */
-function finishWithStatus(stream: http2.ServerHttp2Stream, code: number, message: string): void {
+function finishWithStatus(stream: Http2.ServerHttp2Stream, code: number, message: string): void {
   if (stream.destroyed || stream.closed) return;
   if (stream.headersSent) {
-    stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    stream.close((require('node:http2') as typeof Http2).constants.NGHTTP2_INTERNAL_ERROR);
     return;
   }
   stream.respond(
