@@ -39,7 +39,7 @@ Install it next to a configuration with: node_modules/.bin/agentplatform-provide
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
-  /** Loads the RPC layer, on terraform's first call: a `require` in `main.ts`, an asset in the single executable. */
+  /** Loads the RPC layer, right after the handshake: a `require` in `main.ts`, an asset in the single executable. */
   readonly rpcLayer: () => typeof RpcLayer;
   /** What the provider serves. @default the registry of `registry.ts` */
   readonly registry?: ProviderRegistry;

@@ -1,6 +1,6 @@
 /**
  * The provider for a Node.js single executable application, in two CommonJS bundles: the main script (the handshake
- * path, `sea-main.ts`) and the RPC layer as an asset compiled on terraform's first call (`sea-rpc.ts`). Everything is
+ * path, `sea-main.ts`) and the RPC layer as an asset compiled right after the handshake (`sea-rpc.ts`). Everything is
  * bundled (a SEA's `require()` reaches only Node's built-in modules), and the version is fixed at bundle time, since
  * the executable has no package.json to read it from (lib/provider/constants.ts).
  */

@@ -1,9 +1,8 @@
 /**
  * The provider's RPC layer as an asset of the single executable: the executable's main script holds only the
- * handshake path, and the RPC layer (most of the code: the framework, the resources, the API clients) is compiled on
- * terraform's first call. Compiling it at start-up would make every launch wait for it before the handshake, and the
- * calls that follow overlap with terraform's own work. The bundle also runs outside an executable
- * (`node provider-sea.js`), reading the layer from beside it.
+ * handshake path, and the RPC layer (most of the code: the framework, the resources, the API clients) is compiled
+ * right after the handshake, while terraform connects, instead of before it. The bundle also runs outside an
+ * executable (`node provider-sea.js`), reading the layer from beside it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
