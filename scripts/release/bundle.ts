@@ -37,7 +37,8 @@ export function bundleProviderForSea(options: SeaBundleOptions): SeaBundle {
   const main = join(options.outDir, 'provider-sea.js');
   const rpc = join(options.outDir, RPC_ASSET);
   bundle(join(ROOT, 'scripts', 'release', 'sea-main.ts'), main, options.version);
-  bundle(join(ROOT, 'lib', 'provider', 'rpc-layer.ts'), rpc, options.version, { undici: join(ROOT, 'scripts', 'release', 'undici-agent.ts') });
+  const undici = join(ROOT, 'scripts', 'release', 'undici-agent.ts');
+  bundle(join(ROOT, 'lib', 'provider', 'rpc-layer.ts'), rpc, options.version, { undici });
   return { main, assets: { [RPC_ASSET]: rpc } };
 }
 
@@ -56,7 +57,9 @@ function bundle(entry: string, outfile: string, version: string, alias: Record<s
   });
   // a warning (a module esbuild could not resolve) would ship an executable that fails at its first call
   const problems = [...result.errors, ...result.warnings];
-  if (problems.length > 0) throw new Error(`bundling the provider failed: ${problems.map((problem) => problem.text).join('; ')}`);
+  if (problems.length > 0) {
+    throw new Error(`bundling the provider failed: ${problems.map((problem) => problem.text).join('; ')}`);
+  }
 }
 
 /**
@@ -75,7 +78,8 @@ const { registry, ProviderServer } = layer.exports;
 for (const load of [...Object.values(registry.resources), ...Object.values(registry.dataSources)]) load();
 const quiet = () => undefined;
 const log = { enabled: () => false, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
-new ProviderServer({ registry, log }).call('GetProviderSchema', {}).then(() => writeFileSync(output, script.createCachedData()));
+const server = new ProviderServer({ registry, log });
+server.call('GetProviderSchema', {}).then(() => writeFileSync(output, script.createCachedData()));
 `;
 
 /** The bundle plus a V8 code cache of its RPC layer: only for an executable that runs on linux_amd64. */
@@ -85,6 +89,7 @@ export function withRpcCodeCache(bundle: SeaBundle): SeaBundle {
   const wrapped = join(dirname(rpc), `${RPC_ASSET}.wrapped`);
   const cache = join(dirname(rpc), RPC_CODE_CACHE_ASSET);
   writeFileSync(wrapped, wrapCommonJs(readFileSync(rpc, 'utf8')));
-  execFileSync(nodeExecutable('linux_amd64'), ['-e', MAKE_CODE_CACHE, wrapped, cache, RPC_ASSET], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['-e', MAKE_CODE_CACHE, wrapped, cache, RPC_ASSET];
+  execFileSync(nodeExecutable('linux_amd64'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return { main: bundle.main, assets: { ...bundle.assets, [RPC_CODE_CACHE_ASSET]: cache } };
 }

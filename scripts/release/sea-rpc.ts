@@ -18,24 +18,25 @@ export function wrapCommonJs(source: string): string {
   return `(function (exports, require, module) {${source}\n})`;
 }
 
-/** Runs the layer's bundle as a CommonJS module with the given code cache, returning the module and the script. */
-export function runCommonJs(source: string, cachedData: Buffer | undefined): { exports: unknown; rejected: boolean; createCachedData(): Buffer } {
+/** Runs the layer's bundle as a CommonJS module (with V8's code cache of it, when given) and returns its exports. */
+function runCommonJs(source: string, cachedData: Buffer | undefined): typeof RpcLayer {
   const { Script } = require('node:vm') as typeof import('node:vm');
   const script = new Script(wrapCommonJs(source), { filename: RPC_ASSET, cachedData });
   const module = { exports: {} as unknown };
-  (script.runInThisContext() as (exports: unknown, req: NodeJS.Require, mod: { exports: unknown }) => void)(module.exports, require, module);
-  return { exports: module.exports, rejected: script.cachedDataRejected === true, createCachedData: () => script.createCachedData() };
+  const run = script.runInThisContext() as (exports: unknown, req: NodeJS.Require, mod: { exports: unknown }) => void;
+  run(module.exports, require, module);
+  return module.exports as typeof RpcLayer;
 }
 
-/** Loads the RPC layer: from the executable's assets (with their code cache when there is one), else from beside this script. */
+/** Loads the RPC layer: from the executable's assets (with their code cache if any), else from beside this script. */
 export function loadRpcLayer(): typeof RpcLayer {
   const sea = require('node:sea') as typeof import('node:sea');
-  if (!sea.isSea()) return runCommonJs(readFileSync(join(__dirname, RPC_ASSET), 'utf8'), undefined).exports as typeof RpcLayer;
+  if (!sea.isSea()) return runCommonJs(readFileSync(join(__dirname, RPC_ASSET), 'utf8'), undefined);
   let cache: Buffer | undefined;
   try {
     cache = Buffer.from(sea.getAsset(RPC_CODE_CACHE_ASSET));
   } catch {
     // no code cache: an executable for a platform other than the build machine's
   }
-  return runCommonJs(sea.getAsset(RPC_ASSET, 'utf8'), cache).exports as typeof RpcLayer;
+  return runCommonJs(sea.getAsset(RPC_ASSET, 'utf8'), cache);
 }
