@@ -1,7 +1,11 @@
 /**
  * The provider under the real terraform, against the local platform (in this process), in one run:
- *  (a) launch-to-handshake time against `node -e 0` (bench/provider-startup), goal <= 2.5x;
- *  (b) `terraform plan` with no changes of 100 deployments, goal <= 1.5 s, next to 100 `terraform_data`;
+ *  (a) launch-to-handshake time against `node -e 0` of the same Node (bench/provider-startup): the launcher, and the
+ *      linux_amd64 executable (built here as the release builds it), goal for the executable <= 1.2x;
+ *  (b) `terraform plan` with no changes of 100 deployments next to one of 100 `terraform_data`, with the launcher
+ *      and with the executable (installed in the implied local mirror, no `node` on terraform's PATH), with and
+ *      without refresh, goal for the executable <= 2x `terraform_data`; and where one plan's time goes, from
+ *      terraform's trace log (each launch of the provider, each RPC);
  *  (c) wait latency: apply's return minus the instant the revision turned DEPLOYED (its `updated_at`), p50 over 20
  *      applies, goal <= 1 s; and the revision GETs per wait against a fixed 5 s poll of the same revisions;
  *  (d) apply of 100 deployments with 2 s build steps at -parallelism=20 against 1, goal >= 10x.
@@ -9,7 +13,7 @@
  *   npm run bench:provider [-- --parts a,b,c,d]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlaneClient } from '../lib/api/control-plane';
@@ -17,6 +21,9 @@ import { DEFAULT_PIPELINE_TIMINGS, type PipelineTimings } from '../lib/local/con
 import { startLocalPlatform, type LocalPlatform } from '../lib/local/platform';
 import { applyPlatformV8Flags } from '../lib/local/v8-flags';
 import { installProvider } from '../lib/install/provider';
+import { PROVIDER_ADDRESS, PROVIDER_EXECUTABLE_PREFIX, PROVIDER_VERSION } from '../lib/provider/constants';
+import { benchExecutables, buildBenchExecutables } from './provider-executable';
+import { planTrace } from './provider-trace';
 
 const PLAN_RUNS = 5;
 const WAIT_APPLIES = 20;
@@ -58,17 +65,31 @@ async function startPlatform(timings: Partial<PipelineTimings>): Promise<BenchPl
   };
 }
 
-/** A configuration directory with the provider installed, pointed at `platform` through the environment. */
+/**
+ * A configuration directory with the provider installed, pointed at `platform` through the environment: the launcher,
+ * or an executable in the implied local mirror, with a PATH that holds terraform alone (no `node`).
+ */
 class Workdir {
   readonly dir = mkdtempSync(join(tmpdir(), 'bench-provider-tf-'));
-  private readonly env: NodeJS.ProcessEnv;
+  readonly env: NodeJS.ProcessEnv;
 
-  constructor(platform?: LocalPlatform) {
+  constructor(platform?: LocalPlatform, executable?: string) {
     const cliConfig = join(this.dir, 'empty.tfrc');
     writeFileSync(cliConfig, '');
-    installProvider({ dir: this.dir });
+    let path = process.env.PATH;
+    if (executable) {
+      const packageDir = join(this.dir, 'terraform.d', 'plugins', PROVIDER_ADDRESS, PROVIDER_VERSION, 'linux_amd64');
+      mkdirSync(packageDir, { recursive: true });
+      copyFileSync(executable, join(packageDir, `${PROVIDER_EXECUTABLE_PREFIX}_v${PROVIDER_VERSION}`));
+      path = join(this.dir, 'bin');
+      mkdirSync(path);
+      const terraform = spawnSync('sh', ['-c', 'command -v terraform'], { encoding: 'utf8' }).stdout.trim();
+      symlinkSync(terraform, join(path, 'terraform'));
+    } else {
+      installProvider({ dir: this.dir });
+    }
     this.env = {
-      PATH: process.env.PATH,
+      PATH: path,
       HOME: this.dir,
       CHECKPOINT_DISABLE: '1',
       TF_IN_AUTOMATION: '1',
@@ -117,43 +138,60 @@ resource "agentplatform_deployment" "agent" {
 }`;
 
 /** (a): the startup bench, as its own process (it measures process launches). */
-function launchToHandshake(): void {
+function launchToHandshake(executables: string): void {
   console.log('(a) launch to handshake');
-  const result = spawnSync(process.execPath, [join(__dirname, 'provider-startup.js')], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [join(__dirname, 'provider-startup.js'), '--executables', executables], { encoding: 'utf8' });
   console.log(result.stdout.trimEnd().replace(/^/gm, '    '));
   if (result.status !== 0) throw new Error(`provider-startup failed: ${result.stderr}`);
 }
 
-/** (b): a no-change plan of 100 deployments against one of 100 terraform_data. */
-async function noChangePlan(): Promise<void> {
+/** (b): a no-change plan of 100 deployments, with the launcher and with the executable, against 100 terraform_data. */
+async function noChangePlan(executable: string): Promise<void> {
   const lp = await startPlatform(QUICK_STEPS);
   const agents = new Workdir(lp.platform);
+  const standalone = new Workdir(lp.platform, executable);
   const builtin = new Workdir();
   try {
     agents.write(deployments(100, 'plan'));
     await agents.run('init');
     await agents.run('apply', '-auto-approve', '-parallelism=20');
+    // the same 100 deployments, in the executable's state
+    standalone.write(deployments(100, 'plan'));
+    copyFileSync(join(agents.dir, 'terraform.tfstate'), join(standalone.dir, 'terraform.tfstate'));
+    await standalone.run('init');
     builtin.write('resource "terraform_data" "item" {\n  count = 100\n  input = "item-${count.index}"\n}');
     await builtin.run('init');
     await builtin.run('apply', '-auto-approve');
-    const ours: number[] = [];
-    const theirs: number[] = [];
     // a plan with changes (exit code 2) is not what this part measures
-    const unchanged = async (dir: typeof agents): Promise<number> => {
-      const { ms, code } = await dir.run('plan', '-detailed-exitcode');
+    const unchanged = async (dir: Workdir, ...flags: string[]): Promise<number> => {
+      const { ms, code } = await dir.run('plan', '-detailed-exitcode', ...flags);
       if (code !== 0) throw new Error('terraform plan found changes after apply: part (b) measures a plan without changes');
       return ms;
     };
-    for (let i = 0; i < PLAN_RUNS; i++) {
-      ours.push(await unchanged(agents));
-      theirs.push(await unchanged(builtin));
+    const runs: Array<[string, Workdir, string[]]> = [
+      ['100 terraform_data', builtin, []],
+      ['100 deployments, launcher', agents, []],
+      ['100 deployments, executable', standalone, []],
+      ['  launcher, -refresh=false', agents, ['-refresh=false']],
+      ['  executable, -refresh=false', standalone, ['-refresh=false']],
+    ];
+    const times = runs.map(() => [] as number[]);
+    for (let i = 0; i < PLAN_RUNS; i++) for (const [j, [, dir, flags]] of runs.entries()) times[j]!.push(await unchanged(dir, ...flags));
+    const base = median(times[0]!);
+    console.log(`(b) terraform plan, no changes (median of ${PLAN_RUNS}, interleaved)`);
+    for (const [j, [label]] of runs.entries()) {
+      const ms = median(times[j]!);
+      console.log(`    ${label.padEnd(32)} ${(ms / 1000).toFixed(2)} s  ${(ms / base).toFixed(2)}x terraform_data`);
     }
-    console.log('(b) terraform plan, no changes (median of 5)');
-    console.log(`    100 agentplatform_deployment: ${(median(ours) / 1000).toFixed(2)} s (goal <= 1.5 s)`);
-    console.log(`    100 terraform_data:           ${(median(theirs) / 1000).toFixed(2)} s`);
+    console.log('    goal: the executable <= 2x terraform_data');
+    for (const [label, dir] of [['launcher', agents], ['executable', standalone]] as const) {
+      console.log(`    one plan with the ${label}, from terraform's trace log:`);
+      console.log((await planTrace(dir.dir, dir.env)).replace(/^/gm, '      '));
+    }
     await agents.run('destroy', '-auto-approve', '-parallelism=20');
   } finally {
     agents.remove();
+    standalone.remove();
     builtin.remove();
     await lp.close();
   }
@@ -237,8 +275,14 @@ function parts(): Set<string> {
 async function main(): Promise<void> {
   const chosen = parts();
   console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  if (chosen.has('a')) launchToHandshake();
-  if (chosen.has('b')) await noChangePlan();
+  const executables = mkdtempSync(join(tmpdir(), 'bench-provider-executables-'));
+  try {
+    if (chosen.has('a') || chosen.has('b')) await buildBenchExecutables(executables);
+    if (chosen.has('a')) launchToHandshake(executables);
+    if (chosen.has('b')) await noChangePlan(benchExecutables(executables).cached);
+  } finally {
+    rmSync(executables, { recursive: true, force: true });
+  }
   if (chosen.has('c')) await waitLatency();
   if (chosen.has('d')) await parallelApply();
 }

@@ -1,132 +1,14 @@
 /**
- * The provider process: what the launcher runs and terraform talks to. It speaks go-plugin's handshake (one line on
- * stdout), serves tfplugin6 over gRPC with mutual TLS on 127.0.0.1, and exits on `GRPCController/Shutdown` or when
- * terraform dies. Only what the handshake needs is loaded before it; the RPC layer loads on the first call.
+ * The provider process's entry point: what the launcher runs and terraform talks to (`serve.ts`), with the RPC layer
+ * required from beside it. The single executable has its own entry (scripts/release/sea-main.ts).
  */
-import { writeSync } from 'node:fs';
-import { createLogger, type Logger } from './log';
-import { createServerCertificate } from './plugin/certificate';
-import { startGrpcServer, type GrpcMethod } from './plugin/grpc-server';
-import type { ProviderRegistry } from './registry';
+import { serve as serveWith, type ServeOptions } from './serve';
 
-/** The environment variable and value go-plugin uses to tell a plugin that terraform launched it. */
-export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';
-/** See {@link MAGIC_COOKIE_KEY}. */
-export const MAGIC_COOKIE_VALUE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
+export { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, type ServeOptions } from './serve';
 
-/** go-plugin core protocol version and the tfplugin protocol version this provider speaks. */
-const CORE_PROTOCOL_VERSION = 1;
-const PLUGIN_PROTOCOL_VERSION = 6;
-const WATCHDOG_INTERVAL_MS = 1000;
-/** After Shutdown, how long to wait for terraform to hang up before exiting anyway (go-plugin kills after 2 s). */
-const SHUTDOWN_GRACE_MS = 1000;
-
-const NOT_A_COMMAND = `This binary is a plugin for terraform: the agentplatform provider.
-It is not meant to be run by hand. terraform starts it when a configuration declares
-
-  terraform {
-    required_providers {
-      agentplatform = { source = "agentplatform/agentplatform" }
-    }
-  }
-
-Install it next to a configuration with: node_modules/.bin/agentplatform-provider install --dir <configuration dir>
-`;
-
-/** Options of {@link serve}. */
-export interface ServeOptions {
-  /** What the provider serves. @default the registry of `registry.ts` */
-  readonly registry?: ProviderRegistry;
-}
-
-/** Runs the provider until terraform shuts it down. Exits the process with 1 when not launched by terraform. */
-export async function serve(options: ServeOptions = {}): Promise<void> {
-  const env = process.env;
-  if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
-    writeSync(2, NOT_A_COMMAND);
-    process.exit(1);
-  }
-  const offered = (env.PLUGIN_PROTOCOL_VERSIONS ?? String(PLUGIN_PROTOCOL_VERSION)).split(',').map((v) => v.trim());
-  if (!offered.includes(String(PLUGIN_PROTOCOL_VERSION))) {
-    writeSync(2, `terraform offers plugin protocol versions ${offered.join(', ')}; this provider speaks version 6 (terraform >= 1.0).\n`);
-    process.exit(1);
-  }
-  const log = createLogger();
-  guardProcess(log);
-  const clientCertPem = env.PLUGIN_CLIENT_CERT;
-  const certificate = clientCertPem ? createServerCertificate() : undefined;
-  let methods: ((path: string) => GrpcMethod | undefined) | undefined;
-  // Exiting as soon as the Shutdown answer is queued could cut it off: exit once terraform has hung up.
-  const shutdown = (closeClients: () => Promise<void>): void => {
-    log.debug('terraform shut the provider down');
-    const exit = (): never => process.exit(0);
-    setTimeout(exit, SHUTDOWN_GRACE_MS);
-    void closeClients().finally(() => server.close(exit));
-  };
-  const server = await startGrpcServer({
-    tls: certificate && clientCertPem ? { certPem: certificate.certPem, keyPem: certificate.keyPem, clientCertPem } : undefined,
-    ports: candidatePorts(env),
-    log,
-    resolve: (path) => (methods ??= loadRpcLayer(options, log, shutdown))(path),
-  });
-  const cert = certificate ? certificate.der.toString('base64').replace(/=+$/, '') : '';
-  writeSync(1, `${CORE_PROTOCOL_VERSION}|${PLUGIN_PROTOCOL_VERSION}|tcp|127.0.0.1:${server.port}|grpc|${cert}\n`);
-  log.debug(`serving on 127.0.0.1:${server.port}`);
-}
-
-function loadRpcLayer(
-  options: ServeOptions,
-  log: Logger,
-  shutdown: (closeClients: () => Promise<void>) => void,
-): (path: string) => GrpcMethod | undefined {
-  const { ProviderServer, grpcMethods } = require('./rpc/server') as typeof import('./rpc/server');
-  const registry = options.registry ?? (require('./registry') as typeof import('./registry')).registry;
-  const server = new ProviderServer({ registry, log });
-  return grpcMethods(server, () => shutdown(() => server.close()));
-}
-
-/** A random port of PLUGIN_MIN_PORT..PLUGIN_MAX_PORT (a few tries), then any free port. */
-function candidatePorts(env: NodeJS.ProcessEnv): number[] {
-  const min = Number(env.PLUGIN_MIN_PORT);
-  const max = Number(env.PLUGIN_MAX_PORT);
-  if (!Number.isInteger(min) || !Number.isInteger(max) || min <= 0 || max < min) return [0];
-  const tries = Array.from({ length: 5 }, () => min + Math.floor(Math.random() * (max - min + 1)));
-  return [...new Set(tries), 0];
-}
-
-/**
- * Process rules of a plugin: Ctrl-C reaches the whole process group but terraform handles it (it calls
- * StopProvider), so SIGINT is ignored; a crash prints `panic: ` first, which terraform shows as a provider crash;
- * and when terraform dies without shutting us down (SIGKILL) the provider notices its parent is gone and exits.
- */
-function guardProcess(log: Logger): void {
-  process.on('SIGINT', () => log.debug('SIGINT ignored: terraform stops the provider itself'));
-  const panic = (err: unknown): void => {
-    const e = err instanceof Error ? err : new Error(String(err));
-    try {
-      writeSync(2, `panic: ${e.message}\n${e.stack ?? ''}\n`);
-    } finally {
-      process.exit(2);
-    }
-  };
-  process.on('uncaughtException', panic);
-  process.on('unhandledRejection', panic);
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent || !isAlive(parent)) {
-      log.warn('terraform is gone: exiting');
-      process.exit(0);
-    }
-  }, WATCHDOG_INTERVAL_MS).unref();
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** Runs the provider until terraform shuts it down (see `serve.ts`); the RPC layer is `rpc-layer.ts` by default. */
+export function serve(options: Partial<ServeOptions> = {}): Promise<void> {
+  return serveWith({ rpcLayer: () => require('./rpc-layer') as typeof import('./rpc-layer'), ...options });
 }
 
 if (require.main === module) void serve();

@@ -1,13 +1,19 @@
 /**
- * The provider as one CommonJS script for a Node.js single executable application: everything it imports bundled
- * (a SEA's `require()` reaches only Node's built-in modules), and its version fixed at bundle time, since the
- * executable has no package.json to read it from (lib/provider/constants.ts).
+ * The provider for a Node.js single executable application, in two CommonJS bundles: the main script (the handshake
+ * path, `sea-main.ts`) and the RPC layer as an asset compiled right after the handshake (`sea-rpc.ts`). Everything is
+ * bundled (a SEA's `require()` reaches only Node's built-in modules), and the version is fixed at bundle time, since
+ * the executable has no package.json to read it from (lib/provider/constants.ts).
  */
 import { buildSync } from 'esbuild';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { packageRoot } from '../../lib/provider/constants';
+import { nodeExecutable } from './sea';
+import { RPC_ASSET, RPC_CODE_CACHE_ASSET, wrapCommonJs } from './sea-rpc';
 
-const ROOT = resolve(__dirname, '..', '..', '..');
+// the same from scripts/release (TypeScript) and from dist/scripts/release (compiled)
+const ROOT = packageRoot();
 
 /** Options of {@link bundleProviderForSea}. */
 export interface SeaBundleOptions {
@@ -25,23 +31,65 @@ export interface SeaBundle {
   readonly assets: Readonly<Record<string, string>>;
 }
 
-/** Bundles `lib/provider/main.ts` for a single executable; throws on any esbuild error or warning. */
+/** Bundles the provider for a single executable; throws on any esbuild error or warning. */
 export function bundleProviderForSea(options: SeaBundleOptions): SeaBundle {
   mkdirSync(options.outDir, { recursive: true });
   const main = join(options.outDir, 'provider-sea.js');
+  const rpc = join(options.outDir, RPC_ASSET);
+  bundle(join(ROOT, 'scripts', 'release', 'sea-main.ts'), main, options.version);
+  const undici = join(ROOT, 'scripts', 'release', 'undici-agent.ts');
+  bundle(join(ROOT, 'lib', 'provider', 'rpc-layer.ts'), rpc, options.version, { undici });
+  return { main, assets: { [RPC_ASSET]: rpc } };
+}
+
+function bundle(entry: string, outfile: string, version: string, alias: Record<string, string> = {}): void {
   const result = buildSync({
-    entryPoints: [join(ROOT, 'lib', 'provider', 'main.ts')],
-    outfile: main,
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node22',
     legalComments: 'inline',
     logLevel: 'silent',
-    define: { AGENTPLATFORM_PROVIDER_VERSION: JSON.stringify(options.version) },
+    define: { AGENTPLATFORM_PROVIDER_VERSION: JSON.stringify(version) },
+    alias,
   });
   // a warning (a module esbuild could not resolve) would ship an executable that fails at its first call
   const problems = [...result.errors, ...result.warnings];
-  if (problems.length > 0) throw new Error(`bundling the provider failed: ${problems.map((problem) => problem.text).join('; ')}`);
-  return { main, assets: {} };
+  if (problems.length > 0) {
+    throw new Error(`bundling the provider failed: ${problems.map((problem) => problem.text).join('; ')}`);
+  }
+}
+
+/**
+ * Compiles the RPC layer, loads every resource and data source and builds the provider schema (what terraform's
+ * first calls compile), and stores the code compiled so far. V8 accepts the cache only in the same Node version on
+ * the same platform, so it is made by the Linux x64 node of the pinned version, for linux_amd64 only.
+ */
+const MAKE_CODE_CACHE = `
+const { Script } = require('node:vm');
+const { readFileSync, writeFileSync } = require('node:fs');
+const [source, output, filename] = process.argv.slice(1);
+const script = new Script(readFileSync(source, 'utf8'), { filename });
+const layer = { exports: {} };
+script.runInThisContext()(layer.exports, require, layer);
+const { registry, ProviderServer } = layer.exports;
+for (const load of [...Object.values(registry.resources), ...Object.values(registry.dataSources)]) load();
+const quiet = () => undefined;
+const log = { enabled: () => false, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
+const server = new ProviderServer({ registry, log });
+server.call('GetProviderSchema', {}).then(() => writeFileSync(output, script.createCachedData()));
+`;
+
+/** The bundle plus a V8 code cache of its RPC layer: only for an executable that runs on linux_amd64. */
+export function withRpcCodeCache(bundle: SeaBundle): SeaBundle {
+  const rpc = bundle.assets[RPC_ASSET];
+  if (!rpc) throw new Error(`the bundle has no ${RPC_ASSET} asset`);
+  const wrapped = join(dirname(rpc), `${RPC_ASSET}.wrapped`);
+  const cache = join(dirname(rpc), RPC_CODE_CACHE_ASSET);
+  writeFileSync(wrapped, wrapCommonJs(readFileSync(rpc, 'utf8')));
+  const args = ['-e', MAKE_CODE_CACHE, wrapped, cache, RPC_ASSET];
+  execFileSync(nodeExecutable('linux_amd64'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return { main: bundle.main, assets: { ...bundle.assets, [RPC_CODE_CACHE_ASSET]: cache } };
 }

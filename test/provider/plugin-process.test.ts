@@ -4,23 +4,30 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import * as http2 from 'node:http2';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../lib/provider/main';
 import { createServerCertificate } from '../../lib/provider/plugin/certificate';
 import { DIST_ENTRY, EXAMPLE_ENTRY, collect, isRunning } from './support/terraform';
 
 const terraformCert = createServerCertificate();
-const HANDSHAKE = /^1\|6\|tcp\|127\.0\.0\.1:(\d+)\|grpc\|([A-Za-z0-9+/]+)\n$/;
+const HANDSHAKE = /^1\|6\|unix\|([^|]+)\|grpc\|([A-Za-z0-9+/]+)\n$/;
+const socketDir = mkdtempSync(join(tmpdir(), 'plugin-process-test-'));
 
 interface Launched {
   readonly child: ChildProcess;
   readonly line: string;
-  readonly port: number;
+  readonly socketPath: string;
   readonly certDer: Buffer;
 }
 
 const children: ChildProcess[] = [];
-afterAll(() => children.forEach((c) => isRunning(c.pid!) && c.kill('SIGKILL')));
+afterAll(() => {
+  children.forEach((c) => isRunning(c.pid!) && c.kill('SIGKILL'));
+  rmSync(socketDir, { recursive: true, force: true });
+});
 
 function launch(entry = DIST_ENTRY, env: NodeJS.ProcessEnv = {}): Promise<Launched> {
   const child = spawn(process.execPath, [entry], {
@@ -30,6 +37,7 @@ function launch(entry = DIST_ENTRY, env: NodeJS.ProcessEnv = {}): Promise<Launch
       PLUGIN_PROTOCOL_VERSIONS: '5,6',
       PLUGIN_MIN_PORT: '20000',
       PLUGIN_MAX_PORT: '20999',
+      PLUGIN_UNIX_SOCKET_DIR: socketDir,
       PLUGIN_CLIENT_CERT: terraformCert.certPem,
       ...env,
     },
@@ -41,7 +49,7 @@ function launch(entry = DIST_ENTRY, env: NodeJS.ProcessEnv = {}): Promise<Launch
       const line = chunk.toString();
       const m = HANDSHAKE.exec(line);
       if (!m) return reject(new Error(`unexpected handshake ${JSON.stringify(line)}`));
-      resolve({ child, line, port: Number(m[1]), certDer: Buffer.from(m[2]!, 'base64') });
+      resolve({ child, line, socketPath: m[1]!, certDer: Buffer.from(m[2]!, 'base64') });
     });
     child.once('error', reject);
   });
@@ -49,7 +57,7 @@ function launch(entry = DIST_ENTRY, env: NodeJS.ProcessEnv = {}): Promise<Launch
 
 function callShutdown(launched: Launched): Promise<string | undefined> {
   const pem = new X509Certificate(launched.certDer).toString();
-  const session = http2.connect(`https://localhost:${launched.port}`, { ca: pem, cert: terraformCert.certPem, key: terraformCert.keyPem });
+  const session = http2.connect('https://localhost', { path: launched.socketPath, ca: pem, cert: terraformCert.certPem, key: terraformCert.keyPem });
   session.on('error', () => undefined);
   return new Promise((resolve, reject) => {
     const stream = session.request({ ':method': 'POST', ':path': '/plugin.GRPCController/Shutdown', 'content-type': 'application/grpc' });
@@ -66,16 +74,21 @@ function callShutdown(launched: Launched): Promise<string | undefined> {
 }
 
 describe('the provider process', () => {
-  it('prints exactly the handshake line: a port in the offered range and its certificate without padding', async () => {
+  it('prints exactly the handshake line: a unix socket in a fresh folder of PLUGIN_UNIX_SOCKET_DIR and its certificate without padding', async () => {
     const launched = await launch();
+    const exited = new Promise<number | null>((resolve) => launched.child.once('exit', resolve));
     expect(launched.line).toMatch(HANDSHAKE);
     expect(launched.line).not.toContain('=');
-    expect(launched.port).toBeGreaterThanOrEqual(20000);
-    expect(launched.port).toBeLessThanOrEqual(20999);
+    expect(dirname(dirname(launched.socketPath))).toBe(socketDir);
+    expect(statSync(launched.socketPath).isSocket()).toBe(true);
     const cert = new X509Certificate(launched.certDer);
     expect(cert.subjectAltName).toContain('DNS:localhost');
     expect(cert.ca).toBe(true);
     expect(await callShutdown(launched)).toBe('0');
+    expect(await exited).toBe(0);
+    // the socket's folder goes with the process
+    expect(existsSync(dirname(launched.socketPath))).toBe(false);
+    expect(readdirSync(socketDir).filter((name) => name.startsWith('plugin'))).toEqual([]);
   });
 
   it('ignores SIGINT and exits on GRPCController/Shutdown', async () => {

@@ -4,39 +4,13 @@
  * stay open and silent (`GRPCStdio/StreamStdio`, `GRPCBroker/StartStream`). Written on node:http2 rather than
  * grpc-js because it starts in a fraction of the time, and terraform starts the provider several times a command.
  */
-import * as http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type * as Http2 from 'node:http2';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../log';
+import { GrpcError, GrpcStatus, type GrpcMethod } from './grpc-status';
 
-/** gRPC status codes used here. */
-export const GrpcStatus = {
-  OK: 0,
-  INVALID_ARGUMENT: 3,
-  RESOURCE_EXHAUSTED: 8,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-} as const;
-
-/** An error that becomes the call's gRPC status. */
-export class GrpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** How a method is served: unary (request bytes in, response bytes out) or an open, silent stream. */
-export type GrpcMethod =
-  | {
-      readonly kind: 'unary';
-      call(request: Buffer): Promise<Buffer>;
-      /** Runs once the response has been sent (the stream closed). */
-      afterResponse?: () => void;
-    }
-  | { readonly kind: 'idle-stream' };
+export { GrpcError, GrpcStatus, type GrpcMethod } from './grpc-status';
 
 /** Settings of {@link startGrpcServer}. */
 export interface GrpcServerOptions {
@@ -49,8 +23,10 @@ export interface GrpcServerOptions {
     /** The only client certificate accepted (terraform's, from `PLUGIN_CLIENT_CERT`). */
     readonly clientCertPem: string;
   };
-  /** Ports to try, in order (`0` = any free port). */
+  /** Ports to try on 127.0.0.1, in order (`0` = any free port). */
   readonly ports: readonly number[];
+  /** A unix socket to listen on instead of a port (the address go-plugin prefers where there are unix sockets). */
+  readonly socketPath?: string;
   /** Finds the method for a gRPC path, or `undefined` (answered UNIMPLEMENTED). */
   readonly resolve: (path: string) => GrpcMethod | undefined;
   /** Where to log. */
@@ -61,7 +37,7 @@ export interface GrpcServerOptions {
 
 /** A listening server. */
 export interface GrpcServer {
-  /** The bound port on 127.0.0.1. */
+  /** The bound port on 127.0.0.1; 0 on a unix socket. */
   readonly port: number;
   /** Stops accepting connections; `onClosed` runs once every open connection has ended. */
   close(onClosed?: () => void): void;
@@ -69,9 +45,30 @@ export interface GrpcServer {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
-/** Starts listening on 127.0.0.1 on the first free port of `options.ports`. */
+/**
+ * Starts listening on `options.socketPath`, or on 127.0.0.1 on the first free port of `options.ports`. The socket
+ * listens before `node:http2` and the TLS context are loaded: they are made right after the caller has printed the
+ * address (or at the first connection, if it comes sooner), while terraform sets up its side of the connection.
+ */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
-  const settings: http2.Settings = { initialWindowSize: 4 * 1024 * 1024 };
+  let server: Http2.Http2Server | Http2.Http2SecureServer | undefined;
+  const http2Server = (): Http2.Http2Server | Http2.Http2SecureServer => (server ??= createHttp2Server(options));
+  const listener = createServer((socket: Socket) => http2Server().emit('connection', socket));
+  const port = options.socketPath ? await listenOnSocket(listener, options.socketPath) : await listen(listener, options.ports);
+  setImmediate(http2Server);
+  return {
+    port,
+    close: (onClosed) => {
+      // the listener counts the connections it accepted: its callback runs once every one has ended
+      server?.close();
+      listener.close(() => onClosed?.());
+    },
+  };
+}
+
+function createHttp2Server(options: GrpcServerOptions): Http2.Http2Server | Http2.Http2SecureServer {
+  const http2 = require('node:http2') as typeof Http2;
+  const settings: Http2.Settings = { initialWindowSize: 4 * 1024 * 1024 };
   // The client certificate is pinned (compared byte for byte) rather than trusted as a CA: passing `ca` makes Node
   // parse its whole bundled root store first, which costs more than everything else before the handshake.
   const server = options.tls
@@ -99,11 +96,24 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   server.on('stream', (stream, headers) => serveStream(stream, headers, options, maxBytes));
   server.on('sessionError', (err) => options.log.warn(`gRPC session error: ${err.message}`));
   server.on('tlsClientError', (err) => options.log.warn(`TLS handshake with terraform failed: ${err.message}`));
-  const port = await listen(server, options.ports);
-  return { port, close: (onClosed) => server.close(onClosed) };
+  return server;
 }
 
-async function listen(server: http2.Http2Server | http2.Http2SecureServer, ports: readonly number[]): Promise<number> {
+/**
+ * A unix socket is bound synchronously: a listen on a host name goes through `dns.lookup` first, even for an IP
+ * address, which costs several milliseconds of every launch.
+ */
+function listenOnSocket(server: Server, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve(0);
+    });
+  });
+}
+
+async function listen(server: Server, ports: readonly number[]): Promise<number> {
   let lastError: Error | undefined;
   for (const port of ports) {
     try {
@@ -124,8 +134,8 @@ async function listen(server: http2.Http2Server | http2.Http2SecureServer, ports
 }
 
 function serveStream(
-  stream: http2.ServerHttp2Stream,
-  headers: http2.IncomingHttpHeaders,
+  stream: Http2.ServerHttp2Stream,
+  headers: Http2.IncomingHttpHeaders,
   options: GrpcServerOptions,
   maxBytes: number,
 ): void {
@@ -197,7 +207,7 @@ function frame(message: Buffer): Buffer {
   return Buffer.concat([header, message]);
 }
 
-function respond(stream: http2.ServerHttp2Stream, response: Buffer): void {
+function respond(stream: Http2.ServerHttp2Stream, response: Buffer): void {
   if (stream.destroyed || stream.closed) return;
   stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
   stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': String(GrpcStatus.OK) }));
@@ -205,10 +215,10 @@ function respond(stream: http2.ServerHttp2Stream, response: Buffer): void {
 }
 
 /** A "trailers-only" response: the status travels in the only HEADERS frame. */
-function finishWithStatus(stream: http2.ServerHttp2Stream, code: number, message: string): void {
+function finishWithStatus(stream: Http2.ServerHttp2Stream, code: number, message: string): void {
   if (stream.destroyed || stream.closed) return;
   if (stream.headersSent) {
-    stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    stream.close((require('node:http2') as typeof Http2).constants.NGHTTP2_INTERNAL_ERROR);
     return;
   }
   stream.respond(

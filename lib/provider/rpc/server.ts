@@ -10,7 +10,7 @@ import { objectType } from '../framework/schema';
 import { schemaToProto } from '../framework/schema-proto';
 import { validateAttributes } from '../framework/validate';
 import type { Logger } from '../log';
-import { GrpcError, GrpcStatus, type GrpcMethod } from '../plugin/grpc-server';
+import { GrpcError, GrpcStatus, type GrpcMethod } from '../plugin/grpc-status';
 import { decodeMessage, encodeMessage, type ProtoMessage } from '../plugin/protobuf';
 import { METHODS } from '../proto/descriptor';
 import { providerSchema, resolveProviderConfig } from '../provider-config';
