@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { packageHash } from '../../lib/install/provider';
 import { packageRoot } from '../../lib/provider/constants';
-import { bundleProviderForSea } from './bundle';
+import { bundleProviderForSea, withRpcCodeCache } from './bundle';
 import { adhocSignFile, removeMachOSignature } from './macho-adhoc-sign';
 import { NODE_PACKAGES, type ReleasePlatform } from './node-packages';
 import { removePeSignature } from './pe-signature';
@@ -133,7 +133,9 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     const blobFor = (useCodeCache: boolean): string => {
       let blob = blobs.get(useCodeCache);
       if (!blob) {
-        blob = makeSeaBlob({ main: bundle.main, assets: bundle.assets, useCodeCache, output: join(work, useCodeCache ? 'code-cache.blob' : 'plain.blob') });
+        // the code cache of the main script (useCodeCache) and of the RPC layer, an asset compiled on the first call
+        const parts = useCodeCache ? withRpcCodeCache(bundle) : bundle;
+        blob = makeSeaBlob({ main: parts.main, assets: parts.assets, useCodeCache, output: join(work, useCodeCache ? 'code-cache.blob' : 'plain.blob') });
         blobs.set(useCodeCache, blob);
       }
       return blob;

@@ -1,8 +1,8 @@
 /**
  * The executables of the five platforms, read as their formats (the build machine runs only linux_amd64's): each is
  * for its machine, holds the blob where Node looks for it with the sentinel fuse flipped, carries no stale signature
- * (Windows) or a valid ad hoc one (macOS), and the blob holds the provider bundle of the release version, with a V8
- * code cache only in linux_amd64's.
+ * (Windows) or a valid ad hoc one (macOS), and the blob holds the provider bundle of the release version (its handshake
+ * path as the main script, the RPC layer as an asset), with V8 code caches only in linux_amd64's.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { releaseDir, releaseVersion } from '../support/release';
 import { readElf, readMachO, readPe } from './support/executable-formats';
 import { checkMachOSignature } from './support/macho-signature-check';
 import { readZip } from './support/zip-reader';
+import { RPC_ASSET } from '../../scripts/release/sea-rpc';
 
 const PREFIX = 'terraform-provider-agentplatform';
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -19,6 +20,7 @@ const SEA_MAGIC = 0x143da20;
 const FLAG_DISABLE_WARNING = 1 << 0;
 const FLAG_USE_SNAPSHOT = 1 << 1;
 const FLAG_USE_CODE_CACHE = 1 << 2;
+const FLAG_INCLUDE_ASSETS = 1 << 3;
 const CS_ADHOC = 0x2;
 
 const ELF_MACHINE = { x86_64: 62, aarch64: 183 };
@@ -51,6 +53,7 @@ function blobFlags(blob: Buffer | undefined): number {
   const text = blob!.toString('latin1');
   expect(text).toContain('This binary is a plugin for terraform: the agentplatform provider.');
   expect(text).toContain(JSON.stringify(version));
+  expect(text).toContain(RPC_ASSET);
   return blob!.readUInt32LE(4);
 }
 
@@ -68,7 +71,7 @@ describe('the release executables', () => {
     const blob = elf.notes.get(BLOB_NAME);
     const flags = blobFlags(blob);
     // only a blob made on the platform it runs on (the linux_amd64 build machine) may carry a code cache
-    expect(flags).toBe(FLAG_DISABLE_WARNING | (platform === 'linux_amd64' ? FLAG_USE_CODE_CACHE : 0));
+    expect(flags).toBe(FLAG_DISABLE_WARNING | FLAG_INCLUDE_ASSETS | (platform === 'linux_amd64' ? FLAG_USE_CODE_CACHE : 0));
     expect(flags & FLAG_USE_SNAPSHOT).toBe(0);
     blobs.set(platform, Buffer.from(blob!));
   });
@@ -80,7 +83,7 @@ describe('the release executables', () => {
     expect(pe.security).toEqual({ offset: 0, size: 0 });
     expectFuseFlipped(binary);
     const blob = pe.rcdata.get(BLOB_NAME);
-    expect(blobFlags(blob)).toBe(FLAG_DISABLE_WARNING);
+    expect(blobFlags(blob)).toBe(FLAG_DISABLE_WARNING | FLAG_INCLUDE_ASSETS);
     blobs.set('windows_amd64', Buffer.from(blob!));
   });
 
@@ -93,7 +96,7 @@ describe('the release executables', () => {
     expect(macho.cputype).toBe(cputype);
     expectFuseFlipped(binary);
     const blob = macho.sections.get(`NODE_SEA,__${BLOB_NAME}`);
-    expect(blobFlags(blob)).toBe(FLAG_DISABLE_WARNING);
+    expect(blobFlags(blob)).toBe(FLAG_DISABLE_WARNING | FLAG_INCLUDE_ASSETS);
     blobs.set(platform, Buffer.from(blob!));
     const signature = checkMachOSignature(binary);
     expect(signature.cputype).toBe(cputype);

@@ -47,7 +47,7 @@ describe('the linux_amd64 executable', () => {
 
   it('prints the handshake line when started with the magic cookie and no node on the PATH', async () => {
     const child = spawn(executable, [], {
-      env: { PATH: bareBin, [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: '6', PLUGIN_MIN_PORT: '21000', PLUGIN_MAX_PORT: '21999' },
+      env: { PATH: bareBin, [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: '6', PLUGIN_UNIX_SOCKET_DIR: work },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -56,7 +56,11 @@ describe('the linux_amd64 executable', () => {
         child.once('error', reject);
         child.once('exit', (code) => reject(new Error(`exited with ${code} before the handshake`)));
       });
-      expect(line).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:21\d{3}\|grpc\|\n$/);
+      // go-plugin's unix socket, in a folder of its own under the directory terraform names
+      const [core, protocol, network, address, transport] = line.split('|');
+      expect([core, protocol, network, transport]).toEqual(['1', '6', 'unix', 'grpc']);
+      expect(address!.startsWith(`${work}/plugin`)).toBe(true);
+      expect(line.endsWith('|\n')).toBe(true);
     } finally {
       child.kill('SIGKILL');
     }
