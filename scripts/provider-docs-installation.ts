@@ -23,9 +23,9 @@ apps and developer machines that have Node.js. In the commands, replace each pla
 
 ### 1. A provider mirror, from the release artifacts
 
-The provider is released as one executable per platform (${PLATFORM_LIST}):
-a Node.js single executable application, which carries its own Node.js. Build the release in a clone of this
-repository (the only place that needs Node.js):
+The provider is released as one executable per platform
+(${PLATFORM_LIST}): a Node.js single executable application,
+which carries its own Node.js. Build the release in a clone of this repository (the only place that needs Node.js):
 
 \`\`\`sh
 npm ci
@@ -36,15 +36,16 @@ npm run release:provider    # writes dist/release/${V}/
 
 - \`${EXE}_${V}_<os>_<arch>.zip\`, one per platform, holding the executable
   \`${EXE}_v${V}\` (\`.exe\` on Windows);
-- \`${EXE}_${V}_SHA256SUMS\`, \`${EXE}_${V}_manifest.json\` (plugin protocol 6.0) and, when the
-  release is given a GPG key (\`npm run release:provider -- --gpg-key <key id>\`, with \`--gpg-home <dir>\` for another
-  keyring), the sums' detached signature \`${EXE}_${V}_SHA256SUMS.sig\`;
+- \`${EXE}_${V}_SHA256SUMS\`, \`${EXE}_${V}_manifest.json\`
+  (plugin protocol 6.0) and, when the release is given a GPG key (\`npm run release:provider -- --gpg-key <key id>\`,
+  with \`--gpg-home <dir>\` for another keyring), the sums' detached signature
+  \`${EXE}_${V}_SHA256SUMS.sig\`;
 - \`index.json\` and \`${V}.json\`: a network mirror's documents, with the \`h1:\` and \`zh:\` hashes of each zip.
 
 \`npm run release:provider -- --platforms linux_amd64,darwin_arm64\` builds only the platforms named.
 
-A mirror is a folder holding the provider in terraform's layout, \`<mirror dir>/${ADDRESS}/\`. Add
-the release to one (the versions already there stay):
+A mirror is a folder holding the provider in terraform's layout,
+\`<mirror dir>/${ADDRESS}/\`. Add the release to one (the versions already there stay):
 
 \`\`\`sh
 node bin/agentplatform-provider.js mirror --release dist/release/${V} --dir <mirror dir>
@@ -76,8 +77,9 @@ provider_installation {
 \`\`\`
 
 A **network mirror** is the folder served by any static HTTPS server, so that
-\`https://<mirror host>/${ADDRESS}/index.json\` is its \`index.json\`. Terraform needs HTTPS with a
-certificate it trusts (on Linux, \`SSL_CERT_FILE\` names the certificates to trust instead of the system's):
+\`https://<mirror host>/${ADDRESS}/index.json\` is its \`index.json\`. Terraform needs
+HTTPS with a certificate it trusts (on Linux, \`SSL_CERT_FILE\` names the certificates to trust instead of the
+system's):
 
 \`\`\`hcl
 provider_installation {
@@ -91,9 +93,9 @@ provider_installation {
 }
 \`\`\`
 
-\`direct\` keeps every other provider coming from its registry. Then, in the configuration (\`source =
-"${PROVIDER_SOURCE}"\`, as in the example above), record the hashes of every platform in \`.terraform.lock.hcl\` (and
-commit it), and initialise. From a filesystem mirror:
+\`direct\` keeps every other provider coming from its registry. Then, in the configuration
+(\`source = "${PROVIDER_SOURCE}"\`, as in the example above), record the hashes of every platform in
+\`.terraform.lock.hcl\` (and commit it), and initialise. From a filesystem mirror:
 
 \`\`\`sh
 export TF_CLI_CONFIG_FILE=<cli config file>   # unless the block is in the default file
@@ -133,11 +135,12 @@ commands use \`curl\` and \`jq\`):
 \`\`\`sh
 cd dist/release/${V}
 API=https://app.terraform.io/api    # Terraform Enterprise: https://<host>/api
+KEY_ID=<key id>
 PROVIDER=$API/v2/organizations/$ORG/registry-providers/private/$ORG/${PROVIDER_TYPE_NAME}
 post() { curl -sSf -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/vnd.api+json' --data "$2" "$1"; }
-# once: the public key (the answer names its key-id) and the provider
-KEY_ID=$(post $API/registry/private/v2/gpg-keys "$(jq -n --arg ns "$ORG" --arg key "$(gpg --armor --export <key id>)" \\
-  '{data: {type: "gpg-keys", attributes: {namespace: $ns, "ascii-armor": $key}}}')" | jq -r '.data.attributes["key-id"]')
+# once: the public key and the provider
+post $API/registry/private/v2/gpg-keys "$(jq -n --arg ns "$ORG" --arg key "$(gpg --armor --export $KEY_ID)" \\
+  '{data: {type: "gpg-keys", attributes: {namespace: $ns, "ascii-armor": $key}}}')"
 post $API/v2/organizations/$ORG/registry-providers "$(jq -n --arg ns "$ORG" \\
   '{data: {type: "registry-providers", attributes: {name: "${PROVIDER_TYPE_NAME}", namespace: $ns, "registry-name": "private"}}}')"
 # each release: the version, whose answer links the uploads of the sums and their signature
