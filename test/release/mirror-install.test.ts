@@ -144,6 +144,16 @@ describe('the provider installed from its release, with no Node.js where terrafo
     try {
       await installAndDeploy(tf, fillPlaceholders(theBlock(blocks, 'hcl', 'network_mirror'), values), fillPlaceholders(theBlock(blocks, 'sh', '-net-mirror='), values), 'verified checksum');
 
+      // as the docs warn: init without the lock step records the hash of its own platform only
+      const initOnly = newDir();
+      initOnly.env.SSL_CERT_FILE = server.certFile;
+      initOnly.writeCliConfig(fillPlaceholders(theBlock(blocks, 'hcl', 'network_mirror'), values));
+      initOnly.write('main.tf', providerConfig());
+      const init = await initOnly.run(['init', '-input=false']);
+      expect(init.code).toBe(0);
+      expect(`${init.stdout}${init.stderr}`).toContain('Incomplete lock file information for providers');
+      expect(lockHashes(join(initOnly.dir, '.terraform.lock.hcl'))).toEqual({ version: V, hashes: [h1(PLATFORM)] });
+
       const base = `/${PROVIDER_ADDRESS}`;
       expect(server.requests).toEqual(expect.arrayContaining([`GET ${base}/index.json 200`, `GET ${base}/${V}.json 200`, `GET ${base}/${zipName(PLATFORM)} 200`]));
       expect(server.requests.filter((line) => !line.endsWith(' 200'))).toEqual([]);
