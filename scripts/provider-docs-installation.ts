@@ -32,6 +32,7 @@ npm ci
 npm run release:provider    # writes dist/release/${V}/
 \`\`\`
 
+The build downloads each platform's official Node.js from the npm registry once (kept in \`.cache/release/\`).
 \`dist/release/${V}/\` then holds:
 
 - \`${EXE}_${V}_<os>_<arch>.zip\`, one per platform, holding the executable
