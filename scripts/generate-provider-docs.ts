@@ -13,6 +13,7 @@ import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
 import { registry } from '../lib/provider/registry';
 import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
 import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
+import { INSTALLATION_SECTION } from './provider-docs-installation';
 
 /** One documentation file: its path from the package root and its content. */
 export interface DocFile {
@@ -68,38 +69,7 @@ A create whose answer is lost (a gateway's 502, a connection reset, a timeout) m
 \`Idempotency-Key\` derived from its settings, and the provider finds out what it made before it goes on, so that
 applying again neither fails on the object nor makes a second one: see [convergence.md](convergence.md).
 
-## Installation
-
-The provider is a Node.js program (Node.js 20.18.1 or later, 22 or 24) that Terraform (1.11 or later, for write-only secrets)
-finds in the configuration's implied local mirror, with no registry and no CLI configuration:
-
-\`\`\`sh
-node_modules/.bin/agentplatform-provider install --dir path/to/configuration   # where the package is installed
-cd path/to/configuration && terraform init
-\`\`\`
-
-The command comes with the package: run it from the \`node_modules/.bin\` of the folder that installed the package
-(\`npm exec -- agentplatform-provider install …\` there finds it in the same place), or by its path,
-\`node <path to the package>/bin/agentplatform-provider.js install --dir .\`; in a clone of this repository,
-\`node bin/agentplatform-provider.js install --dir path/to/configuration\`. Never run it anywhere else as
-\`npx agentplatform-provider\`: the package is not on the npm registry, and npx would fetch whatever package of that
-name the registry holds, without asking in CI.
-
-The command writes the launcher to \`terraform.d/plugins/registry.terraform.io/${PROVIDER_SOURCE}/<version>/<os>_<arch>/\`,
-the place of the provider's entry point to \`terraform.d/agentplatform-provider-entry\` (its path relative to
-\`terraform.d\`), and the launcher's checksum to \`.terraform.lock.hcl\` (entries of other providers are kept). Run it
-again after upgrading the package, or after moving the configuration. cdktf stacks get all three at synth, from the
-\`AgentPlatformProvider\` construct.
-
-The launcher is a small \`sh\` script that names no path (unless the install is given one for Node.js): it runs the
-entry point named in \`terraform.d/agentplatform-provider-entry\` of terraform's working directory (so the provider of
-the checkout terraform runs in, also when terraform's plugin cache shares one launcher between checkouts and between
-configurations at any depth), with \`node\` on the \`PATH\` terraform runs with, or the Node.js that
-\`AGENTPLATFORM_NODE\` names. So every configuration, checkout and CI machine gets the same hash, and
-\`.terraform.lock.hcl\` can be committed. The hash pins the launcher, not where it points (the entry file) nor the
-provider's code, which \`package-lock.json\` pins. Without Node.js, terraform shows the launcher's message
-("agentplatform provider: node (Node.js 20 or later) not found …").
-
+${INSTALLATION_SECTION}
 ## Using it with the local platform
 
 \`\`\`sh
