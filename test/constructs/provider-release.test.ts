@@ -16,7 +16,7 @@ import { releaseDir } from '../support/release';
 import { fakeRelease, type FakeRelease } from '../provider/support/fake-release';
 import { TestPlatform } from '../provider/support/deployment-platform';
 import { collect } from '../provider/support/terraform';
-import { terraformOnlyPath } from '../provider/support/terraform-only-path';
+import { terraformOnlyPath } from '../support/terraform-only-path';
 import { violationsOf } from './support/synth';
 
 jest.setTimeout(600_000);

@@ -14,7 +14,7 @@ import { terraformPlatform } from '../../lib/install/provider';
 import { releaseDir } from '../support/release';
 import { fakeRelease } from './support/fake-release';
 import { collect, providerConfig } from './support/terraform';
-import { terraformOnlyPath } from './support/terraform-only-path';
+import { terraformOnlyPath } from '../support/terraform-only-path';
 
 jest.setTimeout(600_000);
 

@@ -4,26 +4,21 @@
  * (checking the release's h1), runs it and gets the release version in the provider's User-Agent.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../lib/provider/main';
 import { collect } from '../provider/support/terraform';
 import { releaseDir, releaseVersion } from '../support/release';
+import { terraformOnlyPath } from '../support/terraform-only-path';
 import { readZip } from './support/zip-reader';
 
 const PREFIX = 'terraform-provider-agentplatform';
 const ADDRESS_PATH = join('registry.terraform.io', 'agentplatform', 'agentplatform');
 
 /** The terraform executable on the PATH the tests run with. */
-function terraformPath(): string {
-  const found = (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'terraform')).find((path) => existsSync(path));
-  if (!found) throw new Error('terraform is not on the PATH');
-  return found;
-}
-
 describe('the linux_amd64 executable', () => {
   let work: string;
   let dir: string;
@@ -39,9 +34,7 @@ describe('the linux_amd64 executable', () => {
     executable = join(work, entry!.name);
     writeFileSync(executable, entry!.data);
     chmodSync(executable, 0o755);
-    bareBin = join(work, 'bin');
-    mkdirSync(bareBin);
-    symlinkSync(terraformPath(), join(bareBin, 'terraform'));
+    bareBin = terraformOnlyPath(join(work, 'bin'));
   }, 30 * 60_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 

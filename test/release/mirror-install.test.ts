@@ -15,7 +15,7 @@ import { checkDistFresh, collect, providerConfig, type TerraformResult } from '.
 import { releaseDir } from '../support/release';
 import { startHttpsMirror } from './support/https-mirror';
 import { codeBlocks, fillPlaceholders, installationSection, subheadings, theBlock } from './support/install-docs';
-import { resolveOnPath } from './support/no-node-path';
+import { resolveOnPath } from '../support/terraform-only-path';
 import { NoNodeTerraform } from './support/no-node-terraform';
 
 // building a missing release takes minutes; each test installs the provider for every platform of the release

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect, type TerraformResult } from '../../provider/support/terraform';
-import { terraformOnlyPath } from './no-node-path';
+import { terraformOnlyPath } from '../../support/terraform-only-path';
 
 /** A configuration directory, with its own terraform-only `PATH`, home and CLI configuration file. */
 export class NoNodeTerraform {
