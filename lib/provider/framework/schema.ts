@@ -266,7 +266,15 @@ export function attributeType(a: Attribute): CtyType {
   }
 }
 
+// Schemas are never changed once defined, and each RPC asks for the type of its resource's schema several times.
+const objectTypes = new WeakMap<Attributes, CtyType>();
+
 /** The cty object type of a set of attributes (the value type of a schema). */
 export function objectType(attributes: Attributes): CtyType {
-  return cty.object(Object.fromEntries(Object.entries(attributes).map(([k, a]) => [k, attributeType(a)])));
+  let type = objectTypes.get(attributes);
+  if (type === undefined) {
+    type = cty.object(Object.fromEntries(Object.entries(attributes).map(([k, a]) => [k, attributeType(a)])));
+    objectTypes.set(attributes, type);
+  }
+  return type;
 }
