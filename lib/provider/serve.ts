@@ -34,7 +34,9 @@ It is not meant to be run by hand. terraform starts it when a configuration decl
     }
   }
 
-Install it next to a configuration with: node_modules/.bin/agentplatform-provider install --dir <configuration dir>
+and finds it in a provider mirror or a private registry (the release's executables, no Node.js needed), or in the
+configuration's terraform.d (the launcher: node_modules/.bin/agentplatform-provider install --dir <configuration dir>).
+See the Installation section of the provider's documentation (docs/provider.md).
 `;
 
 /** Options of {@link serve}. */

@@ -63,6 +63,9 @@ describe('the linux_amd64 executable', () => {
     const result = await collect(spawn(executable, [], { env: { PATH: bareBin }, stdio: ['ignore', 'pipe', 'pipe'] }));
     expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(result.stderr).toMatch(/^This binary is a plugin for terraform: the agentplatform provider\.\n/);
+    // the ways to install it, the mirror and registry (no Node.js) first
+    expect(result.stderr).toContain('provider mirror or a private registry');
+    expect(result.stderr).toContain('docs/provider.md');
   });
 
   it('is installed by terraform from the zip with the release h1 and sends the release version as its User-Agent', async () => {
