@@ -17,6 +17,7 @@ import { buildSync } from 'esbuild';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../lib/provider/main';
 import { createServerCertificate, type ServerCertificate } from '../lib/provider/plugin/certificate';
 import { decodeMessage } from '../lib/provider/plugin/protobuf';
+import { SEA_ESBUILD_OPTIONS } from '../scripts/release/bundle';
 import { injectSeaBlob, makeSeaBlob, nodeExecutable } from '../scripts/release/sea';
 import { SCHEMA_PATH } from './provider-wire/wire';
 
@@ -61,14 +62,9 @@ function generateEsCode(dir: string): string {
 
 function bundle(variant: Variant, generated: string, outfile: string): void {
   const result = buildSync({
+    ...SEA_ESBUILD_OPTIONS,
     entryPoints: [join(WIRE, 'entry.ts')],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    legalComments: 'inline',
-    logLevel: 'silent',
     alias: { 'tfplugin6-es': generated },
     // the generated file imports the runtime by package name: resolve it from the project, not from the temp folder
     nodePaths: [join(ROOT, 'node_modules')],

@@ -4,7 +4,7 @@
  * bundled (a SEA's `require()` reaches only Node's built-in modules), and the version is fixed at bundle time, since
  * the executable has no package.json to read it from (lib/provider/constants.ts).
  */
-import { buildSync } from 'esbuild';
+import { buildSync, type BuildOptions } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -31,6 +31,16 @@ export interface SeaBundle {
   readonly assets: Readonly<Record<string, string>>;
 }
 
+/** How a script for a single executable is bundled: one CommonJS file for the Node version of the release. */
+export const SEA_ESBUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node22',
+  legalComments: 'inline',
+  logLevel: 'silent',
+} as const satisfies BuildOptions;
+
 /** Bundles the provider for a single executable; throws on any esbuild error or warning. */
 export function bundleProviderForSea(options: SeaBundleOptions): SeaBundle {
   mkdirSync(options.outDir, { recursive: true });
@@ -44,14 +54,9 @@ export function bundleProviderForSea(options: SeaBundleOptions): SeaBundle {
 
 function bundle(entry: string, outfile: string, version: string, alias: Record<string, string> = {}): void {
   const result = buildSync({
+    ...SEA_ESBUILD_OPTIONS,
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    legalComments: 'inline',
-    logLevel: 'silent',
     define: { AGENTPLATFORM_PROVIDER_VERSION: JSON.stringify(version) },
     alias,
   });
