@@ -24,6 +24,8 @@ const PLUGIN_PROTOCOL_VERSION = 6;
 const WATCHDOG_INTERVAL_MS = 1000;
 /** After Shutdown, how long to wait for terraform to hang up before exiting anyway (go-plugin kills after 2 s). */
 const SHUTDOWN_GRACE_MS = 1000;
+/** The longest path a unix socket binds to: `sun_path` holds 104 bytes on macOS (108 on Linux) with its NUL. */
+const MAX_SOCKET_PATH_BYTES = 103;
 
 const NOT_A_COMMAND = `This binary is a plugin for terraform: the agentplatform provider.
 It is not meant to be run by hand. terraform starts it when a configuration declares
@@ -94,9 +96,19 @@ export async function serve(options: ServeOptions): Promise<void> {
  */
 function unixSocketPath(env: NodeJS.ProcessEnv): string | undefined {
   if (process.platform === 'win32') return undefined;
-  const dir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || tmpdir(), 'plugin'));
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || tmpdir(), 'plugin'));
+  } catch {
+    return undefined; // a folder that cannot be written to: a TCP port serves as well
+  }
+  const path = join(dir, 'grpc.sock');
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'grpc.sock');
+  return path;
 }
 
 function loadRpcLayer(

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import * as http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -89,6 +89,23 @@ describe('the provider process', () => {
     // the socket's folder goes with the process
     expect(existsSync(dirname(launched.socketPath))).toBe(false);
     expect(readdirSync(socketDir).filter((name) => name.startsWith('plugin'))).toEqual([]);
+  });
+
+  it('listens on a loopback TCP port when the socket path would be too long for a unix socket', async () => {
+    const deep = join(socketDir, 'x'.repeat(100));
+    mkdirSync(deep, { recursive: true });
+    const child = spawn(process.execPath, [DIST_ENTRY], {
+      env: { PATH: process.env.PATH, [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_UNIX_SOCKET_DIR: deep, PLUGIN_CLIENT_CERT: terraformCert.certPem },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+      child.once('error', reject);
+    });
+    child.kill('SIGKILL');
+    expect(line).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|[A-Za-z0-9+/]+\n$/);
+    expect(readdirSync(deep)).toEqual([]);
   });
 
   it('ignores SIGINT and exits on GRPCController/Shutdown', async () => {
