@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { packageHash } from '../../lib/install/provider';
+import { zipHash } from '../../lib/install/release';
 import { packageRoot } from '../../lib/provider/constants';
 import { bundleProviderForSea, withRpcCodeCache } from './bundle';
 import { adhocSignFile, removeMachOSignature } from './macho-adhoc-sign';
@@ -17,7 +18,6 @@ import {
   executableName,
   gpgDetachSign,
   manifestName,
-  sha256Hex,
   writeManifest,
   writeMirrorDocuments,
   writeSums,
@@ -184,7 +184,7 @@ async function buildPlatform(platform: ReleasePlatform, version: string, blob: s
   await zipSingleFile(executable, executableName(version, platform), zip);
   const h1 = packageHash(packageDir);
   rmSync(packageDir, { recursive: true, force: true });
-  return { platform, zip, size: statSync(zip).size, h1, zh: `zh:${sha256Hex(readFileSync(zip))}` };
+  return { platform, zip, size: statSync(zip).size, h1, zh: zipHash(zip) };
 }
 
 /** The official binary without its signature: injection changes the file, and a stale signature would be malformed. */
