@@ -106,6 +106,8 @@ export type ThreadCreate = z.infer<typeof ThreadCreate>;
 
 /** Body of `POST /threads/search`: threads whose metadata and values hold the given key/values, in a status. */
 export const ThreadSearch = z.object({
+  /** Only the threads of these ids. */
+  ids: z.array(z.guid()).optional(),
   metadata: JsonObject.optional(),
   values: JsonObject.optional(),
   status: ThreadStatus.optional(),

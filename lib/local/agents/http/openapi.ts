@@ -1,7 +1,7 @@
 /** The OpenAPI document each deployment serves at `/docs`, with component schemas derived from the zod schemas. */
 import { z } from 'zod';
 import * as schemas from '../../../api/schemas/agent-server';
-import { deploymentPath } from './env';
+import { LOCAL_AGENT_SERVER_VERSION, deploymentPath } from './env';
 
 type Operation = readonly [method: string, path: string, summary: string, request?: string, response?: string];
 
@@ -190,7 +190,7 @@ export function agentServerOpenApi(deploymentId: string): Record<string, unknown
     openapi: '3.1.0',
     info: {
       title: 'Agent server',
-      version: '0.1.0',
+      version: LOCAL_AGENT_SERVER_VERSION,
       description: 'Assistants, threads, runs and crons of one deployment.',
     },
     servers: [{ url: deploymentPath(deploymentId) }],

@@ -1,0 +1,137 @@
+/**
+ * Routes of threads: create, read, update, copy, search, count, prune and delete; a thread's state (now or at a
+ * checkpoint), its history, a state written by hand and a checkpoint's metadata patched.
+ */
+import type { Context, Hono } from 'hono';
+import { ThreadCreate, ThreadHistoryRequest, ThreadSearch } from '../../../api/schemas/agent-server';
+import {
+  ThreadCount,
+  ThreadPrune,
+  ThreadStateCheckpointRequest,
+  ThreadStatePatch,
+  ThreadStateUpdate,
+  ThreadUpdate,
+  type ThreadStateUpdateResponse,
+} from '../../../api/schemas/agent-server-threads';
+import { HttpError } from '../../errors';
+import { RequestValidator } from '../../validation';
+import type { CompiledGraph } from '../engine/graph';
+import { BUILT_IN_GRAPHS } from '../graphs/registry';
+import type { AgentServerDeps, AgentServerEnv } from './env';
+import { checkInputMessages } from './request-checks';
+import { parseBody, pathUuid, readBody, uuidParam } from './resource-routes';
+
+type AgentContext = Context<AgentServerEnv>;
+
+/** Registers the thread routes. */
+export function registerThreadRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
+  const { threads, threadCheckpoints: checkpoints, runs, assistants, manager } = deps;
+  const deploymentId = (c: AgentContext) => c.get('deployment').id;
+
+  /**
+   * The graph whose reducers a state update goes through, as the LangGraph server finds it: the graph of the
+   * thread's latest run, else the `graph_id` of its metadata (the SDK's `graphId` at create); 400 when neither.
+   */
+  const graphOf = (c: AgentContext, threadId: string): CompiledGraph => {
+    const deployment = c.get('deployment');
+    const lastRun = runs.list(deployment.id, threadId, 1, 0)[0];
+    const metadataGraph = threads.get(deployment.id, threadId).metadata.graph_id;
+    const graphId =
+      (lastRun && assistants.find(deployment.id, lastRun.assistant_id, deployment.graphIds)?.graph_id) ??
+      (typeof metadataGraph === 'string' ? metadataGraph : undefined);
+    if (graphId === undefined) {
+      throw new HttpError(400, `Thread ${threadId} has no graph ID: run it once, or create it with metadata.graph_id`);
+    }
+    const graph = deployment.graphIds.includes(graphId) ? BUILT_IN_GRAPHS.get(graphId) : undefined;
+    if (!graph) throw new HttpError(400, `Graph ${graphId} of thread ${threadId} is not served by this deployment`);
+    return graph;
+  };
+
+  app.post('/threads', async (c) => c.json(threads.create(deploymentId(c), await parseBody(c, ThreadCreate))));
+  app.post('/threads/search', async (c) => c.json(threads.search(deploymentId(c), await parseBody(c, ThreadSearch))));
+  app.post('/threads/count', async (c) => c.json(threads.count(deploymentId(c), await parseBody(c, ThreadCount))));
+  app.post('/threads/prune', async (c) => {
+    const { thread_ids: threadIds, strategy } = await parseBody(c, ThreadPrune);
+    let pruned = 0;
+    for (const threadId of new Set(threadIds.map((id) => id.toLowerCase()))) {
+      // a thread that is not (or no longer) there is nothing to prune, so that a prune may be sent again
+      if (!threads.exists(deploymentId(c), threadId)) continue;
+      if (strategy === 'delete') manager.deleteThread(deploymentId(c), threadId);
+      else checkpoints.keepLatest(deploymentId(c), threadId);
+      pruned += 1;
+    }
+    return c.json({ pruned_count: pruned });
+  });
+  app.get('/threads/:threadId', (c) => c.json(threads.get(deploymentId(c), uuidParam(c, 'threadId'))));
+  app.patch('/threads/:threadId', async (c) => {
+    const validator = new RequestValidator();
+    const threadId = pathUuid(validator, c, 'threadId');
+    const body = validator.valid(await readBody(c, validator, ThreadUpdate));
+    const thread = threads.update(deploymentId(c), threadId, body.metadata ?? {});
+    // the SDK's returnMinimal asks for no body
+    return c.req.header('Prefer') === 'return=minimal' ? c.body(null, 204) : c.json(thread);
+  });
+  app.delete('/threads/:threadId', (c) => {
+    // runs still going are stopped first: they would write into a thread that no longer exists
+    manager.deleteThread(deploymentId(c), uuidParam(c, 'threadId'));
+    return c.body(null, 204);
+  });
+  app.post('/threads/:threadId/copy', (c) => c.json(checkpoints.copy(deploymentId(c), uuidParam(c, 'threadId'))));
+
+  app.get('/threads/:threadId/state', (c) => c.json(threads.state(deploymentId(c), uuidParam(c, 'threadId'))));
+  app.get('/threads/:threadId/state/:checkpointId', (c) =>
+    c.json(checkpoints.stateAt(deploymentId(c), uuidParam(c, 'threadId'), c.req.param('checkpointId'))),
+  );
+  app.post('/threads/:threadId/state/checkpoint', async (c) => {
+    const validator = new RequestValidator();
+    const threadId = pathUuid(validator, c, 'threadId');
+    const { checkpoint } = validator.valid(await readBody(c, validator, ThreadStateCheckpointRequest));
+    const id = checkpoint.checkpoint_id;
+    return c.json(id ? checkpoints.stateAt(deploymentId(c), threadId, id) : threads.state(deploymentId(c), threadId));
+  });
+  app.post('/threads/:threadId/state', async (c) => {
+    const validator = new RequestValidator();
+    const threadId = pathUuid(validator, c, 'threadId');
+    const body = validator.valid(await readBody(c, validator, ThreadStateUpdate));
+    threads.assertExists(deploymentId(c), threadId);
+    // as on the LangGraph server: a run going on the thread would write over the update, or build on what it replaced
+    if (runs.inflight(deploymentId(c), threadId).length > 0) {
+      throw new HttpError(409, `Thread ${threadId} has runs pending or running: update its state once they have ended`);
+    }
+    const graph = graphOf(c, threadId);
+    const asNode = body.as_node ?? undefined;
+    if (asNode !== undefined && !graph.nodeNames.includes(asNode)) {
+      validator.add(['body', 'as_node'], 'value_error', `Node ${asNode} does not exist in graph ${graph.name} (its nodes: ${graph.nodeNames.join(', ')})`);
+    }
+    const updates = body.values == null ? [] : Array.isArray(body.values) ? body.values : [body.values];
+    // messages as a run's input gives them: each checked, and given its id once, here
+    const values = updates.map((update, index) => {
+      const messages = checkInputMessages(validator, update, Array.isArray(body.values) ? ['body', 'values', index] : ['body', 'values']);
+      return messages === undefined ? update : { ...update, messages };
+    });
+    validator.throwIfFailed();
+    const checkpointId = checkpoints.writeState(deploymentId(c), threadId, {
+      checkpointId: body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined,
+      values,
+      asNode,
+      apply: (state, update) => graph.applyUpdate(state, update),
+    });
+    const checkpoint = { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId };
+    const answer: ThreadStateUpdateResponse = { checkpoint, configurable: checkpoint, checkpoint_id: checkpointId };
+    return c.json(answer);
+  });
+  app.patch('/threads/:threadId/state', async (c) => {
+    const validator = new RequestValidator();
+    const threadId = pathUuid(validator, c, 'threadId');
+    const { metadata } = validator.valid(await readBody(c, validator, ThreadStatePatch));
+    checkpoints.patchMetadata(deploymentId(c), threadId, metadata);
+    return c.body(null, 204);
+  });
+  // the states of its checkpoints, newest first (the SDK's getHistory; useStream loads it for every thread)
+  app.post('/threads/:threadId/history', async (c) => {
+    const threadId = uuidParam(c, 'threadId');
+    const { limit, before, metadata } = await parseBody(c, ThreadHistoryRequest);
+    const beforeId = typeof before === 'string' ? before : before?.configurable.checkpoint_id;
+    return c.json(threads.history(deploymentId(c), threadId, { limit: limit ?? 10, beforeId, metadata: metadata ?? undefined }));
+  });
+}
