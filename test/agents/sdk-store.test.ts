@@ -169,4 +169,8 @@ test('/info answers as the LangGraph server does: its version and features', asy
     flags: { assistants: true, crons: true, langsmith: true },
     host: { project_id: deployment.id },
   });
+  // and /docs describes the Store and /info beside the rest
+  const docs = (await (await fetch(`${deployment.url}/docs`, { headers: { 'X-Api-Key': platform.apiKey } })).json()) as { paths: Record<string, object> };
+  expect(Object.keys(docs.paths)).toEqual(expect.arrayContaining(['/info', '/store/items', '/store/items/search', '/store/namespaces']));
+  expect(Object.keys(docs.paths['/store/items']).sort()).toEqual(['delete', 'get', 'put']);
 });
