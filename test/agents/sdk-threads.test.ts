@@ -155,6 +155,31 @@ test('updateState needs the thread\'s graph: from its runs, or the graphId it wa
   expect(state.metadata).toMatchObject({ source: 'update', writes: null });
 });
 
+test('a thread is created with its state: one checkpoint per superstep, written through the graph', async () => {
+  const threadId = randomUUID();
+  const supersteps = [
+    { updates: [{ values: { messages: [{ role: 'user', content: 'seeded question' }] }, asNode: 'agent' }] },
+    { updates: [{ values: { messages: [{ role: 'assistant', content: 'seeded answer' }] }, asNode: 'agent' }] },
+  ];
+  const created = await client.threads.create({ threadId, graphId: 'chat', supersteps });
+  expect(texts(created.values)).toEqual(['human: seeded question', 'ai: seeded answer']);
+  const history = await client.threads.getHistory(threadId);
+  expect(history.map((state) => state.metadata?.source)).toEqual(['update', 'update']);
+  expect(history[0].parent_checkpoint?.checkpoint_id).toBe(history[1].checkpoint.checkpoint_id);
+
+  // created again with do_nothing: the thread as it is, its state not written twice
+  expect(texts((await client.threads.create({ threadId, graphId: 'chat', supersteps, ifExists: 'do_nothing' })).values)).toHaveLength(2);
+  expect(await client.threads.getHistory(threadId)).toHaveLength(2);
+
+  // without a graph, or with a node the graph lacks, nothing is made
+  const refused = randomUUID();
+  await expect(client.threads.create({ threadId: refused, supersteps })).rejects.toEqual(status(400));
+  await expect(
+    client.threads.create({ threadId: refused, graphId: 'chat', supersteps: [{ updates: [{ values: {}, asNode: 'nope' }] }] }),
+  ).rejects.toEqual(status(422));
+  await expect(client.threads.get(refused)).rejects.toEqual(status(404));
+});
+
 test('patchState merges metadata into the newest checkpoint', async () => {
   const thread = await threadWithRun();
   await expect(client.threads.patchState(thread.thread_id, { reviewed: true, reviewer: 'qa' })).resolves.toBeUndefined();

@@ -4,9 +4,30 @@
  * and bodies are those of the LangGraph agent server API.
  */
 import { z } from 'zod';
-import { Checkpoint, ThreadSearch } from './agent-server';
+import { Checkpoint, ThreadCreate, ThreadSearch } from './agent-server';
 
 const JsonObject = z.record(z.string(), z.unknown());
+
+/**
+ * Body of `POST /threads` with the state to start from: each superstep's updates (values written as a node) make
+ * one checkpoint. A `command` is not taken by the local server (its graphs have no interrupts to resume).
+ */
+export const ThreadCreateWithState = ThreadCreate.extend({
+  supersteps: z
+    .array(
+      z.object({
+        updates: z.array(
+          z.object({
+            values: JsonObject.nullish(),
+            command: z.null().optional(),
+            as_node: z.string().min(1),
+          }),
+        ),
+      }),
+    )
+    .nullish(),
+});
+export type ThreadCreateWithState = z.infer<typeof ThreadCreateWithState>;
 
 /** Body of `PATCH /threads/{id}`: metadata merged into the thread's. */
 export const ThreadUpdate = z.object({ metadata: JsonObject.nullish() });

@@ -3,9 +3,10 @@
  * checkpoint), its history, a state written by hand and a checkpoint's metadata patched.
  */
 import type { Context, Hono } from 'hono';
-import { ThreadCreate, ThreadHistoryRequest, ThreadSearch } from '../../../api/schemas/agent-server';
+import { ThreadHistoryRequest, ThreadSearch } from '../../../api/schemas/agent-server';
 import {
   ThreadCount,
+  ThreadCreateWithState,
   ThreadPrune,
   ThreadStateCheckpointRequest,
   ThreadStatePatch,
@@ -15,8 +16,10 @@ import {
 } from '../../../api/schemas/agent-server-threads';
 import { HttpError } from '../../errors';
 import { RequestValidator } from '../../validation';
+import type { GraphValues } from '../engine/events';
 import type { CompiledGraph } from '../engine/graph';
 import { BUILT_IN_GRAPHS } from '../graphs/registry';
+import type { StateUpdate } from '../store/thread-state';
 import type { AgentServerDeps, AgentServerEnv } from './env';
 import { checkInputMessages } from './request-checks';
 import { parseBody, pathUuid, readBody, uuidParam } from './resource-routes';
@@ -28,26 +31,53 @@ export function registerThreadRoutes(app: Hono<AgentServerEnv>, deps: AgentServe
   const { threads, threadCheckpoints: checkpoints, runs, assistants, manager } = deps;
   const deploymentId = (c: AgentContext) => c.get('deployment').id;
 
+  /** A served graph by id; 400 when the thread has none, or one the deployment does not serve. */
+  const servedGraph = (c: AgentContext, graphId: unknown, threadId: string): CompiledGraph => {
+    if (typeof graphId !== 'string') {
+      throw new HttpError(400, `Thread ${threadId} has no graph ID: run it once, or create it with metadata.graph_id`);
+    }
+    const graph = c.get('deployment').graphIds.includes(graphId) ? BUILT_IN_GRAPHS.get(graphId) : undefined;
+    if (!graph) throw new HttpError(400, `Graph ${graphId} of thread ${threadId} is not served by this deployment`);
+    return graph;
+  };
   /**
    * The graph whose reducers a state update goes through, as the LangGraph server finds it: the graph of the
-   * thread's latest run, else the `graph_id` of its metadata (the SDK's `graphId` at create); 400 when neither.
+   * thread's latest run, else the `graph_id` of its metadata (the SDK's `graphId` at create).
    */
   const graphOf = (c: AgentContext, threadId: string): CompiledGraph => {
     const deployment = c.get('deployment');
     const lastRun = runs.list(deployment.id, threadId, 1, 0)[0];
-    const metadataGraph = threads.get(deployment.id, threadId).metadata.graph_id;
-    const graphId =
-      (lastRun && assistants.find(deployment.id, lastRun.assistant_id, deployment.graphIds)?.graph_id) ??
-      (typeof metadataGraph === 'string' ? metadataGraph : undefined);
-    if (graphId === undefined) {
-      throw new HttpError(400, `Thread ${threadId} has no graph ID: run it once, or create it with metadata.graph_id`);
-    }
-    const graph = deployment.graphIds.includes(graphId) ? BUILT_IN_GRAPHS.get(graphId) : undefined;
-    if (!graph) throw new HttpError(400, `Graph ${graphId} of thread ${threadId} is not served by this deployment`);
-    return graph;
+    const runGraph = lastRun && assistants.find(deployment.id, lastRun.assistant_id, deployment.graphIds)?.graph_id;
+    return servedGraph(c, runGraph ?? threads.get(deployment.id, threadId).metadata.graph_id, threadId);
+  };
+  /** A 422 item at `loc` unless `asNode` is absent or a node of the graph. */
+  const checkNode = (validator: RequestValidator, graph: CompiledGraph, asNode: string | undefined, loc: (string | number)[]) => {
+    if (asNode === undefined || graph.nodeNames.includes(asNode)) return;
+    validator.add(loc, 'value_error', `Node ${asNode} does not exist in graph ${graph.name} (its nodes: ${graph.nodeNames.join(', ')})`);
+  };
+  /** An update's values as the graph takes them: its messages read as a run's input (each given its id, here, once). */
+  const checkValues = (validator: RequestValidator, values: GraphValues, asNode: string | undefined, loc: (string | number)[]): StateUpdate => {
+    const messages = checkInputMessages(validator, values, loc);
+    return { values: messages === undefined ? values : { ...values, messages }, asNode };
   };
 
-  app.post('/threads', async (c) => c.json(threads.create(deploymentId(c), await parseBody(c, ThreadCreate))));
+  app.post('/threads', async (c) => {
+    const validator = new RequestValidator();
+    const body = validator.valid(await readBody(c, validator, ThreadCreateWithState));
+    const { supersteps, ...create } = body;
+    if (!supersteps?.length) return c.json(threads.create(deploymentId(c), create));
+    const graph = servedGraph(c, create.metadata?.graph_id, create.thread_id ?? 'to create');
+    const steps = supersteps.map((step, index) =>
+      step.updates.map((update, at) => {
+        const loc = ['body', 'supersteps', index, 'updates', at];
+        checkNode(validator, graph, update.as_node, [...loc, 'as_node']);
+        return checkValues(validator, update.values ?? {}, update.as_node, [...loc, 'values']);
+      }),
+    );
+    validator.throwIfFailed();
+    const apply = (state: GraphValues, update: GraphValues) => graph.applyUpdate(state, update);
+    return c.json(checkpoints.createWithState(deploymentId(c), create, steps, apply));
+  });
   app.post('/threads/search', async (c) => c.json(threads.search(deploymentId(c), await parseBody(c, ThreadSearch))));
   app.post('/threads/count', async (c) => c.json(threads.count(deploymentId(c), await parseBody(c, ThreadCount))));
   app.post('/threads/prune', async (c) => {
@@ -100,20 +130,14 @@ export function registerThreadRoutes(app: Hono<AgentServerEnv>, deps: AgentServe
     }
     const graph = graphOf(c, threadId);
     const asNode = body.as_node ?? undefined;
-    if (asNode !== undefined && !graph.nodeNames.includes(asNode)) {
-      validator.add(['body', 'as_node'], 'value_error', `Node ${asNode} does not exist in graph ${graph.name} (its nodes: ${graph.nodeNames.join(', ')})`);
-    }
-    const updates = body.values == null ? [] : Array.isArray(body.values) ? body.values : [body.values];
-    // messages as a run's input gives them: each checked, and given its id once, here
-    const values = updates.map((update, index) => {
-      const messages = checkInputMessages(validator, update, Array.isArray(body.values) ? ['body', 'values', index] : ['body', 'values']);
-      return messages === undefined ? update : { ...update, messages };
-    });
+    checkNode(validator, graph, asNode, ['body', 'as_node']);
+    const listed = Array.isArray(body.values);
+    const values = body.values == null ? [] : Array.isArray(body.values) ? body.values : [body.values];
+    const updates = values.map((update, index) => checkValues(validator, update, asNode, listed ? ['body', 'values', index] : ['body', 'values']));
     validator.throwIfFailed();
     const checkpointId = checkpoints.writeState(deploymentId(c), threadId, {
       checkpointId: body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined,
-      values,
-      asNode,
+      updates,
       apply: (state, update) => graph.applyUpdate(state, update),
     });
     const checkpoint = { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId };

@@ -4,7 +4,7 @@
  * copied with its checkpoints, and old checkpoints pruned.
  */
 import { randomUUID } from 'node:crypto';
-import type { Thread, ThreadState } from '../../../api/schemas/agent-server';
+import type { Thread, ThreadCreate, ThreadState } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
@@ -12,16 +12,22 @@ import type { GraphValues } from '../engine/events';
 import { fromJson, isoNow } from './json';
 import { checkpointState, type CheckpointRow, type ThreadStore } from './threads';
 
+/** One update of a state written by hand: values, written as the node `asNode` when given. */
+export interface StateUpdate {
+  readonly values: GraphValues;
+  readonly asNode?: string;
+}
+
+/** Applies one update to values (the graph's reducers). */
+export type ApplyUpdate = (state: GraphValues, update: GraphValues) => GraphValues;
+
 /** A state written by hand. */
 export interface StateWrite {
   /** The checkpoint it builds on; the newest when undefined. */
   readonly checkpointId?: string;
   /** The updates, applied in order. */
-  readonly values: readonly GraphValues[];
-  /** The node the update is written as, when given. */
-  readonly asNode?: string;
-  /** Applies one update to values (the graph's reducers). */
-  readonly apply: (state: GraphValues, update: GraphValues) => GraphValues;
+  readonly updates: readonly StateUpdate[];
+  readonly apply: ApplyUpdate;
 }
 
 /** Checkpoint-level operations on the threads of all deployments. */
@@ -43,14 +49,9 @@ export class ThreadCheckpoints {
       write.checkpointId === undefined
         ? this.threads.latestCheckpoint(deploymentId, threadId)
         : this.checkpoint(deploymentId, threadId, write.checkpointId);
-    const values = write.values.reduce(write.apply, base ? fromJson<GraphValues>(base.state) : {});
+    const values = write.updates.reduce((state, update) => write.apply(state, update.values), base ? fromJson<GraphValues>(base.state) : {});
     const checkpointId = randomUUID();
-    const written = write.values.length === 1 ? write.values[0] : write.values;
-    const metadata = {
-      source: 'update',
-      writes: write.asNode ? { [write.asNode]: written } : null,
-      parents: {},
-    };
+    const metadata = { source: 'update', writes: writesOf(write.updates), parents: {} };
     this.insert(deploymentId, threadId, {
       checkpoint_id: checkpointId,
       parent_checkpoint_id: base?.checkpoint_id ?? null,
@@ -64,6 +65,20 @@ export class ThreadCheckpoints {
     });
     this.touch(deploymentId, threadId);
     return checkpointId;
+  }
+
+  /**
+   * Creates a thread whose state is written by hand, one checkpoint per superstep, all or nothing. A thread that
+   * exists already (with `if_exists: do_nothing`) is answered as it is, its state left alone.
+   */
+  createWithState(deploymentId: string, body: ThreadCreate, supersteps: readonly (readonly StateUpdate[])[], apply: ApplyUpdate): Thread {
+    return this.db.transaction(() => {
+      const existed = body.thread_id !== undefined && this.threads.exists(deploymentId, body.thread_id.toLowerCase());
+      const thread = this.threads.create(deploymentId, body);
+      if (existed) return thread;
+      for (const updates of supersteps) this.writeState(deploymentId, thread.thread_id, { updates, apply });
+      return this.threads.get(deploymentId, thread.thread_id);
+    })();
   }
 
   /** Merges metadata into that of the thread's newest checkpoint; 404 when the thread has none. */
@@ -149,4 +164,12 @@ export class ThreadCheckpoints {
       .prepare('UPDATE agent_threads SET updated_at = ? WHERE deployment_id = ? AND thread_id = ?')
       .run(isoNow(this.clock), deploymentId, threadId);
   }
+}
+
+/** What an update checkpoint's metadata says was written, by node: the values, or a list when a node wrote more than once. */
+function writesOf(updates: readonly StateUpdate[]): Record<string, unknown> | null {
+  const byNode = new Map<string, GraphValues[]>();
+  for (const { asNode, values } of updates) if (asNode) byNode.set(asNode, [...(byNode.get(asNode) ?? []), values]);
+  if (byNode.size === 0) return null;
+  return Object.fromEntries([...byNode].map(([node, written]) => [node, written.length === 1 ? written[0] : written]));
 }
