@@ -106,6 +106,22 @@ test('the state after a run, its history (limit, before, metadata) and the state
   const byObject = await client.threads.getState(thread.thread_id, { checkpoint_id: earlier.checkpoint.checkpoint_id } as never);
   expect(byObject).toEqual(earlier);
   await expect(client.threads.getState(thread.thread_id, randomUUID())).rejects.toEqual(status(404));
+
+  // select: the fields asked for, values.<key> for one key of the values
+  expect(await client.threads.getState(thread.thread_id, undefined, { select: ['values.messages', 'next'] })).toEqual({
+    values: { messages: state.values.messages },
+    next: state.next,
+  });
+  expect(await client.threads.getState(thread.thread_id, earlier.checkpoint.checkpoint_id as string, { select: ['checkpoint'] })).toEqual({
+    checkpoint: earlier.checkpoint,
+  });
+  expect(await client.threads.getHistory(thread.thread_id, { limit: 2, select: ['metadata'] })).toEqual(
+    history.slice(0, 2).map((s) => ({ metadata: s.metadata })),
+  );
+  expect(await client.threads.search({ ids: [thread.thread_id], select: ['thread_id', 'status'] })).toEqual([
+    { thread_id: thread.thread_id, status: 'idle' },
+  ]);
+  await expect(client.threads.getState(thread.thread_id, undefined, { select: ['nonsense'] as never })).rejects.toEqual(status(422));
 });
 
 test('updateState writes values through the graph as a node; getState and the next run build on them', async () => {

@@ -37,6 +37,12 @@ export type ThreadUpdate = z.infer<typeof ThreadUpdate>;
 export const ThreadCount = ThreadSearch.pick({ metadata: true, values: true, status: true });
 export type ThreadCount = z.infer<typeof ThreadCount>;
 
+/** The fields a thread search may select. */
+export const THREAD_FIELDS = ['thread_id', 'created_at', 'updated_at', 'metadata', 'status', 'values'] as const;
+
+/** The fields a state read may select, besides `values.<key>`. */
+export const THREAD_STATE_FIELDS = ['values', 'next', 'tasks', 'checkpoint', 'parent_checkpoint', 'metadata', 'created_at'] as const;
+
 /** A checkpoint named in a request: its id is what the local server reads (the namespace of a root graph is ''). */
 export const CheckpointRef = z.looseObject({
   checkpoint_id: z.string().nullish(),
@@ -74,6 +80,7 @@ export type ThreadStatePatch = z.infer<typeof ThreadStatePatch>;
 export const ThreadStateCheckpointRequest = z.object({
   checkpoint: CheckpointRef,
   subgraphs: z.boolean().nullish(),
+  select: z.array(z.string()).nullish(),
 });
 export type ThreadStateCheckpointRequest = z.infer<typeof ThreadStateCheckpointRequest>;
 

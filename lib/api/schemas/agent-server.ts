@@ -115,6 +115,8 @@ export const ThreadSearch = z.object({
   offset: z.number().int().min(0).optional(),
   sort_by: z.enum(['thread_id', 'status', 'created_at', 'updated_at']).optional(),
   sort_order: z.enum(['asc', 'desc']).optional(),
+  /** The fields of each thread to answer; all when absent. */
+  select: z.array(z.string()).nullish(),
 });
 export type ThreadSearch = z.infer<typeof ThreadSearch>;
 
@@ -141,6 +143,8 @@ export const ThreadHistoryRequest = z.object({
     .union([z.string(), z.object({ configurable: z.object({ checkpoint_id: z.string() }).passthrough() }).passthrough()])
     .nullish(),
   metadata: JsonObject.nullish(),
+  /** The fields of each state to answer (`values.<key>` for one key of the values); all when absent. */
+  select: z.array(z.string()).nullish(),
 });
 export type ThreadHistoryRequest = z.infer<typeof ThreadHistoryRequest>;
 

@@ -5,6 +5,8 @@
 import type { Context, Hono } from 'hono';
 import { ThreadHistoryRequest, ThreadSearch } from '../../../api/schemas/agent-server';
 import {
+  THREAD_FIELDS,
+  THREAD_STATE_FIELDS,
   ThreadCount,
   ThreadCreateWithState,
   ThreadPrune,
@@ -21,6 +23,7 @@ import type { CompiledGraph } from '../engine/graph';
 import { BUILT_IN_GRAPHS } from '../graphs/registry';
 import type { StateUpdate } from '../store/thread-state';
 import type { AgentServerDeps, AgentServerEnv } from './env';
+import { checkSelection, selectFields } from './field-selection';
 import { checkInputMessages } from './request-checks';
 import { parseBody, pathUuid, readBody, uuidParam } from './resource-routes';
 
@@ -78,7 +81,13 @@ export function registerThreadRoutes(app: Hono<AgentServerEnv>, deps: AgentServe
     const apply = (state: GraphValues, update: GraphValues) => graph.applyUpdate(state, update);
     return c.json(checkpoints.createWithState(deploymentId(c), create, steps, apply));
   });
-  app.post('/threads/search', async (c) => c.json(threads.search(deploymentId(c), await parseBody(c, ThreadSearch))));
+  app.post('/threads/search', async (c) => {
+    const validator = new RequestValidator();
+    const query = await readBody(c, validator, ThreadSearch);
+    checkSelection(validator, query?.select, THREAD_FIELDS, ['body', 'select'], false);
+    const found = threads.search(deploymentId(c), validator.valid(query));
+    return c.json(found.map((thread) => selectFields(thread, query?.select)));
+  });
   app.post('/threads/count', async (c) => c.json(threads.count(deploymentId(c), await parseBody(c, ThreadCount))));
   app.post('/threads/prune', async (c) => {
     const { thread_ids: threadIds, strategy } = await parseBody(c, ThreadPrune);
@@ -108,16 +117,28 @@ export function registerThreadRoutes(app: Hono<AgentServerEnv>, deps: AgentServe
   });
   app.post('/threads/:threadId/copy', (c) => c.json(checkpoints.copy(deploymentId(c), uuidParam(c, 'threadId'))));
 
-  app.get('/threads/:threadId/state', (c) => c.json(threads.state(deploymentId(c), uuidParam(c, 'threadId'))));
-  app.get('/threads/:threadId/state/:checkpointId', (c) =>
-    c.json(checkpoints.stateAt(deploymentId(c), uuidParam(c, 'threadId'), c.req.param('checkpointId'))),
-  );
+  // the thread's state, now or at a checkpoint; `subgraphs` changes nothing (no task of a stored state is pending)
+  const readState = (c: AgentContext, checkpointId: string | undefined) => {
+    const validator = new RequestValidator();
+    const threadId = pathUuid(validator, c, 'threadId');
+    const select = c.req.queries('select');
+    checkSelection(validator, select, THREAD_STATE_FIELDS, ['query', 'select'], true);
+    validator.boolQuery('subgraphs', c.req.query('subgraphs'));
+    validator.throwIfFailed();
+    const state = checkpointId === undefined ? threads.state(deploymentId(c), threadId) : checkpoints.stateAt(deploymentId(c), threadId, checkpointId);
+    return c.json(selectFields(state, select));
+  };
+  app.get('/threads/:threadId/state', (c) => readState(c, undefined));
+  app.get('/threads/:threadId/state/:checkpointId', (c) => readState(c, c.req.param('checkpointId')));
   app.post('/threads/:threadId/state/checkpoint', async (c) => {
     const validator = new RequestValidator();
     const threadId = pathUuid(validator, c, 'threadId');
-    const { checkpoint } = validator.valid(await readBody(c, validator, ThreadStateCheckpointRequest));
+    const body = await readBody(c, validator, ThreadStateCheckpointRequest);
+    checkSelection(validator, body?.select, THREAD_STATE_FIELDS, ['body', 'select'], true);
+    const { checkpoint, select } = validator.valid(body);
     const id = checkpoint.checkpoint_id;
-    return c.json(id ? checkpoints.stateAt(deploymentId(c), threadId, id) : threads.state(deploymentId(c), threadId));
+    const state = id ? checkpoints.stateAt(deploymentId(c), threadId, id) : threads.state(deploymentId(c), threadId);
+    return c.json(selectFields(state, select));
   });
   app.post('/threads/:threadId/state', async (c) => {
     const validator = new RequestValidator();
@@ -153,9 +174,13 @@ export function registerThreadRoutes(app: Hono<AgentServerEnv>, deps: AgentServe
   });
   // the states of its checkpoints, newest first (the SDK's getHistory; useStream loads it for every thread)
   app.post('/threads/:threadId/history', async (c) => {
-    const threadId = uuidParam(c, 'threadId');
-    const { limit, before, metadata } = await parseBody(c, ThreadHistoryRequest);
+    const validator = new RequestValidator();
+    const threadId = pathUuid(validator, c, 'threadId');
+    const body = await readBody(c, validator, ThreadHistoryRequest);
+    checkSelection(validator, body?.select, THREAD_STATE_FIELDS, ['body', 'select'], true);
+    const { limit, before, metadata, select } = validator.valid(body);
     const beforeId = typeof before === 'string' ? before : before?.configurable.checkpoint_id;
-    return c.json(threads.history(deploymentId(c), threadId, { limit: limit ?? 10, beforeId, metadata: metadata ?? undefined }));
+    const states = threads.history(deploymentId(c), threadId, { limit: limit ?? 10, beforeId, metadata: metadata ?? undefined });
+    return c.json(states.map((state) => selectFields(state, select)));
   });
 }

@@ -159,9 +159,10 @@ export class ThreadCheckpoints {
       );
   }
 
+  /** A state written by hand leaves the thread idle (no run is going: the update waits for none), as the LangGraph server's. */
   private touch(deploymentId: string, threadId: string): void {
     this.db
-      .prepare('UPDATE agent_threads SET updated_at = ? WHERE deployment_id = ? AND thread_id = ?')
+      .prepare("UPDATE agent_threads SET status = 'idle', updated_at = ? WHERE deployment_id = ? AND thread_id = ?")
       .run(isoNow(this.clock), deploymentId, threadId);
   }
 }
