@@ -43,7 +43,14 @@ afterAll(() => platform.close());
 test('a thread is created with a given id (again: 409, or the same with ifExists do_nothing), read and deleted', async () => {
   const threadId = randomUUID();
   const created = await client.threads.create({ threadId, metadata: { team: 'a' }, graphId: 'chat' });
-  expect(created).toMatchObject({ thread_id: threadId, status: 'idle', metadata: { team: 'a', graph_id: 'chat' }, values: null });
+  expect(created).toMatchObject({
+    thread_id: threadId,
+    status: 'idle',
+    metadata: { team: 'a', graph_id: 'chat' },
+    values: null,
+    interrupts: {},
+    state_updated_at: created.created_at,
+  });
   await expect(client.threads.create({ threadId })).rejects.toEqual(status(409));
   expect(await client.threads.create({ threadId, ifExists: 'do_nothing', metadata: { team: 'b' } })).toEqual(created);
   expect(await client.threads.get(threadId)).toEqual(created);
@@ -135,6 +142,7 @@ test('updateState writes values through the graph as a node; getState and the ne
   expect(checkpointId).toEqual(expect.any(String));
 
   const after = await client.threads.getState<ChatValues>(thread.thread_id);
+  expect((await client.threads.get(thread.thread_id)).state_updated_at).toBe(after.created_at);
   // the messages reducer appends
   expect(texts(after.values)).toEqual(['human: hello', 'ai: You said: hello', 'ai: an answer written by hand']);
   expect(after.checkpoint.checkpoint_id).toBe(checkpointId);

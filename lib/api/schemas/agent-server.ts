@@ -94,6 +94,10 @@ export const Thread = z.object({
   /** A status the server added since is kept as it is. */
   status: openEnum(THREAD_STATUSES),
   values: ThreadValues.nullable(),
+  /** When its state last changed (a checkpoint written); the local server gives it on every thread. */
+  state_updated_at: z.string().optional(),
+  /** The interrupts pending on the thread, by task id; the local server gives it (empty) on every thread. */
+  interrupts: z.record(z.string(), z.array(z.unknown())).optional(),
 });
 export type Thread = z.infer<typeof Thread>;
 

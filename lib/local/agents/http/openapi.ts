@@ -166,7 +166,7 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
 const SERVED: Partial<Record<(typeof COMPONENTS)[number], z.ZodType>> = {
   Assistant: schemas.Assistant.required({ deployment_id: true }),
   Run: schemas.Run.extend({ status: schemas.RunStatus }),
-  Thread: schemas.Thread.extend({ status: schemas.ThreadStatus }),
+  Thread: schemas.Thread.extend({ status: schemas.ThreadStatus }).required({ state_updated_at: true, interrupts: true }),
 };
 
 

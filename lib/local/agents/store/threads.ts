@@ -78,6 +78,9 @@ export class ThreadStore {
       metadata: fromJson(row.metadata),
       status: row.status,
       values: latest ? fromJson(latest.state) : null,
+      state_updated_at: latest?.created_at ?? row.created_at,
+      // the built-in graphs never interrupt
+      interrupts: {},
     };
   }
 
