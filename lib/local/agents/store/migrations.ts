@@ -232,5 +232,25 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
           WHERE NOT EXISTS (SELECT 1 FROM agent_assistants a WHERE a.deployment_id = agent_crons.deployment_id AND a.assistant_id = agent_crons.assistant_id);
       `,
     },
+    {
+      // the Store's items, each deployment's own: a namespace is kept as its labels joined by '.' (a label holds
+      // none), so that a namespace prefix is a prefix of the text; and the metadata a checkpoint was given beyond
+      // its run and step (a state update's source and writes, what a patch of its metadata added)
+      id: '006-store',
+      up: `
+        CREATE TABLE agent_store_items (
+          deployment_id TEXT NOT NULL,
+          namespace TEXT NOT NULL,
+          key TEXT NOT NULL,
+          value TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          ttl_minutes REAL,
+          expires_at TEXT,
+          PRIMARY KEY (deployment_id, namespace, key)
+        );
+        ALTER TABLE agent_checkpoints ADD COLUMN metadata TEXT;
+      `,
+    },
   ],
 };
