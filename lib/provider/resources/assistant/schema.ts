@@ -32,7 +32,7 @@ export const assistantSchema = defineSchema({
     deployment_id: attr.string({
       required: true,
       requiresReplace: true,
-      description: 'The deployment whose agent server holds the assistant. A change replaces the assistant.',
+      description: 'The deployment whose agent server holds the assistant.',
     }),
     graph_id: attr.string({ required: true, description: 'The graph the assistant runs, one the deployment serves. Changes in place (a new version).' }),
     name: attr.string({
