@@ -146,6 +146,20 @@ describe('agentplatform_assistant', () => {
       const named = (await server.assistants.search({ graph_id: 'research', limit: 100 })).filter((a) => a.name === 'lost-answers');
       expect(named.map((a) => a.assistant_id)).toEqual([state(dir).assistant_id]);
       expect((await dir.plan()).code).toBe(0);
+
+      // an apply whose create the state never recorded, the assistant changed since: the next create of the same
+      // configuration takes that assistant back, with the configured settings, and makes no second one
+      const assistantId = state(dir).assistant_id as string;
+      expect((await dir.tf.run(['state', 'rm', '-no-color', 'agentplatform_assistant.support'])).code).toBe(0);
+      await server.assistants.update(assistantId, { name: 'changed-meanwhile' });
+      const again = await dir.apply();
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('Apply complete! Resources: 1 added');
+      expect(state(dir).assistant_id).toBe(assistantId);
+      expect(await server.assistants.get(assistantId)).toMatchObject({ name: 'lost-answers', version: 3 });
+      const all = await server.assistants.search({ graph_id: 'research', limit: 100 });
+      expect(all.filter((a) => a.name === 'lost-answers' || a.name === 'changed-meanwhile').map((a) => a.assistant_id)).toEqual([assistantId]);
+      expect((await dir.plan()).code).toBe(0);
       await server.close();
     } finally {
       await proxy.close();
