@@ -2,7 +2,7 @@
  * `agentplatform_assistant` through the real terraform against the local platform's agent server: create → no-op
  * plan (also for the same JSON in other text) → update in place (a new version) → drift → import → destroy; a create
  * whose answers are lost converges on one assistant; arguments that are not JSON objects, and import ids that are
- * not `<deployment_id>/<assistant_id>`, are refused with messages that say so.
+ * not `<deployment_id>/<assistant_id>`, are refused with messages that say so, as is a graph the agent server refuses.
  */
 import { AgentServerClient } from '../../lib/api/agent-server';
 import { startFaultProxy } from '../tracing/support/fault-proxy';
@@ -166,7 +166,7 @@ describe('agentplatform_assistant', () => {
     }
   });
 
-  it('refuses arguments that are not JSON objects, and import ids that are not <deployment_id>/<assistant_id>', async () => {
+  it('refuses arguments that are not JSON objects, import ids that are not <deployment_id>/<assistant_id>, and says what the agent server refuses', async () => {
     const dir = lp.terraform();
     dir.configure(
       assistant('support', {
@@ -190,5 +190,15 @@ describe('agentplatform_assistant', () => {
     const badImport = await dir.plan();
     expect(badImport.code).toBe(1);
     expect(flat(diagnostic(badImport.stdout + badImport.stderr, 'Invalid import id'))).toContain('`<deployment_id>/<assistant_id>`');
+
+    // the agent server's refusal, against the attribute it names
+    const deployment = await lp.client.createDeployment({ name: lp.uniqueName('refused'), source: 'github', source_config: { repo_url: 'https://github.com/acme/agent' } });
+    expect(await until(async () => (await lp.client.getDeployment(deployment.id)).active_revision_id !== null)).toBe(true);
+    dir.configure(assistant('support', { deployment_id: `"${deployment.id}"`, graph_id: '"no-such-graph"' }));
+    const refused = await dir.apply();
+    expect(refused.code).toBe(1);
+    const block = diagnostic(refused.stdout + refused.stderr, 'The agent server refused to create an assistant of graph "no-such-graph"');
+    expect(flat(block)).toContain('Graph no-such-graph is not served by this deployment');
+    expect(block).toMatch(/graph_id\s+=/);
   });
 });
