@@ -43,8 +43,8 @@ import {
 }
 \`\`\`
 
-A graph id in place of the assistant's id imports the graph's default assistant (the agent server makes one per
-graph). A configuration that matches the assistant then plans no changes; \`config\`, \`context\` and \`metadata\`
+On an agent server that names a graph's default assistant by the graph's id (the local platform's does), a graph id in
+place of the assistant's id imports that assistant. A configuration that matches the assistant then plans no changes; \`config\`, \`context\` and \`metadata\`
 that the assistant holds empty are imported as null (left out).
 `;
 
