@@ -19,6 +19,11 @@ export function sameMetadata(a: string, b: string): boolean {
   return left !== undefined && right !== undefined ? canonicalJson(left) === canonicalJson(right) : a === b;
 }
 
+/*
+ * `config`, `context` and `metadata` must hold JSON objects: no rule of the platform's, but the text is what the
+ * provider parses to send, and the agent server's `POST /assistants` types all three as objects (LangGraph's OpenAPI).
+ */
+
 /** The attributes sent to the agent server (all but the computed ones), as the plan compares them. */
 export const ASSISTANT_ARGUMENTS = ['graph_id', 'name', 'description', 'config', 'context', 'metadata'] as const;
 
