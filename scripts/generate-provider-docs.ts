@@ -11,6 +11,7 @@ import { PROVIDER_SOURCE, PROVIDER_TYPE_NAME, packageRoot } from '../lib/provide
 import { renderDocPage, type DocPage } from '../lib/provider/framework/docs';
 import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
 import { registry } from '../lib/provider/registry';
+import { ASSISTANT_DOC_PAGES } from '../lib/provider/resources/assistant/docs';
 import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
 import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
 import { INSTALLATION_SECTION } from './provider-docs-installation';
@@ -112,7 +113,7 @@ update, import and destroy behind a proxy that reshapes every answer so.
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */
-const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES };
+const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES, ...ASSISTANT_DOC_PAGES };
 
 const fileName = (typeName: string): string => typeName.slice(`${PROVIDER_TYPE_NAME}_`.length);
 

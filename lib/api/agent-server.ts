@@ -33,6 +33,7 @@ import {
   type ThreadHistoryRequest,
   type ThreadSearch,
 } from './schemas/agent-server';
+import type { AssistantCreateOptions } from './agent-server-assistants';
 import { readServerSentEvents } from './sse';
 
 /** Per-call options. */
@@ -136,7 +137,7 @@ export class AgentServerClient {
   /** Assistants: configured instances of a graph. */
   readonly assistants = {
     /** `POST /assistants`. */
-    create: (body: AssistantCreate, o: CallOptions = {}) =>
+    create: (body: AssistantCreate, o: AssistantCreateOptions = {}) =>
       this.transport.request({ method: 'POST', path: '/assistants', body, schema: Assistant, ...o }),
     /** `GET /assistants/{id}`; the id may be a graph id (its default assistant). */
     get: (assistantId: string, o: CallOptions = {}) =>

@@ -15,6 +15,7 @@ import {
 } from '../api/schemas/control-plane-constants';
 import { booleanProblem, fractionProblem, numberProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import type { Duration } from './duration';
+import { Assistant, type AssistantOptions } from './assistant';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import { Deployment as DeploymentResource, type DeploymentConfig } from './generated/deployment';
 import { validateSecretReferences } from './secret-references';
@@ -271,6 +272,11 @@ export class Deployment extends Construct implements IDeployment {
     this.revisionStatus = this.resource.revisionStatus;
     this.url = this.resource.url;
     this.repoCommitSha = this.resource.repoCommitSha;
+  }
+
+  /** An assistant of one of this deployment's graphs, in this construct's scope. */
+  addAssistant(id: string, options: AssistantOptions): Assistant {
+    return new Assistant(this, id, { ...options, deployment: this });
   }
 }
 

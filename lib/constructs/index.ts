@@ -6,6 +6,7 @@ export { Filter, type FilterValue } from './filter';
 export type { FilterExpr } from '../api/filter';
 export type { ExportableFieldName } from '../api/schemas/trace';
 export type { RevisionStatusName } from '../api/schemas/control-plane-constants';
+export * from './assistant';
 export * from './bulk-export';
 export * from './data';
 export * from './deployment';

@@ -29,6 +29,7 @@ export const registry: ProviderRegistry = {
     agentplatform_export_destination: () =>
       (require('./resources/export-destination') as typeof import('./resources/export-destination')).default,
     agentplatform_bulk_export: () => (require('./resources/bulk-export') as typeof import('./resources/bulk-export')).default,
+    agentplatform_assistant: () => (require('./resources/assistant/resource') as typeof import('./resources/assistant/resource')).default,
   },
   dataSources: {
     agentplatform_revisions: () => (require('./data-sources/revisions') as typeof import('./data-sources/revisions')).default,

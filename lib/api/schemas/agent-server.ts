@@ -30,11 +30,14 @@ export const ThreadStatus = z.enum(THREAD_STATUSES);
 export type ThreadStatus = z.infer<typeof ThreadStatus>;
 
 /** Run settings: `configurable` is read by the graph (the built-in model reads `reply_tokens`, `token_delay_ms`). */
-export const RunnableConfig = z.object({
-  configurable: JsonObject.optional(),
-  tags: z.array(z.string()).optional(),
-  recursion_limit: z.number().int().min(1).optional(),
-});
+export const RunnableConfig = z
+  .object({
+    configurable: JsonObject.optional(),
+    tags: z.array(z.string()).optional(),
+    recursion_limit: z.number().int().min(1).optional(),
+  })
+  // the agent server keeps an assistant's config as given (`run_name`, `metadata`, ...): nothing is dropped on reading
+  .passthrough();
 export type RunnableConfig = z.infer<typeof RunnableConfig>;
 
 export const Assistant = z.object({
