@@ -13,6 +13,7 @@ import { CronStore, type StoredCron } from './cron/cron-store';
 import { DeploymentDirectory } from './http/deployment-directory';
 import type { AgentServerDeps, AgentServerEnv } from './http/env';
 import { deploymentGate } from './http/gate';
+import { registerAssistantRoutes } from './http/assistant-routes';
 import { registerResourceRoutes } from './http/resource-routes';
 import { registerRunRoutes } from './http/run-routes';
 import { ArrivalLine } from './runtime/arrival-line';
@@ -125,6 +126,7 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
       const app = new Hono<AgentServerEnv>().basePath('/deployments/:deploymentId');
       app.use('*', deploymentGate(deps));
       registerResourceRoutes(app, deps);
+      registerAssistantRoutes(app, deps);
       registerRunRoutes(app, deps);
       ctx.app.route('/', app as unknown as PlatformApp);
 

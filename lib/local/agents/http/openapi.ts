@@ -7,6 +7,18 @@ type Operation = readonly [method: string, path: string, summary: string, reques
 
 /** Query parameters, by operation (`<method> <path>`). */
 const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema: Record<string, unknown>; description: string }[]>> = {
+  'delete /assistants/{assistant_id}': [
+    { name: 'delete_threads', schema: { type: 'boolean', default: false }, description: 'Delete the threads the assistant ran on too' },
+  ],
+  'get /assistants/{assistant_id}/graph': [
+    { name: 'xray', schema: { anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0 }], default: false }, description: 'Draw subgraphs inside their node (how many levels)' },
+  ],
+  'get /assistants/{assistant_id}/subgraphs': [
+    { name: 'recurse', schema: { type: 'boolean', default: false }, description: 'Subgraphs of subgraphs too' },
+  ],
+  'get /assistants/{assistant_id}/subgraphs/{namespace}': [
+    { name: 'recurse', schema: { type: 'boolean', default: false }, description: 'Subgraphs of subgraphs too' },
+  ],
   'get /threads/{thread_id}/runs': [
     { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 10 }, description: 'Runs per page' },
     {
@@ -42,7 +54,14 @@ const OPERATIONS: readonly Operation[] = [
   ['post', '/assistants/search', 'Search assistants by metadata and graph', 'AssistantSearch'],
   ['get', '/assistants/{assistant_id}', 'Get an assistant (the id may be a graph id)', undefined, 'Assistant'],
   ['patch', '/assistants/{assistant_id}', 'Update an assistant', 'AssistantUpdate', 'Assistant'],
-  ['delete', '/assistants/{assistant_id}', 'Delete an assistant'],
+  ['delete', '/assistants/{assistant_id}', 'Delete an assistant (with the threads it ran on, when delete_threads)'],
+  ['post', '/assistants/count', 'Count assistants by metadata, graph and name', 'AssistantCount'],
+  ['post', '/assistants/{assistant_id}/versions', 'The versions of an assistant, newest first', 'AssistantVersionsRequest'],
+  ['post', '/assistants/{assistant_id}/latest', 'Make a version of an assistant its current one', 'AssistantLatest', 'Assistant'],
+  ['get', '/assistants/{assistant_id}/graph', "The drawing of the assistant's graph (nodes and edges)"],
+  ['get', '/assistants/{assistant_id}/schemas', "The JSON Schemas of the assistant's graph"],
+  ['get', '/assistants/{assistant_id}/subgraphs', "The subgraphs of the assistant's graph, by namespace"],
+  ['get', '/assistants/{assistant_id}/subgraphs/{namespace}', "One subgraph of the assistant's graph"],
   ['post', '/threads', 'Create a thread', 'ThreadCreate', 'Thread'],
   ['post', '/threads/search', 'Search threads by metadata, values and status', 'ThreadSearch'],
   ['get', '/threads/{thread_id}', 'Get a thread', undefined, 'Thread'],
@@ -77,6 +96,9 @@ const COMPONENTS = [
   'AssistantCreate',
   'AssistantUpdate',
   'AssistantSearch',
+  'AssistantCount',
+  'AssistantVersionsRequest',
+  'AssistantLatest',
   'Thread',
   'ThreadCreate',
   'ThreadSearch',
@@ -98,6 +120,9 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
   'AssistantCreate',
   'AssistantUpdate',
   'AssistantSearch',
+  'AssistantCount',
+  'AssistantVersionsRequest',
+  'AssistantLatest',
   'ThreadCreate',
   'ThreadSearch',
   'ThreadHistoryRequest',
@@ -151,7 +176,7 @@ export function agentServerOpenApi(deploymentId: string): Record<string, unknown
         in: 'path',
         required: true,
         // an assistant is named by its id or by a served graph's id (its default assistant)
-        schema: name === 'assistant_id' ? { type: 'string' } : { type: 'string', format: 'uuid' },
+        schema: name === 'assistant_id' || name === 'namespace' ? { type: 'string' } : { type: 'string', format: 'uuid' },
       })),
       ...(QUERY_PARAMETERS[operation] ?? []).map(({ name, schema, description }) => ({ name, in: 'query', required: false, schema, description })),
     ];

@@ -98,6 +98,14 @@ export class RunStore {
     return rows.map((row) => toStoredRun(row).run);
   }
 
+  /** The threads an assistant has run on. */
+  threadsOfAssistant(deploymentId: string, assistantId: string): string[] {
+    return this.db
+      .prepare('SELECT DISTINCT thread_id FROM agent_runs WHERE deployment_id = ? AND assistant_id = ? AND thread_id IS NOT NULL')
+      .pluck()
+      .all(deploymentId, assistantId) as string[];
+  }
+
   /** Pending and running runs of a thread, oldest first. */
   inflight(deploymentId: string, threadId: string): StoredRun[] {
     const rows = this.db
