@@ -205,6 +205,20 @@ export const RunCreate = z.object({
 });
 export type RunCreate = z.infer<typeof RunCreate>;
 
+/** Body of `POST /runs/batch`: one run body per stateless background run. */
+export const RunBatch = z.array(RunCreate).min(1);
+
+/**
+ * Body of `POST /runs/cancel`: the runs named by `run_ids` on `thread_id`, or every run of the deployment in `status`
+ * (`all`: pending and running).
+ */
+export const RunCancelMany = z.object({
+  thread_id: z.guid().optional(),
+  run_ids: z.array(z.guid()).min(1).optional(),
+  status: z.enum(['pending', 'running', 'all']).optional(),
+});
+export type RunCancelMany = z.infer<typeof RunCancelMany>;
+
 export const Cron = z.object({
   cron_id: z.string(),
   assistant_id: z.string(),

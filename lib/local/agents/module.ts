@@ -15,6 +15,7 @@ import type { AgentServerDeps, AgentServerEnv } from './http/env';
 import { deploymentGate } from './http/gate';
 import { registerAssistantRoutes } from './http/assistant-routes';
 import { registerResourceRoutes } from './http/resource-routes';
+import { registerRunBatchRoutes } from './http/run-batch-routes';
 import { registerRunRoutes } from './http/run-routes';
 import { ArrivalLine } from './runtime/arrival-line';
 import { RunManager } from './runtime/run-manager';
@@ -128,6 +129,7 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
       registerResourceRoutes(app, deps);
       registerAssistantRoutes(app, deps);
       registerRunRoutes(app, deps);
+      registerRunBatchRoutes(app, deps);
       ctx.app.route('/', app as unknown as PlatformApp);
 
       return {

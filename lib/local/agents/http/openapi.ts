@@ -35,6 +35,9 @@ const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema:
     },
     { name: 'stream_subgraphs', schema: { type: 'boolean' }, description: "Stream the subgraphs' chunks too; the run's own setting when left out" },
   ],
+  'post /runs/cancel': [
+    { name: 'action', schema: { enum: ['interrupt', 'rollback'], default: 'interrupt' }, description: 'Stop the runs, or stop and delete them' },
+  ],
   'post /threads/{thread_id}/runs/{run_id}/cancel': [
     { name: 'action', schema: { enum: ['interrupt', 'rollback'], default: 'interrupt' }, description: 'Stop the run, or stop and delete it' },
     { name: 'wait', schema: { type: 'boolean', default: false }, description: 'Answer once the run has ended' },
@@ -45,6 +48,7 @@ const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema:
 const SUCCESS_STATUS: Readonly<Record<string, string>> = {
   delete: '204',
   'post /threads/{thread_id}/runs/{run_id}/cancel': '202',
+  'post /runs/cancel': '204',
 };
 
 const OPERATIONS: readonly Operation[] = [
@@ -85,6 +89,9 @@ const OPERATIONS: readonly Operation[] = [
   ['post', '/runs', 'Stateless background run: nothing is stored', 'RunCreate', 'Run'],
   ['post', '/runs/stream', 'Stateless streaming run: nothing is stored', 'RunCreate'],
   ['post', '/runs/wait', 'Stateless run, waited for: its last values', 'RunCreate', 'JoinResult'],
+  ['post', '/runs/batch', 'Stateless background runs, one per body of the list', 'RunBatch'],
+  ['post', '/runs/cancel', 'Cancel the runs named on a thread, or every run in a status (query action)', 'RunCancelMany'],
+  ['delete', '/threads/{thread_id}/runs/{run_id}', 'Delete a run that has ended (409 while it runs)'],
   ['post', '/runs/crons', 'Create a stateless cron', 'CronCreate', 'Cron'],
   ['post', '/threads/{thread_id}/runs/crons', 'Create a cron on a thread', 'CronCreate', 'Cron'],
   ['post', '/runs/crons/search', 'Search crons', 'CronSearch'],
@@ -106,6 +113,8 @@ const COMPONENTS = [
   'ThreadHistoryRequest',
   'Run',
   'RunCreate',
+  'RunBatch',
+  'RunCancelMany',
   'Cron',
   'CronCreate',
   'CronSearch',
@@ -127,6 +136,8 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
   'ThreadSearch',
   'ThreadHistoryRequest',
   'RunCreate',
+  'RunBatch',
+  'RunCancelMany',
   'CronCreate',
   'CronSearch',
 ]);

@@ -116,26 +116,35 @@ function modesOf(streamMode: RunCreate['stream_mode'] | unknown): StreamMode[] {
  */
 async function readRunBody(c: AgentContext, validator: RequestValidator): Promise<RunCreate> {
   const body = await readBody(c, validator, RunCreate);
-  const messages = body && checkInputMessages(validator, body.input, ['body', 'input']);
-  if (body) checkRunConfig(validator, body.config, ['body', 'config']);
-  const valid = validator.valid(body);
-  return messages === undefined ? valid : { ...valid, input: { ...valid.input, messages } };
+  const checked = body && checkRunBody(validator, body, ['body']);
+  validator.throwIfFailed();
+  return checked as RunCreate;
+}
+
+/**
+ * A run body's input messages and model settings checked into `validator` (problems at `loc`), its messages given
+ * ids; the body with them.
+ */
+export function checkRunBody(validator: RequestValidator, body: RunCreate, loc: (string | number)[]): RunCreate {
+  const messages = checkInputMessages(validator, body.input, [...loc, 'input']);
+  checkRunConfig(validator, body.config, [...loc, 'config']);
+  return messages === undefined ? body : { ...body, input: { ...body.input, messages } };
+}
+
+/** The assistant a run names (by id, or a served graph's id), whose graph the deployment serves; 404 otherwise. */
+export function runAssistant(c: AgentContext, assistants: AgentServerDeps['assistants'], assistantId: string): Assistant {
+  const deployment = c.get('deployment');
+  const assistant = assistants.resolve(deployment.id, assistantId, deployment.graphIds);
+  if (!deployment.graphIds.includes(assistant.graph_id)) {
+    throw new HttpError(404, `Graph ${assistant.graph_id} of assistant ${assistantId} is not served by this deployment`);
+  }
+  return assistant;
 }
 
 /** Registers the run routes. */
 export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
   const { assistants, threads, runs, manager, arrivals, onArrival } = deps;
-  const assistantOf = (c: AgentContext, body: RunCreate): Assistant => {
-    const deployment = c.get('deployment');
-    const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
-    if (!deployment.graphIds.includes(assistant.graph_id)) {
-      throw new HttpError(
-        404,
-        `Graph ${assistant.graph_id} of assistant ${body.assistant_id} is not served by this deployment`,
-      );
-    }
-    return assistant;
-  };
+  const assistantOf = (c: AgentContext, body: RunCreate): Assistant => runAssistant(c, assistants, body.assistant_id);
   const runPath = (c: AgentContext, threadId: string | null, runId: string) =>
     `${deploymentPath(c.get('deployment').id)}${threadId ? `/threads/${threadId}` : ''}/runs/${runId}`;
   /** The stream of a run created by this request, in the modes its body asks for. */
