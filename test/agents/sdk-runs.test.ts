@@ -126,6 +126,9 @@ describe('create, wait, join, joinStream, get, list, delete', () => {
     expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([second.run_id, run.run_id]);
     expect((await client.runs.list(thread.thread_id, { limit: 1, offset: 1 })).map((r) => r.run_id)).toEqual([run.run_id]);
     expect(await client.runs.list(thread.thread_id, { status: 'error' })).toEqual([]);
+    expect(await client.runs.list(thread.thread_id, { select: ['run_id', 'status'], limit: 1 })).toEqual([
+      { run_id: second.run_id, status: 'success' },
+    ]);
   });
 
   it('wait creates and waits on a thread and stateless; raises the run’s error', async () => {

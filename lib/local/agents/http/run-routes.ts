@@ -16,6 +16,20 @@ import { SseChannel } from './sse-channel';
 
 type AgentContext = Context<AgentServerEnv>;
 
+/** The fields a run list may be narrowed to (`cancel_reason`, which the SDK may ask for, is one no local run has). */
+const RUN_SELECT_FIELDS = [
+  'run_id',
+  'thread_id',
+  'assistant_id',
+  'created_at',
+  'updated_at',
+  'status',
+  'metadata',
+  'kwargs',
+  'multitask_strategy',
+  'cancel_reason',
+] as const;
+
 /** How one SSE response attaches to a run. */
 interface StreamOptions {
   readonly runId: string;
@@ -197,9 +211,13 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
       fallback: 0,
     });
     const statuses = validator.enumListQuery('status', queryParam(c, 'status'), RUN_STATUSES);
+    // the fields to answer, repeated as the SDK sends a list (`select=run_id&select=status`)
+    const select = c.req.queries('select')?.flatMap((value) => validator.enumListQuery('select', value, RUN_SELECT_FIELDS) ?? []);
     validator.throwIfFailed();
     threads.assertExists(c.get('deployment').id, threadId);
-    return c.json(runs.list(c.get('deployment').id, threadId, limit, offset, statuses?.length ? statuses : undefined));
+    const page = runs.list(c.get('deployment').id, threadId, limit, offset, statuses?.length ? statuses : undefined);
+    if (!select?.length) return c.json(page);
+    return c.json(page.map((run) => Object.fromEntries(Object.entries(run).filter(([field]) => select.includes(field as never)))));
   });
 
   app.get('/threads/:threadId/runs/:runId', (c) => {
