@@ -1,9 +1,8 @@
-/** The options and results of {@link HttpTransport}: how it authenticates, and what a request or a stream takes. */
+/** The options and results of `HttpTransport`: how it authenticates, and what a request or a stream takes. */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import type { HttpMethod, RetryPolicy } from './retry';
-import type { HttpTransport } from './http';
 
 /** Response headers as undici gives them: names in lower case. */
 export type IncomingHttpHeaders = Dispatcher.ResponseData['headers'];
@@ -27,7 +26,7 @@ export type ApiAuth =
       readonly tenantId?: string;
     };
 
-/** Settings of one {@link HttpTransport}. */
+/** Settings of one `HttpTransport`. */
 export interface TransportOptions {
   /** Base URL, e.g. `http://127.0.0.1:8123`; request paths are appended to it (a path prefix is kept). */
   readonly baseUrl: string;

@@ -10,15 +10,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Clock } from './clock';
 import { prepared, type MigrationSet, type PlatformDatabase } from './db';
 import { HttpError } from './errors';
-import { nodeBindingsOf, type PlatformEnv } from './server';
-
-/** Who is calling: the key's organization and the workspace the request acts in. */
-export interface Principal {
-  /** The organization that owns the API key. */
-  readonly organizationId: string;
-  /** The workspace (tenant) the request acts in. */
-  readonly tenantId: string;
-}
+import { nodeBindingsOf, type PlatformEnv, type Principal } from './platform-env';
 
 /** What `createOrganization` returns. */
 export interface CreatedOrganization {

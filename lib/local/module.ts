@@ -8,7 +8,7 @@ import type { PipelineTimings } from './control-plane/pipeline';
 import type { MigrationSet, PlatformDatabase } from './db';
 import type { FastRoutes } from './fast-routes';
 import type { SecretBox } from './secret-box';
-import type { PlatformApp } from './server';
+import type { PlatformApp } from './platform-env';
 
 /** What every module receives. */
 export interface ModuleContext {

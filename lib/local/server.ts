@@ -4,27 +4,14 @@
  * the error bodies, and the 404 for unknown routes.
  */
 import { randomUUID } from 'node:crypto';
-import { getRequestListener, type HttpBindings } from '@hono/node-server';
-import { Hono, type Context } from 'hono';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Principal } from './auth';
+import { nodeBindingsOf, type PlatformApp, type PlatformEnv } from './platform-env';
 import type { FastRoutes } from './fast-routes';
 import { HttpError, RequestValidationError } from './errors';
 import type { Clock } from './clock';
-
-/** Variables routes can read from the Hono context. */
-export interface PlatformEnv {
-  Variables: {
-    /** The authenticated caller; set by the auth middleware. */
-    principal: Principal;
-    /** The id sent back in `x-request-id`. */
-    requestId: string;
-  };
-}
-
-/** The app type every module registers routes on. */
-export type PlatformApp = Hono<PlatformEnv>;
 
 /** Options of `createPlatformApp`. */
 export interface PlatformAppOptions {
@@ -35,15 +22,6 @@ export interface PlatformAppOptions {
    * time (a manual clock in tests). @default the HTTP server's own `Date` (the system clock)
    */
   readonly clock?: Clock;
-}
-
-/**
- * The Node request and response behind `c` when the app is served by {@link listen}; undefined when it is called
- * without a socket (`app.request`). Reading headers from the Node request spares building a fetch `Headers` object.
- */
-export function nodeBindingsOf(c: Context): HttpBindings | undefined {
-  const env = c.env as Partial<HttpBindings> | undefined;
-  return env?.incoming && env.outgoing ? (env as HttpBindings) : undefined;
 }
 
 /** Creates the root app with request ids, request logging and the platform's error bodies. */

@@ -1,7 +1,8 @@
 /** The graph engine: reducers, routed edges, the recursion limit, aborts, and the events a run reports. */
 import type { GraphEvent, MessageChunk } from '../../lib/local/agents/engine/events';
 import { RunEventFormatter } from '../../lib/local/agents/runtime/stream-format';
-import { END, GraphRecursionError, START, StateGraph, type Invocation } from '../../lib/local/agents/engine/graph';
+import { END, GraphRecursionError, START, StateGraph } from '../../lib/local/agents/engine/graph';
+import type { Invocation } from '../../lib/local/agents/engine/invocation';
 import { appendMessages, makeMessage } from '../../lib/local/agents/engine/messages';
 import { FakeChatModel, FakeModelError } from '../../lib/local/agents/engine/fake-chat-model';
 

@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { MountedModule, PlatformModule } from '../module';
-import type { PlatformApp } from '../server';
+import type { PlatformApp } from '../platform-env';
 import { RunStore as TraceRunStore } from '../tracing/store/runs';
 import { SessionStore } from '../tracing/store/sessions';
 import { CronScheduler } from './cron/cron-scheduler';

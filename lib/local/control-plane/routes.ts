@@ -7,7 +7,7 @@ import { LIST_LIMIT, REVISION_STATUSES } from '../../api/schemas/control-plane';
 import { apiKeyOf, requireApiKey } from '../auth';
 import type { ModuleContext, PlatformModule } from '../module';
 import { SANDBOX_TEMPLATE_MIGRATIONS, SANDBOX_TEMPLATE_SEALED_COLUMNS, SandboxTemplateInput, SandboxTemplateStore } from '../sandbox-templates';
-import type { PlatformEnv } from '../server';
+import type { PlatformEnv } from '../platform-env';
 import { UnchangedCache } from '../unchanged-cache';
 import { readJsonBody, RequestValidator } from '../validation';
 import { queryParam } from '../query-params';

@@ -8,7 +8,7 @@ import type { Clock } from '../clock';
 import type { PlatformDatabase } from '../db';
 import type { ModuleContext, MountedModule, PlatformModule } from '../module';
 import type { SecretBox } from '../secret-box';
-import type { PlatformEnv } from '../server';
+import type { PlatformEnv } from '../platform-env';
 import type { S3ClientLimits } from './destinations/s3';
 import { DestinationStore } from './destinations/store';
 import { DEFAULT_EXPORT_ENGINE_SETTINGS, ExportEngine, type ExportEngineSettings } from './exports/engine';

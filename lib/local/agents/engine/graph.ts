@@ -5,7 +5,8 @@
  * carry the namespace `<node>:<task id>`.
  */
 import { randomUUID } from 'node:crypto';
-import type { GraphEventSink, GraphValues, Namespace } from './events';
+import type { GraphValues, Namespace } from './events';
+import { throwIfAborted, asError, type Invocation } from './invocation';
 import { NodeContext } from './node-context';
 
 /** Pseudo-node an edge starts from. */
@@ -43,32 +44,6 @@ export type NodeAction = (state: GraphValues, context: NodeContext) => GraphValu
 
 /** Picks the next node(s) from the state after a step. */
 export type Router = (state: GraphValues) => string | readonly string[];
-
-/** Run-level settings every node can read. */
-export interface RunConfig {
-  /** Assistant and run `configurable` merged (run wins). */
-  readonly configurable: Readonly<Record<string, unknown>>;
-  /** Tags of the run. */
-  readonly tags: readonly string[];
-}
-
-/** Everything one invocation of a root graph shares with its nodes and subgraphs. */
-export interface Invocation {
-  /** Id of the agent run (the root graph's run id). */
-  readonly runId: string;
-  /** Settings of the run. */
-  readonly config: RunConfig;
-  /** Aborted to stop the run (interrupt, rollback, timeout, disconnect); `reason` says why. */
-  readonly signal: AbortSignal;
-  /** Receives every event of the run, subgraphs included. */
-  readonly sink: GraphEventSink;
-  /** Merged into the metadata of every streamed token (run id, thread id, assistant id, graph id). */
-  readonly runMetadata: Readonly<Record<string, unknown>>;
-  /** Time source (the platform's clock). */
-  readonly now: () => number;
-  /** Maximum number of steps of one graph before it fails. @default 25 */
-  readonly recursionLimit?: number;
-}
 
 /** Thrown when a graph runs more steps than its recursion limit. */
 export class GraphRecursionError extends Error {
@@ -296,16 +271,6 @@ export class CompiledGraph {
     });
     return checkpointId;
   }
-}
-
-/** Throws the abort reason when the run was stopped. */
-export function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
-}
-
-/** Normalizes anything thrown into an Error. */
-export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
 
 function unique(items: readonly string[]): string[] {

@@ -5,8 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GraphValues, MessageChunk, MessageMetadata, Namespace, TaskMetadata } from './events';
-import type { CompiledGraph, Invocation, RunConfig } from './graph';
-import { throwIfAborted } from './graph';
+import { throwIfAborted, type Invocation, type RunConfig, type Subgraph } from './invocation';
 import type { StateMessage } from './messages';
 import type { ChatModel } from './chat-model';
 
@@ -33,7 +32,7 @@ export class NodeContext {
     readonly step: number,
     /** What triggered the task. */
     readonly triggers: readonly string[],
-    private readonly graph: CompiledGraph,
+    private readonly graph: Subgraph,
   ) {}
 
   /** The task's metadata: the run's, with the task's place in the graph. */
@@ -139,7 +138,7 @@ export class NodeContext {
   }
 
   /** Runs `graph` on the channels it shares with this node's graph and returns its final values of those channels. */
-  async invokeSubgraph(graph: CompiledGraph, state: GraphValues): Promise<GraphValues> {
+  async invokeSubgraph(graph: Subgraph, state: GraphValues): Promise<GraphValues> {
     const shared = (values: GraphValues, spec: object) =>
       Object.fromEntries(Object.entries(values).filter(([key]) => key in spec));
     const ns = [...this.ns, `${this.node}:${this.taskId}`];

@@ -1,7 +1,7 @@
 /** The Hono environment and the dependencies shared by the agent server routes. */
 import type { AuthStore } from '../../auth';
 import type { Clock } from '../../clock';
-import type { PlatformEnv } from '../../server';
+import type { PlatformEnv } from '../../platform-env';
 import type { CronScheduler } from '../cron/cron-scheduler';
 import type { CronStore } from '../cron/cron-store';
 import type { ArrivalLine } from '../runtime/arrival-line';

@@ -6,7 +6,7 @@
 import type { Assistant, Run, StreamErrorChunk } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { GraphEvent, GraphValues } from '../engine/events';
-import { asError } from '../engine/graph';
+import { asError } from '../engine/invocation';
 import { BUILT_IN_GRAPHS } from '../graphs/registry';
 import type { ThreadStore } from '../store/threads';
 import type { RunStream } from './run-stream';

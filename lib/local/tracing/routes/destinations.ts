@@ -5,7 +5,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { HttpError } from '../../errors';
 import { REPLAYED_HEADER, idempotencyKeyOf, type IdempotencyKeys } from '../../idempotency';
-import type { PlatformEnv } from '../../server';
+import type { PlatformEnv } from '../../platform-env';
 import { RequestValidator, readJsonBody } from '../../validation';
 import type { S3ClientLimits } from '../destinations/s3';
 import type { DestinationStore } from '../destinations/store';

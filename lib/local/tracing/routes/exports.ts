@@ -8,7 +8,7 @@ import { BulkExportUpdateBody } from '../request-bodies';
 import { HttpError } from '../../errors';
 import { REPLAYED_HEADER, idempotencyKeyOf, type IdempotencyKeys } from '../../idempotency';
 import type { Clock } from '../../clock';
-import type { PlatformEnv } from '../../server';
+import type { PlatformEnv } from '../../platform-env';
 import { RequestValidator, readJsonBody } from '../../validation';
 import type { DestinationStore } from '../destinations/store';
 import type { ExportEngine } from '../exports/engine';

@@ -4,7 +4,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { RunsBatch, SessionCreate } from '../../../api/schemas/tracing';
 import { HttpError } from '../../errors';
-import type { PlatformEnv } from '../../server';
+import type { PlatformEnv } from '../../platform-env';
 import { RequestValidator, readJsonBody } from '../../validation';
 import { queryParam } from '../../query-params';
 import type { RunStore } from '../store/runs';
