@@ -255,14 +255,12 @@ export class AssistantStore {
       .filter((assistant) => query.graph_id === undefined || assistant.graph_id === query.graph_id)
       .filter((assistant) => name === undefined || assistant.name.toLowerCase().includes(name))
       .filter((assistant) => holdsAll(assistant.metadata, query.metadata));
-    if (query.sort_by) {
-      const key = query.sort_by;
-      const direction = query.sort_order === 'desc' ? -1 : 1;
-      // a stable sort: assistants equal by the key keep their order of creation
-      matching.sort((a, b) => direction * String(a[key]).localeCompare(String(b[key])));
-    } else if (query.sort_order === 'desc') {
-      matching.reverse();
-    }
+    const direction = query.sort_order === 'desc' ? -1 : 1;
+    // a stable sort of the assistants in order of creation (newest first when descending): those equal by the key
+    // (made in the same millisecond, say) keep that order
+    if (direction < 0) matching.reverse();
+    const key = query.sort_by;
+    if (key) matching.sort((a, b) => direction * String(a[key]).localeCompare(String(b[key])));
     const offset = query.offset ?? 0;
     return { page: matching.slice(offset, offset + (query.limit ?? 10)), total: matching.length };
   }
