@@ -106,8 +106,8 @@ test('/docs describes the bodies as the routes read them: open to unknown fields
   expect(assistant.deployment_id).toBe(url.split('/').pop());
 });
 
-test('the groups the specification only names (Store, A2A, MCP, System info) are not served: 404, as documented', async () => {
-  for (const [method, path] of [['GET', '/info'], ['PUT', '/store/items'], ['POST', '/store/items/search'], ['POST', '/mcp'], ['GET', '/.well-known/agent-card.json']]) {
+test('the groups the specification only names and the local server does not serve (A2A, MCP) answer 404, as documented', async () => {
+  for (const [method, path] of [['POST', '/mcp'], ['GET', '/.well-known/agent-card.json'], ['POST', '/a2a/00000000-0000-0000-0000-000000000000']]) {
     expect([method, path, (await send(method, path, method === 'GET' ? undefined : '{}')).status]).toEqual([method, path, 404]);
   }
 });

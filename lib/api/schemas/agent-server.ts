@@ -128,6 +128,10 @@ export const Thread = z.object({
   /** A status the server added since is kept as it is. */
   status: openEnum(THREAD_STATUSES),
   values: ThreadValues.nullable(),
+  /** When its state last changed (a checkpoint written); the local server gives it on every thread. */
+  state_updated_at: z.string().optional(),
+  /** The interrupts pending on the thread, by task id; the local server gives it (empty) on every thread. */
+  interrupts: z.record(z.string(), z.array(z.unknown())).optional(),
 });
 export type Thread = z.infer<typeof Thread>;
 
@@ -140,6 +144,8 @@ export type ThreadCreate = z.infer<typeof ThreadCreate>;
 
 /** Body of `POST /threads/search`: threads whose metadata and values hold the given key/values, in a status. */
 export const ThreadSearch = z.object({
+  /** Only the threads of these ids. */
+  ids: z.array(z.guid()).optional(),
   metadata: JsonObject.optional(),
   values: JsonObject.optional(),
   status: ThreadStatus.optional(),
@@ -147,6 +153,8 @@ export const ThreadSearch = z.object({
   offset: z.number().int().min(0).optional(),
   sort_by: z.enum(['thread_id', 'status', 'created_at', 'updated_at']).optional(),
   sort_order: z.enum(['asc', 'desc']).optional(),
+  /** The fields of each thread to answer; all when absent. */
+  select: z.array(z.string()).nullish(),
 });
 export type ThreadSearch = z.infer<typeof ThreadSearch>;
 
@@ -173,6 +181,8 @@ export const ThreadHistoryRequest = z.object({
     .union([z.string(), z.object({ configurable: z.object({ checkpoint_id: z.string() }).passthrough() }).passthrough()])
     .nullish(),
   metadata: JsonObject.nullish(),
+  /** The fields of each state to answer (`values.<key>` for one key of the values); all when absent. */
+  select: z.array(z.string()).nullish(),
 });
 export type ThreadHistoryRequest = z.infer<typeof ThreadHistoryRequest>;
 

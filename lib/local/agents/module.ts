@@ -17,12 +17,17 @@ import { registerAssistantRoutes } from './http/assistant-routes';
 import { registerResourceRoutes } from './http/resource-routes';
 import { registerRunBatchRoutes } from './http/run-batch-routes';
 import { registerRunRoutes } from './http/run-routes';
+import { registerStoreRoutes } from './http/store-routes';
+import { registerSystemRoutes } from './http/system-routes';
+import { registerThreadRoutes } from './http/thread-routes';
 import { ArrivalLine } from './runtime/arrival-line';
 import { RunManager } from './runtime/run-manager';
 import type { RunTraceSink } from './runtime/run-trace';
 import { AssistantStore } from './store/assistants';
+import { StoreItems } from './store/items';
 import { AGENT_SERVER_MIGRATIONS } from './store/migrations';
 import { RunStore } from './store/runs';
+import { ThreadCheckpoints } from './store/thread-state';
 import { ThreadStore } from './store/threads';
 
 /** Options of the agent server module. */
@@ -116,18 +121,23 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
         directory,
         assistants,
         threads,
+        threadCheckpoints: new ThreadCheckpoints(db, clock, threads),
         runs,
         crons,
         manager,
         arrivals,
         onArrival: onWaiting && ((deploymentId, threadId) => onWaiting({ kind: 'arrival', deploymentId, threadId })),
         scheduler,
+        storeItems: new StoreItems(db, clock),
       };
 
       const app = new Hono<AgentServerEnv>().basePath('/deployments/:deploymentId');
       app.use('*', deploymentGate(deps));
+      registerSystemRoutes(app);
       registerResourceRoutes(app, deps);
       registerAssistantRoutes(app, deps);
+      registerThreadRoutes(app, deps);
+      registerStoreRoutes(app, deps);
       registerRunRoutes(app, deps);
       registerRunBatchRoutes(app, deps);
       ctx.app.route('/', app as unknown as PlatformApp);

@@ -1,7 +1,11 @@
 /** The OpenAPI document each deployment serves at `/docs`, with component schemas derived from the zod schemas. */
 import { z } from 'zod';
-import * as schemas from '../../../api/schemas/agent-server';
-import { deploymentPath } from './env';
+import * as agentServerSchemas from '../../../api/schemas/agent-server';
+import * as storeSchemas from '../../../api/schemas/agent-server-store';
+import * as threadSchemas from '../../../api/schemas/agent-server-threads';
+import { LOCAL_AGENT_SERVER_VERSION, deploymentPath } from './env';
+
+const schemas = { ...agentServerSchemas, ...storeSchemas, ...threadSchemas };
 
 type Operation = readonly [method: string, path: string, summary: string, request?: string, response?: string];
 
@@ -39,6 +43,11 @@ const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema:
   'post /runs/cancel': [
     { name: 'action', schema: { enum: ['interrupt', 'rollback'], default: 'interrupt' }, description: 'Stop the runs, or stop and delete them' },
   ],
+  'get /store/items': [
+    { name: 'namespace', schema: { type: 'string' }, description: "The item's namespace, its labels joined by '.'" },
+    { name: 'key', schema: { type: 'string' }, description: "The item's key (required)" },
+    { name: 'refresh_ttl', schema: { type: 'boolean', default: true }, description: "Restart the item's time to live" },
+  ],
   'post /threads/{thread_id}/runs/{run_id}/cancel': [
     { name: 'action', schema: { enum: ['interrupt', 'rollback'], default: 'interrupt' }, description: 'Stop the run, or stop and delete it' },
     { name: 'wait', schema: { type: 'boolean', default: false }, description: 'Answer once the run has ended' },
@@ -50,11 +59,14 @@ const SUCCESS_STATUS: Readonly<Record<string, string>> = {
   delete: '204',
   'post /threads/{thread_id}/runs/{run_id}/cancel': '202',
   'post /runs/cancel': '204',
+  'put /store/items': '204',
+  'patch /threads/{thread_id}/state': '204',
 };
 
 const OPERATIONS: readonly Operation[] = [
   ['get', '/ok', 'Health check', undefined, 'Health'],
   ['get', '/docs', 'This OpenAPI document'],
+  ['get', '/info', 'The server\'s version and optional features', undefined, 'ServerInfo'],
   ['post', '/assistants', 'Create an assistant of a served graph', 'AssistantCreate', 'Assistant'],
   ['post', '/assistants/search', 'Search assistants by metadata and graph', 'AssistantSearch'],
   ['get', '/assistants/{assistant_id}', 'Get an assistant (the id may be a graph id)', undefined, 'Assistant'],
@@ -67,11 +79,19 @@ const OPERATIONS: readonly Operation[] = [
   ['get', '/assistants/{assistant_id}/schemas', "The JSON Schemas of the assistant's graph"],
   ['get', '/assistants/{assistant_id}/subgraphs', "The subgraphs of the assistant's graph, by namespace"],
   ['get', '/assistants/{assistant_id}/subgraphs/{namespace}', "One subgraph of the assistant's graph"],
-  ['post', '/threads', 'Create a thread', 'ThreadCreate', 'Thread'],
-  ['post', '/threads/search', 'Search threads by metadata, values and status', 'ThreadSearch'],
+  ['post', '/threads', 'Create a thread, with the state of its supersteps', 'ThreadCreateWithState', 'Thread'],
+  ['post', '/threads/search', 'Search threads by metadata, values, status and ids', 'ThreadSearch'],
+  ['post', '/threads/count', 'Count the threads a search with these filters finds', 'ThreadCount'],
+  ['post', '/threads/prune', 'Delete threads, or keep each with its newest checkpoint only', 'ThreadPrune', 'ThreadPruneResponse'],
   ['get', '/threads/{thread_id}', 'Get a thread', undefined, 'Thread'],
+  ['patch', '/threads/{thread_id}', 'Merge metadata into a thread (Prefer: return=minimal answers 204)', 'ThreadUpdate', 'Thread'],
   ['delete', '/threads/{thread_id}', 'Delete a thread with its runs'],
+  ['post', '/threads/{thread_id}/copy', 'Copy a thread with its checkpoints', undefined, 'Thread'],
   ['get', '/threads/{thread_id}/state', 'Get the thread state', undefined, 'ThreadState'],
+  ['post', '/threads/{thread_id}/state', 'Write a state as a node would', 'ThreadStateUpdate', 'ThreadStateUpdateResponse'],
+  ['patch', '/threads/{thread_id}/state', 'Merge metadata into the newest checkpoint\'s', 'ThreadStatePatch'],
+  ['get', '/threads/{thread_id}/state/{checkpoint_id}', 'The thread state at a checkpoint', undefined, 'ThreadState'],
+  ['post', '/threads/{thread_id}/state/checkpoint', 'The thread state at a checkpoint', 'ThreadStateCheckpointRequest', 'ThreadState'],
   ['post', '/threads/{thread_id}/history', 'The states of the thread\'s checkpoints, newest first', 'ThreadHistoryRequest'],
   ['post', '/threads/{thread_id}/runs', 'Create a background run (multitask_strategy applies)', 'RunCreate', 'Run'],
   ['get', '/threads/{thread_id}/runs', 'List the runs of a thread, newest first'],
@@ -97,6 +117,11 @@ const OPERATIONS: readonly Operation[] = [
   ['post', '/threads/{thread_id}/runs/crons', 'Create a cron on a thread', 'CronCreate', 'Cron'],
   ['post', '/runs/crons/search', 'Search crons', 'CronSearch'],
   ['delete', '/runs/crons/{cron_id}', 'Delete a cron'],
+  ['put', '/store/items', 'Put an item (204)', 'StorePutItem'],
+  ['get', '/store/items', 'Get an item (null when there is none)', undefined, 'StoreItem'],
+  ['delete', '/store/items', 'Delete an item', 'StoreDeleteItem'],
+  ['post', '/store/items/search', 'Search items by namespace prefix and value filters', 'StoreSearchItems', 'StoreSearchItemsResponse'],
+  ['post', '/store/namespaces', 'List namespaces by prefix, suffix and depth', 'StoreListNamespaces', 'StoreListNamespacesResponse'],
 ];
 
 const COMPONENTS = [
@@ -123,6 +148,23 @@ const COMPONENTS = [
   'JoinResult',
   'RunMetadataChunk',
   'StreamErrorChunk',
+  'ThreadCreateWithState',
+  'ThreadUpdate',
+  'ThreadCount',
+  'ThreadPrune',
+  'ThreadPruneResponse',
+  'ThreadStateUpdate',
+  'ThreadStateUpdateResponse',
+  'ThreadStatePatch',
+  'ThreadStateCheckpointRequest',
+  'StorePutItem',
+  'StoreDeleteItem',
+  'StoreSearchItems',
+  'StoreListNamespaces',
+  'StoreItem',
+  'StoreSearchItemsResponse',
+  'StoreListNamespacesResponse',
+  'ServerInfo',
 ] as const;
 
 /** The components that are request bodies: described as the routes read them (unknown fields are accepted). */
@@ -141,6 +183,17 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
   'RunCancelMany',
   'CronCreate',
   'CronSearch',
+  'ThreadCreateWithState',
+  'ThreadUpdate',
+  'ThreadCount',
+  'ThreadPrune',
+  'ThreadStateUpdate',
+  'ThreadStatePatch',
+  'ThreadStateCheckpointRequest',
+  'StorePutItem',
+  'StoreDeleteItem',
+  'StoreSearchItems',
+  'StoreListNamespaces',
 ]);
 
 /**
@@ -150,7 +203,7 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
 const SERVED: Partial<Record<(typeof COMPONENTS)[number], z.ZodType>> = {
   Assistant: schemas.Assistant.required({ deployment_id: true }),
   Run: schemas.Run.extend({ status: schemas.RunStatus }),
-  Thread: schemas.Thread.extend({ status: schemas.ThreadStatus }),
+  Thread: schemas.Thread.extend({ status: schemas.ThreadStatus }).required({ state_updated_at: true, interrupts: true }),
 };
 
 
@@ -227,8 +280,8 @@ export function agentServerOpenApi(deploymentId: string): Record<string, unknown
     openapi: '3.1.0',
     info: {
       title: 'Agent server',
-      version: '0.1.0',
-      description: 'Assistants, threads, runs and crons of one deployment.',
+      version: LOCAL_AGENT_SERVER_VERSION,
+      description: 'Assistants, threads, runs, crons and the Store of one deployment.',
     },
     servers: [{ url: deploymentPath(deploymentId) }],
     security: [{ apiKey: [] }],

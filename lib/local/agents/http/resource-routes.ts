@@ -1,19 +1,12 @@
-/** Routes of threads and crons, the system routes `/ok` and `/docs`, and the request readers every route uses. */
+/** Routes of crons, and the request readers the agent server's routes share. */
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import {
-  CronCreate,
-  CronSearch,
-  ThreadCreate,
-  ThreadHistoryRequest,
-  ThreadSearch,
-} from '../../../api/schemas/agent-server';
+import { CronCreate, CronSearch } from '../../../api/schemas/agent-server';
 import { MAX_JSON_DEPTH, TOO_DEEP, exceedsJsonDepth } from '../../json-values';
 import { RequestValidationError } from '../../errors';
 import { RequestValidator, readJsonBody } from '../../validation';
 import { CronExpression, CronExpressionError } from '../cron/cron-expression';
 import { nextRunDate } from '../cron/cron-scheduler';
-import { agentServerOpenApi } from './openapi';
 import { checkInputMessages, checkRunConfig } from './request-checks';
 import type { AgentServerDeps, AgentServerEnv } from './env';
 
@@ -71,29 +64,9 @@ export function uuidParam(c: AgentContext, name: string): string {
   return validator.valid(pathUuid(validator, c, name));
 }
 
-/** Registers the system, thread and cron routes. */
+/** Registers the cron routes. */
 export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
-  const { assistants, threads, crons, manager, scheduler, clock } = deps;
-
-  app.get('/ok', (c) => c.json({ ok: true }));
-  app.get('/docs', (c) => c.json(agentServerOpenApi(c.get('deployment').id)));
-
-  app.post('/threads', async (c) => c.json(threads.create(c.get('deployment').id, await parseBody(c, ThreadCreate))));
-  app.post('/threads/search', async (c) => c.json(threads.search(c.get('deployment').id, await parseBody(c, ThreadSearch))));
-  app.get('/threads/:threadId', (c) => c.json(threads.get(c.get('deployment').id, uuidParam(c, 'threadId'))));
-  app.delete('/threads/:threadId', (c) => {
-    // runs still going are stopped first: they would write into a thread that no longer exists
-    manager.deleteThread(c.get('deployment').id, uuidParam(c, 'threadId'));
-    return c.body(null, 204);
-  });
-  app.get('/threads/:threadId/state', (c) => c.json(threads.state(c.get('deployment').id, uuidParam(c, 'threadId'))));
-  // the states of its checkpoints, newest first (the SDK's getHistory; useStream loads it for every thread)
-  app.post('/threads/:threadId/history', async (c) => {
-    const threadId = uuidParam(c, 'threadId');
-    const { limit, before, metadata } = await parseBody(c, ThreadHistoryRequest);
-    const beforeId = typeof before === 'string' ? before : before?.configurable.checkpoint_id;
-    return c.json(threads.history(c.get('deployment').id, threadId, { limit: limit ?? 10, beforeId, metadata: metadata ?? undefined }));
-  });
+  const { assistants, threads, crons, scheduler, clock } = deps;
 
   const createCron = async (c: AgentContext, onThread: boolean) => {
     const deployment = c.get('deployment');

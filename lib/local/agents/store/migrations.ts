@@ -233,6 +233,26 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
       `,
     },
     {
+      // the Store's items, each deployment's own: a namespace is kept as its labels joined by '.' (a label holds
+      // none), so that a namespace prefix is a prefix of the text; and the metadata a checkpoint was given beyond
+      // its run and step (a state update's source and writes, what a patch of its metadata added)
+      id: '006-store',
+      up: `
+        CREATE TABLE agent_store_items (
+          deployment_id TEXT NOT NULL,
+          namespace TEXT NOT NULL,
+          key TEXT NOT NULL,
+          value TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          ttl_minutes REAL,
+          expires_at TEXT,
+          PRIMARY KEY (deployment_id, namespace, key)
+        );
+        ALTER TABLE agent_checkpoints ADD COLUMN metadata TEXT;
+      `,
+    },
+    {
       // every version of each assistant, as it was written, for its list of versions and for making one the latest
       // again; each assistant's current row is its first recorded version
       id: '007-assistant-versions',

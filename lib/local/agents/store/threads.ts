@@ -19,7 +19,9 @@ interface ThreadRow {
   updated_at: string;
 }
 
-interface CheckpointRow {
+/** A stored checkpoint. `run_id` is empty for one no run wrote (a state update, a copy of another thread's). */
+export interface CheckpointRow {
+  seq: number;
   checkpoint_id: string;
   parent_checkpoint_id: string | null;
   run_id: string;
@@ -27,6 +29,8 @@ interface CheckpointRow {
   state: string;
   next: string;
   created_at: string;
+  /** JSON of the metadata beyond run, step and source (and over them), or null. */
+  metadata: string | null;
 }
 
 /** A checkpoint to store. */
@@ -74,6 +78,9 @@ export class ThreadStore {
       metadata: fromJson(row.metadata),
       status: row.status,
       values: latest ? fromJson(latest.state) : null,
+      state_updated_at: latest?.created_at ?? row.created_at,
+      // the built-in graphs never interrupt
+      interrupts: {},
     };
   }
 
@@ -82,20 +89,47 @@ export class ThreadStore {
    * sorted by `sort_by` (default `created_at`) in `sort_order` (default `desc`), then paged.
    */
   search(deploymentId: string, query: ThreadSearch): Thread[] {
+    const key = query.sort_by ?? 'created_at';
+    const order = query.sort_order === 'asc' ? 1 : -1;
+    const offset = query.offset ?? 0;
+    return this.matching(deploymentId, query)
+      .sort((a, b) => order * (a.thread[key] < b.thread[key] ? -1 : a.thread[key] > b.thread[key] ? 1 : a.made - b.made))
+      .slice(offset, offset + (query.limit ?? 10))
+      .map(({ thread }) => thread);
+  }
+
+  /** How many threads of the deployment a search with these filters finds, whatever its page. */
+  count(deploymentId: string, query: Pick<ThreadSearch, 'metadata' | 'values' | 'status'>): number {
+    return this.matching(deploymentId, query).length;
+  }
+
+  /** Merges `metadata` into the thread's (a key given null keeps null, as the LangGraph server merges). */
+  update(deploymentId: string, threadId: string, metadata: Readonly<Record<string, unknown>>): Thread {
+    const row = this.row(deploymentId, threadId);
+    this.db
+      .prepare('UPDATE agent_threads SET metadata = ?, updated_at = ? WHERE deployment_id = ? AND thread_id = ?')
+      .run(JSON.stringify({ ...fromJson<object>(row.metadata), ...metadata }), isoNow(this.clock), deploymentId, threadId);
+    return this.get(deploymentId, threadId);
+  }
+
+  /** Threads of the deployment that pass the search's filters, each with its place in the order they were made. */
+  private matching(deploymentId: string, query: Pick<ThreadSearch, 'metadata' | 'values' | 'status' | 'ids'>): { thread: Thread; made: number }[] {
     // in the order they were made, which also orders threads of the same sort value (made in the same millisecond)
     const ids = this.db
       .prepare('SELECT thread_id FROM agent_threads WHERE deployment_id = ? ORDER BY rowid')
       .pluck()
       .all(deploymentId) as string[];
-    const key = query.sort_by ?? 'created_at';
-    const order = query.sort_order === 'asc' ? 1 : -1;
-    const offset = query.offset ?? 0;
+    const wanted = query.ids && new Set(query.ids.map((id) => id.toLowerCase()));
     return ids
-      .map((threadId, made) => ({ thread: this.get(deploymentId, threadId), made }))
-      .filter(({ thread }) => (query.status === undefined || thread.status === query.status) && holdsAll(thread.metadata, query.metadata) && holdsAll(thread.values, query.values))
-      .sort((a, b) => order * (a.thread[key] < b.thread[key] ? -1 : a.thread[key] > b.thread[key] ? 1 : a.made - b.made))
-      .slice(offset, offset + (query.limit ?? 10))
-      .map(({ thread }) => thread);
+      .map((threadId, made) => ({ threadId, made }))
+      .filter(({ threadId }) => !wanted || wanted.has(threadId))
+      .map(({ threadId, made }) => ({ thread: this.get(deploymentId, threadId), made }))
+      .filter(({ thread }) => (query.status === undefined || thread.status === query.status) && holdsAll(thread.metadata, query.metadata) && holdsAll(thread.values, query.values));
+  }
+
+  /** Whether the thread exists in the deployment. */
+  exists(deploymentId: string, threadId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM agent_threads WHERE deployment_id = ? AND thread_id = ?').get(deploymentId, threadId) !== undefined;
   }
 
   /** Throws 404 unless the thread exists in the deployment. */
@@ -134,7 +168,7 @@ export class ThreadStore {
         metadata: {},
         created_at: null,
       };
-    return stateOf(threadId, latest);
+    return checkpointState(threadId, latest);
   }
 
   /**
@@ -156,7 +190,7 @@ export class ThreadStore {
       .iterate(deploymentId, threadId, beforeSeq) as IterableIterator<CheckpointRow>;
     const states: ThreadState[] = [];
     for (const row of rows) {
-      const state = stateOf(threadId, row);
+      const state = checkpointState(threadId, row);
       if (holdsAll(state.metadata, query.metadata)) states.push(state);
       if (states.length === query.limit) break;
     }
@@ -197,7 +231,8 @@ export class ThreadStore {
     this.db.prepare('DELETE FROM agent_checkpoints WHERE run_id = ?').run(runId);
   }
 
-  private latestCheckpoint(deploymentId: string, threadId: string): CheckpointRow | undefined {
+  /** The thread's newest checkpoint, if any. */
+  latestCheckpoint(deploymentId: string, threadId: string): CheckpointRow | undefined {
     return this.db
       .prepare('SELECT * FROM agent_checkpoints WHERE deployment_id = ? AND thread_id = ? ORDER BY seq DESC LIMIT 1')
       .get(deploymentId, threadId) as CheckpointRow | undefined;
@@ -213,7 +248,7 @@ export class ThreadStore {
 }
 
 /** A checkpoint as the thread's state at that point. */
-function stateOf(threadId: string, row: CheckpointRow): ThreadState {
+export function checkpointState(threadId: string, row: CheckpointRow): ThreadState {
   const ref = (checkpointId: string | null) => (checkpointId ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } : null);
   return {
     values: fromJson(row.state),
@@ -221,7 +256,12 @@ function stateOf(threadId: string, row: CheckpointRow): ThreadState {
     tasks: [],
     checkpoint: ref(row.checkpoint_id),
     parent_checkpoint: ref(row.parent_checkpoint_id),
-    metadata: { run_id: row.run_id, step: row.step, source: row.step < 0 ? 'input' : 'loop' },
+    metadata: {
+      ...(row.run_id ? { run_id: row.run_id } : {}),
+      step: row.step,
+      source: row.step < 0 ? 'input' : 'loop',
+      ...(row.metadata === null ? {} : fromJson<object>(row.metadata)),
+    },
     created_at: row.created_at,
   };
 }
