@@ -21,6 +21,7 @@ import { RequestValidator } from '../../validation';
 import { BUILT_IN_GRAPHS } from '../graphs/registry';
 import { drawGraph, graphSchemas, subgraphSchemas, xrayDepth } from '../graphs/introspect';
 import type { AgentServerDeps, AgentServerEnv } from './env';
+import { selectFields } from './field-selection';
 import { checkRunConfig } from './request-checks';
 import { parseBody, readBody } from './resource-routes';
 
@@ -80,8 +81,7 @@ export function registerAssistantRoutes(app: Hono<AgentServerEnv>, deps: AgentSe
     c.header('X-Pagination-Total', String(total));
     const next = (query.offset ?? 0) + page.length;
     if (page.length > 0 && next < total) c.header('X-Pagination-Next', String(next));
-    const fields = query.select;
-    return c.json(fields ? page.map((assistant) => Object.fromEntries(fields.map((field) => [field, assistant[field]]))) : page);
+    return c.json(page.map((assistant) => selectFields(assistant, query.select)));
   });
   app.post('/assistants/count', async (c) => {
     const query = await parseBody(c, AssistantCount);

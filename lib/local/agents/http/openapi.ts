@@ -30,7 +30,7 @@ const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema:
       schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
       description: 'Runs to skip',
     },
-    { name: 'select', schema: { type: 'array', items: { type: 'string' } }, description: 'Fields to answer of each run (repeated, or comma-separated); all when left out' },
+    { name: 'select', schema: { type: 'array', items: { type: 'string' } }, description: 'Fields to answer of each run (repeated); all when left out' },
   ],
   'get /threads/{thread_id}/runs/{run_id}/stream': [
     {

@@ -10,6 +10,7 @@ import { RequestValidator } from '../../validation';
 import { queryParam } from '../../query-params';
 import type { RunStream } from '../runtime/run-stream';
 import { deploymentPath, type AgentServerDeps, type AgentServerEnv } from './env';
+import { checkSelection, selectFields } from './field-selection';
 import { checkInputMessages, checkRunConfig } from './request-checks';
 import { pathUuid, readBody } from './resource-routes';
 import { SseChannel } from './sse-channel';
@@ -212,12 +213,12 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
     });
     const statuses = validator.enumListQuery('status', queryParam(c, 'status'), RUN_STATUSES);
     // the fields to answer, repeated as the SDK sends a list (`select=run_id&select=status`)
-    const select = c.req.queries('select')?.flatMap((value) => validator.enumListQuery('select', value, RUN_SELECT_FIELDS) ?? []);
+    const select = c.req.queries('select');
+    checkSelection(validator, select, RUN_SELECT_FIELDS, ['query', 'select'], false);
     validator.throwIfFailed();
     threads.assertExists(c.get('deployment').id, threadId);
     const page = runs.list(c.get('deployment').id, threadId, limit, offset, statuses?.length ? statuses : undefined);
-    if (!select?.length) return c.json(page);
-    return c.json(page.map((run) => Object.fromEntries(Object.entries(run).filter(([field]) => select.includes(field as never)))));
+    return c.json(page.map((run) => selectFields(run, select)));
   });
 
   app.get('/threads/:threadId/runs/:runId', (c) => {
