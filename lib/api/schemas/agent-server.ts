@@ -71,13 +71,47 @@ export type AssistantCreate = z.infer<typeof AssistantCreate>;
 export const AssistantUpdate = AssistantCreate.omit({ assistant_id: true, if_exists: true }).partial();
 export type AssistantUpdate = z.infer<typeof AssistantUpdate>;
 
-export const AssistantSearch = z.object({
+/** Body of `POST /assistants/count`: assistants of a graph, whose name contains `name`, whose metadata holds the given. */
+export const AssistantCount = z.object({
   metadata: JsonObject.optional(),
   graph_id: z.string().optional(),
+  name: z.string().optional(),
+});
+export type AssistantCount = z.infer<typeof AssistantCount>;
+
+export const ASSISTANT_FIELDS = [
+  'assistant_id',
+  'graph_id',
+  'name',
+  'description',
+  'config',
+  'context',
+  'created_at',
+  'updated_at',
+  'metadata',
+  'version',
+] as const;
+
+/** Body of `POST /assistants/search`: as a count, a page of them, sorted, with only the `select`ed fields. */
+export const AssistantSearch = AssistantCount.extend({
+  limit: z.number().int().min(1).max(1000).optional(),
+  offset: z.number().int().min(0).optional(),
+  sort_by: z.enum(['assistant_id', 'graph_id', 'name', 'created_at', 'updated_at']).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+  select: z.array(z.enum(ASSISTANT_FIELDS)).optional(),
+});
+export type AssistantSearch = z.infer<typeof AssistantSearch>;
+
+/** Body of `POST /assistants/{id}/versions`: versions whose metadata holds the given, newest first. */
+export const AssistantVersionsRequest = z.object({
+  metadata: JsonObject.optional(),
   limit: z.number().int().min(1).max(1000).optional(),
   offset: z.number().int().min(0).optional(),
 });
-export type AssistantSearch = z.infer<typeof AssistantSearch>;
+export type AssistantVersionsRequest = z.infer<typeof AssistantVersionsRequest>;
+
+/** Body of `POST /assistants/{id}/latest`: the version to make current. */
+export const AssistantLatest = z.object({ version: z.number().int().min(1) });
 
 /** A message of thread state. */
 export const Message = z
@@ -183,6 +217,20 @@ export const RunCreate = z.object({
   if_not_exists: z.enum(['create', 'reject']).optional(),
 });
 export type RunCreate = z.infer<typeof RunCreate>;
+
+/** Body of `POST /runs/batch`: one run body per stateless background run. */
+export const RunBatch = z.array(RunCreate).min(1);
+
+/**
+ * Body of `POST /runs/cancel`: the runs named by `run_ids` on `thread_id`, or every run of the deployment in `status`
+ * (`all`: pending and running).
+ */
+export const RunCancelMany = z.object({
+  thread_id: z.guid().optional(),
+  run_ids: z.array(z.guid()).min(1).optional(),
+  status: z.enum(['pending', 'running', 'all']).optional(),
+});
+export type RunCancelMany = z.infer<typeof RunCancelMany>;
 
 export const Cron = z.object({
   cron_id: z.string(),

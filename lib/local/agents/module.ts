@@ -13,7 +13,9 @@ import { CronStore, type StoredCron } from './cron/cron-store';
 import { DeploymentDirectory } from './http/deployment-directory';
 import type { AgentServerDeps, AgentServerEnv } from './http/env';
 import { deploymentGate } from './http/gate';
+import { registerAssistantRoutes } from './http/assistant-routes';
 import { registerResourceRoutes } from './http/resource-routes';
+import { registerRunBatchRoutes } from './http/run-batch-routes';
 import { registerRunRoutes } from './http/run-routes';
 import { registerStoreRoutes } from './http/store-routes';
 import { registerSystemRoutes } from './http/system-routes';
@@ -133,9 +135,11 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
       app.use('*', deploymentGate(deps));
       registerSystemRoutes(app);
       registerResourceRoutes(app, deps);
+      registerAssistantRoutes(app, deps);
       registerThreadRoutes(app, deps);
       registerStoreRoutes(app, deps);
       registerRunRoutes(app, deps);
+      registerRunBatchRoutes(app, deps);
       ctx.app.route('/', app as unknown as PlatformApp);
 
       return {

@@ -23,6 +23,13 @@ export const MAX_REPLY_TOKENS = 100_000;
 /** The longest wait before a token (a minute): enough to make a run last, and far within what a timer holds. */
 export const MAX_TOKEN_DELAY_MS = 60_000;
 
+/** JSON Schema of each setting, with the limits {@link fakeModelSettingProblems} checks. */
+export const FAKE_MODEL_CONFIG_SCHEMA = {
+  [FAKE_MODEL_SETTINGS.replyTokens]: { type: 'integer', minimum: 1, maximum: MAX_REPLY_TOKENS },
+  [FAKE_MODEL_SETTINGS.tokenDelayMs]: { type: 'number', minimum: 0, maximum: MAX_TOKEN_DELAY_MS },
+  [FAKE_MODEL_SETTINGS.modelError]: { type: 'string' },
+} as const;
+
 /**
  * What is wrong with the fake model's settings in a `configurable`, by setting name: the requests that give them (a
  * run, an assistant, a cron) are refused with it, so no run meets them.

@@ -23,6 +23,17 @@ export interface ChannelSpec {
   readonly reducer?: Reducer;
   /** Value of the channel before anything was written. @default undefined */
   readonly initial?: () => unknown;
+  /** JSON Schema of the channel's value, as the assistant's schemas describe it. @default any value */
+  readonly schema?: JsonSchema;
+}
+
+/** A JSON Schema document or fragment. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** What a graph declares beyond its state. */
+export interface GraphOptions {
+  /** JSON Schema of each `configurable` key the graph's nodes read. @default none */
+  readonly configurable?: Readonly<Record<string, JsonSchema>>;
 }
 
 /** The channels of a graph's state, by name. */
@@ -46,9 +57,13 @@ export class StateGraph {
   private readonly nodes = new Map<string, NodeAction>();
   private readonly edges = new Map<string, string[]>();
   private readonly routers = new Map<string, Router>();
+  private readonly subgraphs = new Map<string, CompiledGraph>();
 
-  /** @param name the graph id (also the name of its root trace run) @param spec its state channels */
-  constructor(private readonly name: string, private readonly spec: StateSpec) {}
+  /**
+   * @param name the graph id (also the name of its root trace run) @param spec its state channels
+   * @param options what else it declares
+   */
+  constructor(private readonly name: string, private readonly spec: StateSpec, private readonly options: GraphOptions = {}) {}
 
   /** Adds a node running `action`. */
   addNode(name: string, action: NodeAction): this {
@@ -59,7 +74,9 @@ export class StateGraph {
 
   /** Adds a node that runs `graph` on this graph's state (the channels both share) and returns its final state. */
   addSubgraph(name: string, graph: CompiledGraph): this {
-    return this.addNode(name, (state, context) => context.invokeSubgraph(graph, state));
+    this.addNode(name, (state, context) => context.invokeSubgraph(graph, state));
+    this.subgraphs.set(name, graph);
+    return this;
   }
 
   /** After `from` runs, `to` runs in the next step. */
@@ -85,7 +102,10 @@ export class StateGraph {
     }
     if (!this.edges.has(START) && !this.routers.has(START))
       throw new Error(`graph ${this.name}: nothing starts at START`);
-    return new CompiledGraph(this.name, this.spec, new Map(this.nodes), new Map(this.edges), new Map(this.routers));
+    return new CompiledGraph(this.name, this.spec, new Map(this.nodes), new Map(this.edges), new Map(this.routers), {
+      configurable: this.options.configurable ?? {},
+      subgraphs: new Map(this.subgraphs),
+    });
   }
 }
 
@@ -99,11 +119,26 @@ export class CompiledGraph {
     private readonly nodes: ReadonlyMap<string, NodeAction>,
     private readonly edges: ReadonlyMap<string, readonly string[]>,
     private readonly routers: ReadonlyMap<string, Router>,
+    /** What the graph declares for its drawing and schemas: its `configurable` keys and its subgraph nodes. */
+    readonly declared: {
+      readonly configurable: Readonly<Record<string, JsonSchema>>;
+      readonly subgraphs: ReadonlyMap<string, CompiledGraph>;
+    },
   ) {}
 
   /** Names of the graph's nodes, in the order they were added. */
   get nodeNames(): string[] {
     return [...this.nodes.keys()];
+  }
+
+  /** The static edges, `START` and `END` included, in the order they were added. */
+  get staticEdges(): { source: string; target: string }[] {
+    return [...this.edges].flatMap(([source, targets]) => targets.map((target) => ({ source, target })));
+  }
+
+  /** The nodes (or `START`) whose next nodes a router picks at run time. */
+  get routedNodes(): string[] {
+    return [...this.routers.keys()];
   }
 
   /** Applies an update to a state through the channels' reducers; keys that are not channels are ignored. */

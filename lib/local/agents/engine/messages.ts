@@ -37,6 +37,22 @@ export interface StateMessage {
   readonly tool_calls?: unknown[];
 }
 
+/** JSON Schema of a `messages` channel: what a run's input gives (a role or type, and a content) and state holds. */
+export const MESSAGE_LIST_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      type: { type: 'string', enum: ['human', 'ai', 'system', 'tool'] },
+      role: { type: 'string' },
+      content: { anyOf: [{ type: 'string' }, { type: 'array', items: {} }] },
+      id: { type: 'string' },
+      name: { type: ['string', 'null'] },
+    },
+    required: ['content'],
+  },
+} as const;
+
 const ROLE_TO_TYPE: Readonly<Record<string, MessageType>> = {
   user: 'human',
   human: 'human',

@@ -6,32 +6,43 @@
  */
 import type { ChatModel } from '../engine/chat-model';
 import { END, START, StateGraph, type CompiledGraph, type StateSpec } from '../engine/graph';
-import { appendMessages, makeMessage, messageText, type StateMessage } from '../engine/messages';
+import { FAKE_MODEL_CONFIG_SCHEMA } from '../engine/fake-chat-model';
+import { MESSAGE_LIST_SCHEMA, appendMessages, makeMessage, messageText, type StateMessage } from '../engine/messages';
 
-const lastValue = {};
+const text = { schema: { type: 'string' } };
+const textList = { type: 'array', items: { type: 'string' } };
+const config = { configurable: FAKE_MODEL_CONFIG_SCHEMA };
 const appendList = (current: unknown, update: unknown): unknown[] => [
   ...((current as unknown[] | undefined) ?? []),
   ...(Array.isArray(update) ? update : [update]),
 ];
 
 const RESEARCH_STATE: StateSpec = {
-  messages: { reducer: (current, update) => appendMessages(current as StateMessage[], update), initial: () => [] },
-  topic: lastValue,
-  queries: lastValue,
+  messages: {
+    reducer: (current, update) => appendMessages(current as StateMessage[], update),
+    initial: () => [],
+    schema: MESSAGE_LIST_SCHEMA,
+  },
+  topic: text,
+  queries: { schema: textList },
   // The subgraph appends to the findings it was given and returns them all: the parent keeps that list as is.
-  findings: { initial: () => [] },
-  summary: lastValue,
-  outline: lastValue,
+  findings: { initial: () => [], schema: textList },
+  summary: text,
+  outline: { schema: textList },
 };
 
 /** Builds the research graph and its subgraph around `model`. */
 export function buildResearchGraph(model: ChatModel): CompiledGraph {
-  const subgraph = new StateGraph('research_subgraph', {
-    topic: lastValue,
-    queries: lastValue,
-    findings: { reducer: appendList, initial: () => [] },
-    summary: lastValue,
-  })
+  const subgraph = new StateGraph(
+    'research_subgraph',
+    {
+      topic: text,
+      queries: { schema: textList },
+      findings: { reducer: appendList, initial: () => [], schema: textList },
+      summary: text,
+    },
+    config,
+  )
     .addNode('search', (state, context) => {
       const queries = state.queries as string[];
       const findings = queries.map((query, index) => {
@@ -52,7 +63,7 @@ export function buildResearchGraph(model: ChatModel): CompiledGraph {
     .addEdge('summarize', END)
     .compile();
 
-  return new StateGraph('research', RESEARCH_STATE)
+  return new StateGraph('research', RESEARCH_STATE, config)
     .addNode('plan', (state) => {
       const question = [...(state.messages as StateMessage[])].reverse().find((message) => message.type === 'human');
       const topic = question ? messageText(question) : '';

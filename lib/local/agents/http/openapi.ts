@@ -11,6 +11,18 @@ type Operation = readonly [method: string, path: string, summary: string, reques
 
 /** Query parameters, by operation (`<method> <path>`). */
 const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema: Record<string, unknown>; description: string }[]>> = {
+  'delete /assistants/{assistant_id}': [
+    { name: 'delete_threads', schema: { type: 'boolean', default: false }, description: 'Delete the threads the assistant ran on too' },
+  ],
+  'get /assistants/{assistant_id}/graph': [
+    { name: 'xray', schema: { anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0 }], default: false }, description: 'Draw subgraphs inside their node (how many levels)' },
+  ],
+  'get /assistants/{assistant_id}/subgraphs': [
+    { name: 'recurse', schema: { type: 'boolean', default: false }, description: 'Subgraphs of subgraphs too' },
+  ],
+  'get /assistants/{assistant_id}/subgraphs/{namespace}': [
+    { name: 'recurse', schema: { type: 'boolean', default: false }, description: 'Subgraphs of subgraphs too' },
+  ],
   'get /threads/{thread_id}/runs': [
     { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 10 }, description: 'Runs per page' },
     {
@@ -18,6 +30,7 @@ const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema:
       schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
       description: 'Runs to skip',
     },
+    { name: 'select', schema: { type: 'array', items: { type: 'string' } }, description: 'Fields to answer of each run (repeated); all when left out' },
   ],
   'get /threads/{thread_id}/runs/{run_id}/stream': [
     {
@@ -26,6 +39,9 @@ const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema:
       description: 'Modes to stream (repeated, or comma-separated); the run\'s own when left out',
     },
     { name: 'stream_subgraphs', schema: { type: 'boolean' }, description: "Stream the subgraphs' chunks too; the run's own setting when left out" },
+  ],
+  'post /runs/cancel': [
+    { name: 'action', schema: { enum: ['interrupt', 'rollback'], default: 'interrupt' }, description: 'Stop the runs, or stop and delete them' },
   ],
   'get /store/items': [
     { name: 'namespace', schema: { type: 'string' }, description: "The item's namespace, its labels joined by '.'" },
@@ -42,6 +58,7 @@ const QUERY_PARAMETERS: Readonly<Record<string, readonly { name: string; schema:
 const SUCCESS_STATUS: Readonly<Record<string, string>> = {
   delete: '204',
   'post /threads/{thread_id}/runs/{run_id}/cancel': '202',
+  'post /runs/cancel': '204',
   'put /store/items': '204',
   'patch /threads/{thread_id}/state': '204',
 };
@@ -54,7 +71,14 @@ const OPERATIONS: readonly Operation[] = [
   ['post', '/assistants/search', 'Search assistants by metadata and graph', 'AssistantSearch'],
   ['get', '/assistants/{assistant_id}', 'Get an assistant (the id may be a graph id)', undefined, 'Assistant'],
   ['patch', '/assistants/{assistant_id}', 'Update an assistant', 'AssistantUpdate', 'Assistant'],
-  ['delete', '/assistants/{assistant_id}', 'Delete an assistant'],
+  ['delete', '/assistants/{assistant_id}', 'Delete an assistant (with the threads it ran on, when delete_threads)'],
+  ['post', '/assistants/count', 'Count assistants by metadata, graph and name', 'AssistantCount'],
+  ['post', '/assistants/{assistant_id}/versions', 'The versions of an assistant, newest first', 'AssistantVersionsRequest'],
+  ['post', '/assistants/{assistant_id}/latest', 'Make a version of an assistant its current one', 'AssistantLatest', 'Assistant'],
+  ['get', '/assistants/{assistant_id}/graph', "The drawing of the assistant's graph (nodes and edges)"],
+  ['get', '/assistants/{assistant_id}/schemas', "The JSON Schemas of the assistant's graph"],
+  ['get', '/assistants/{assistant_id}/subgraphs', "The subgraphs of the assistant's graph, by namespace"],
+  ['get', '/assistants/{assistant_id}/subgraphs/{namespace}', "One subgraph of the assistant's graph"],
   ['post', '/threads', 'Create a thread, with the state of its supersteps', 'ThreadCreateWithState', 'Thread'],
   ['post', '/threads/search', 'Search threads by metadata, values, status and ids', 'ThreadSearch'],
   ['post', '/threads/count', 'Count the threads a search with these filters finds', 'ThreadCount'],
@@ -86,6 +110,9 @@ const OPERATIONS: readonly Operation[] = [
   ['post', '/runs', 'Stateless background run: nothing is stored', 'RunCreate', 'Run'],
   ['post', '/runs/stream', 'Stateless streaming run: nothing is stored', 'RunCreate'],
   ['post', '/runs/wait', 'Stateless run, waited for: its last values', 'RunCreate', 'JoinResult'],
+  ['post', '/runs/batch', 'Stateless background runs, one per body of the list', 'RunBatch'],
+  ['post', '/runs/cancel', 'Cancel the runs named on a thread, or every run in a status (query action)', 'RunCancelMany'],
+  ['delete', '/threads/{thread_id}/runs/{run_id}', 'Delete a run that has ended (409 while it runs)'],
   ['post', '/runs/crons', 'Create a stateless cron', 'CronCreate', 'Cron'],
   ['post', '/threads/{thread_id}/runs/crons', 'Create a cron on a thread', 'CronCreate', 'Cron'],
   ['post', '/runs/crons/search', 'Search crons', 'CronSearch'],
@@ -102,6 +129,9 @@ const COMPONENTS = [
   'AssistantCreate',
   'AssistantUpdate',
   'AssistantSearch',
+  'AssistantCount',
+  'AssistantVersionsRequest',
+  'AssistantLatest',
   'Thread',
   'ThreadCreate',
   'ThreadSearch',
@@ -109,6 +139,8 @@ const COMPONENTS = [
   'ThreadHistoryRequest',
   'Run',
   'RunCreate',
+  'RunBatch',
+  'RunCancelMany',
   'Cron',
   'CronCreate',
   'CronSearch',
@@ -140,10 +172,15 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
   'AssistantCreate',
   'AssistantUpdate',
   'AssistantSearch',
+  'AssistantCount',
+  'AssistantVersionsRequest',
+  'AssistantLatest',
   'ThreadCreate',
   'ThreadSearch',
   'ThreadHistoryRequest',
   'RunCreate',
+  'RunBatch',
+  'RunCancelMany',
   'CronCreate',
   'CronSearch',
   'ThreadCreateWithState',
@@ -204,7 +241,7 @@ export function agentServerOpenApi(deploymentId: string): Record<string, unknown
         in: 'path',
         required: true,
         // an assistant is named by its id or by a served graph's id (its default assistant)
-        schema: name === 'assistant_id' ? { type: 'string' } : { type: 'string', format: 'uuid' },
+        schema: name === 'assistant_id' || name === 'namespace' ? { type: 'string' } : { type: 'string', format: 'uuid' },
       })),
       ...(QUERY_PARAMETERS[operation] ?? []).map(({ name, schema, description }) => ({ name, in: 'query', required: false, schema, description })),
     ];

@@ -1,14 +1,7 @@
-/** Routes of assistants and crons, and the request readers the agent server's routes share. */
+/** Routes of crons, and the request readers the agent server's routes share. */
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import {
-  AssistantCreate,
-  AssistantSearch,
-  AssistantUpdate,
-  CronCreate,
-  CronSearch,
-  type RunnableConfig,
-} from '../../../api/schemas/agent-server';
+import { CronCreate, CronSearch } from '../../../api/schemas/agent-server';
 import { MAX_JSON_DEPTH, TOO_DEEP, exceedsJsonDepth } from '../../json-values';
 import { RequestValidationError } from '../../errors';
 import { RequestValidator, readJsonBody } from '../../validation';
@@ -71,59 +64,9 @@ export function uuidParam(c: AgentContext, name: string): string {
   return validator.valid(pathUuid(validator, c, name));
 }
 
-/** Registers the assistant and cron routes. */
+/** Registers the cron routes. */
 export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
   const { assistants, threads, crons, scheduler, clock } = deps;
-  const graphIds = (c: AgentContext) => c.get('deployment').graphIds;
-  // What an assistant's body gives beyond its schema: a served graph, model settings the built-in model takes.
-  const checkAssistantBody = (
-    c: AgentContext,
-    validator: RequestValidator,
-    body: { graph_id?: string; config?: RunnableConfig } | undefined,
-  ) => {
-    if (body?.graph_id !== undefined && !graphIds(c).includes(body.graph_id)) {
-      validator.add(
-        ['body', 'graph_id'],
-        'value_error',
-        `Graph ${body.graph_id} is not served by this deployment (it serves ${graphIds(c).join(', ')})`,
-      );
-    }
-    checkRunConfig(validator, body?.config, ['body', 'config']);
-    validator.throwIfFailed();
-  };
-
-  app.post('/assistants', async (c) => {
-    const validator = new RequestValidator();
-    const body = await readBody(c, validator, AssistantCreate);
-    checkAssistantBody(c, validator, body);
-    return c.json(assistants.create(c.get('deployment').id, body as AssistantCreate));
-  });
-  app.post('/assistants/search', async (c) => {
-    const query = await parseBody(c, AssistantSearch);
-    const { page, total } = assistants.search(c.get('deployment').id, graphIds(c), query);
-    // as LangGraph Server pages: how many match, and the offset of the next page when there is one
-    c.header('X-Pagination-Total', String(total));
-    const next = (query.offset ?? 0) + page.length;
-    if (page.length > 0 && next < total) c.header('X-Pagination-Next', String(next));
-    return c.json(page);
-  });
-  app.get('/assistants/:assistantId', (c) =>
-    c.json(assistants.resolve(c.get('deployment').id, c.req.param('assistantId'), graphIds(c))),
-  );
-  // the id of the assistant a path names: a uuid, or a served graph's id for its default assistant; anything else
-  // names no assistant, as for GET (404)
-  const assistantIdOf = (c: AgentContext): string =>
-    assistants.resolve(c.get('deployment').id, c.req.param('assistantId') ?? '', graphIds(c)).assistant_id;
-  app.patch('/assistants/:assistantId', async (c) => {
-    const validator = new RequestValidator();
-    const body = await readBody(c, validator, AssistantUpdate);
-    checkAssistantBody(c, validator, body);
-    return c.json(assistants.update(c.get('deployment').id, assistantIdOf(c), body as AssistantUpdate));
-  });
-  app.delete('/assistants/:assistantId', (c) => {
-    assistants.delete(c.get('deployment').id, assistantIdOf(c));
-    return c.body(null, 204);
-  });
 
   const createCron = async (c: AgentContext, onThread: boolean) => {
     const deployment = c.get('deployment');

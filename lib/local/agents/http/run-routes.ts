@@ -10,11 +10,26 @@ import { RequestValidator } from '../../validation';
 import { queryParam } from '../../query-params';
 import type { RunStream } from '../runtime/run-stream';
 import { deploymentPath, type AgentServerDeps, type AgentServerEnv } from './env';
+import { checkSelection, selectFields } from './field-selection';
 import { checkInputMessages, checkRunConfig } from './request-checks';
 import { pathUuid, readBody } from './resource-routes';
 import { SseChannel } from './sse-channel';
 
 type AgentContext = Context<AgentServerEnv>;
+
+/** The fields a run list may be narrowed to (`cancel_reason`, which the SDK may ask for, is one no local run has). */
+const RUN_SELECT_FIELDS = [
+  'run_id',
+  'thread_id',
+  'assistant_id',
+  'created_at',
+  'updated_at',
+  'status',
+  'metadata',
+  'kwargs',
+  'multitask_strategy',
+  'cancel_reason',
+] as const;
 
 /** How one SSE response attaches to a run. */
 interface StreamOptions {
@@ -116,26 +131,35 @@ function modesOf(streamMode: RunCreate['stream_mode'] | unknown): StreamMode[] {
  */
 async function readRunBody(c: AgentContext, validator: RequestValidator): Promise<RunCreate> {
   const body = await readBody(c, validator, RunCreate);
-  const messages = body && checkInputMessages(validator, body.input, ['body', 'input']);
-  if (body) checkRunConfig(validator, body.config, ['body', 'config']);
-  const valid = validator.valid(body);
-  return messages === undefined ? valid : { ...valid, input: { ...valid.input, messages } };
+  const checked = body && checkRunBody(validator, body, ['body']);
+  validator.throwIfFailed();
+  return checked as RunCreate;
+}
+
+/**
+ * A run body's input messages and model settings checked into `validator` (problems at `loc`), its messages given
+ * ids; the body with them.
+ */
+export function checkRunBody(validator: RequestValidator, body: RunCreate, loc: (string | number)[]): RunCreate {
+  const messages = checkInputMessages(validator, body.input, [...loc, 'input']);
+  checkRunConfig(validator, body.config, [...loc, 'config']);
+  return messages === undefined ? body : { ...body, input: { ...body.input, messages } };
+}
+
+/** The assistant a run names (by id, or a served graph's id), whose graph the deployment serves; 404 otherwise. */
+export function runAssistant(c: AgentContext, assistants: AgentServerDeps['assistants'], assistantId: string): Assistant {
+  const deployment = c.get('deployment');
+  const assistant = assistants.resolve(deployment.id, assistantId, deployment.graphIds);
+  if (!deployment.graphIds.includes(assistant.graph_id)) {
+    throw new HttpError(404, `Graph ${assistant.graph_id} of assistant ${assistantId} is not served by this deployment`);
+  }
+  return assistant;
 }
 
 /** Registers the run routes. */
 export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
   const { assistants, threads, runs, manager, arrivals, onArrival } = deps;
-  const assistantOf = (c: AgentContext, body: RunCreate): Assistant => {
-    const deployment = c.get('deployment');
-    const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
-    if (!deployment.graphIds.includes(assistant.graph_id)) {
-      throw new HttpError(
-        404,
-        `Graph ${assistant.graph_id} of assistant ${body.assistant_id} is not served by this deployment`,
-      );
-    }
-    return assistant;
-  };
+  const assistantOf = (c: AgentContext, body: RunCreate): Assistant => runAssistant(c, assistants, body.assistant_id);
   const runPath = (c: AgentContext, threadId: string | null, runId: string) =>
     `${deploymentPath(c.get('deployment').id)}${threadId ? `/threads/${threadId}` : ''}/runs/${runId}`;
   /** The stream of a run created by this request, in the modes its body asks for. */
@@ -188,9 +212,13 @@ export function registerRunRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDe
       fallback: 0,
     });
     const statuses = validator.enumListQuery('status', queryParam(c, 'status'), RUN_STATUSES);
+    // the fields to answer, repeated as the SDK sends a list (`select=run_id&select=status`)
+    const select = c.req.queries('select');
+    checkSelection(validator, select, RUN_SELECT_FIELDS, ['query', 'select'], false);
     validator.throwIfFailed();
     threads.assertExists(c.get('deployment').id, threadId);
-    return c.json(runs.list(c.get('deployment').id, threadId, limit, offset, statuses?.length ? statuses : undefined));
+    const page = runs.list(c.get('deployment').id, threadId, limit, offset, statuses?.length ? statuses : undefined);
+    return c.json(page.map((run) => selectFields(run, select)));
   });
 
   app.get('/threads/:threadId/runs/:runId', (c) => {

@@ -5,7 +5,7 @@
  * an assistant of the same id, and neither sees the other's.
  */
 import { randomUUID } from 'node:crypto';
-import type { Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
+import type { Assistant, AssistantCreate, AssistantSearch, AssistantUpdate } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
@@ -30,6 +30,9 @@ const toAssistant = (row: AssistantRow): Assistant => ({
   context: fromJson(row.context),
   metadata: fromJson(row.metadata),
 });
+
+/** One recorded version of an assistant: its fields as that version wrote them, `created_at` when it did. */
+export type AssistantVersion = Omit<Assistant, 'updated_at'>;
 
 /** Assistants of all deployments. */
 export class AssistantStore {
@@ -68,6 +71,7 @@ export class AssistantStore {
            VALUES (?, ?, ?, ?, NULL, '{}', '{}', '{"created_by":"system"}', 1, ?, ?)`,
         )
         .run(assistantId, deploymentId, graphId, graphId, now, now);
+      this.recordVersion(deploymentId, assistantId);
     }
     this.db
       .prepare('INSERT INTO agent_default_assistants (deployment_id, graph_id, assistant_id) VALUES (?, ?, ?)')
@@ -135,6 +139,54 @@ export class AssistantStore {
         now,
         now,
       );
+    this.recordVersion(deploymentId, assistantId);
+    return this.get(deploymentId, assistantId);
+  }
+
+  /** Records the assistant's current row as its version. */
+  private recordVersion(deploymentId: string, assistantId: string): void {
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO agent_assistant_versions
+         (deployment_id, assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
+         SELECT deployment_id, assistant_id, version, graph_id, name, description, config, context, metadata, updated_at
+         FROM agent_assistants WHERE deployment_id = ? AND assistant_id = ?`,
+      )
+      .run(deploymentId, assistantId);
+  }
+
+  /** The assistant's versions whose metadata holds `metadata`, newest first; 404 when it is not in the deployment. */
+  versions(
+    deploymentId: string,
+    assistantId: string,
+    query: { metadata?: Record<string, unknown>; limit?: number; offset?: number },
+  ): AssistantVersion[] {
+    this.get(deploymentId, assistantId);
+    const rows = this.db
+      .prepare('SELECT * FROM agent_assistant_versions WHERE deployment_id = ? AND assistant_id = ? ORDER BY version DESC')
+      .all(deploymentId, assistantId) as Omit<AssistantRow, 'updated_at'>[];
+    const offset = query.offset ?? 0;
+    return rows
+      .map((row) => ({ ...row, config: fromJson(row.config), context: fromJson(row.context), metadata: fromJson(row.metadata) }))
+      .filter((version) => holdsAll(version.metadata as Record<string, unknown>, query.metadata))
+      .slice(offset, offset + (query.limit ?? 10)) as AssistantVersion[];
+  }
+
+  /** Makes a recorded version the assistant's current one; 404 when the assistant or the version is not there. */
+  setLatest(deploymentId: string, assistantId: string, version: number): Assistant {
+    this.get(deploymentId, assistantId);
+    const result = this.db
+      .prepare(
+        `UPDATE agent_assistants SET (graph_id, name, description, config, context, metadata, version) =
+           (SELECT graph_id, name, description, config, context, metadata, version FROM agent_assistant_versions v
+            WHERE v.deployment_id = agent_assistants.deployment_id AND v.assistant_id = agent_assistants.assistant_id
+              AND v.version = ?),
+         updated_at = ?
+         WHERE deployment_id = ? AND assistant_id = ?
+           AND EXISTS (SELECT 1 FROM agent_assistant_versions v WHERE v.deployment_id = ? AND v.assistant_id = ? AND v.version = ?)`,
+      )
+      .run(version, isoNow(this.clock), deploymentId, assistantId, deploymentId, assistantId, version);
+    if (result.changes === 0) throw new HttpError(404, `Assistant ${assistantId} has no version ${version}`);
     return this.get(deploymentId, assistantId);
   }
 
@@ -147,13 +199,18 @@ export class AssistantStore {
     return toAssistant(row);
   }
 
-  /** Changes the given fields, merges `metadata`, and bumps the version. */
+  /**
+   * Changes the given fields and merges `metadata` into a new version, one above the highest recorded (a version made
+   * the latest again is not overwritten).
+   */
   update(deploymentId: string, assistantId: string, body: AssistantUpdate): Assistant {
     const current = this.get(deploymentId, assistantId);
     this.db
       .prepare(
         `UPDATE agent_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?,
-         version = version + 1, updated_at = ? WHERE deployment_id = ? AND assistant_id = ?`,
+         version = max(version, coalesce((SELECT max(v.version) FROM agent_assistant_versions v
+           WHERE v.deployment_id = agent_assistants.deployment_id AND v.assistant_id = agent_assistants.assistant_id), 0)) + 1,
+         updated_at = ? WHERE deployment_id = ? AND assistant_id = ?`,
       )
       .run(
         body.graph_id ?? current.graph_id,
@@ -166,6 +223,7 @@ export class AssistantStore {
         deploymentId,
         assistantId,
       );
+    this.recordVersion(deploymentId, assistantId);
     return this.get(deploymentId, assistantId);
   }
 
@@ -182,22 +240,27 @@ export class AssistantStore {
   }
 
   /**
-   * Assistants of served graphs whose metadata contains every given key/value, oldest first: the page asked for, and
-   * how many match in all.
+   * Assistants of served graphs of the given graph, whose name contains `name` (ignoring case) and whose metadata
+   * contains every given key/value, sorted as asked (oldest first by default): the page asked for, and how many match
+   * in all.
    */
-  search(
-    deploymentId: string,
-    graphIds: readonly string[],
-    query: { metadata?: Record<string, unknown>; graph_id?: string; limit?: number; offset?: number },
-  ): { page: Assistant[]; total: number } {
+  search(deploymentId: string, graphIds: readonly string[], query: AssistantSearch): { page: Assistant[]; total: number } {
     const rows = this.db
       .prepare('SELECT * FROM agent_assistants WHERE deployment_id = ? ORDER BY created_at, rowid')
       .all(deploymentId) as AssistantRow[];
+    const name = query.name?.toLowerCase();
     const matching = rows
       .map(toAssistant)
       .filter((assistant) => graphIds.includes(assistant.graph_id))
       .filter((assistant) => query.graph_id === undefined || assistant.graph_id === query.graph_id)
+      .filter((assistant) => name === undefined || assistant.name.toLowerCase().includes(name))
       .filter((assistant) => holdsAll(assistant.metadata, query.metadata));
+    const direction = query.sort_order === 'desc' ? -1 : 1;
+    // a stable sort of the assistants in order of creation (newest first when descending): those equal by the key
+    // (made in the same millisecond, say) keep that order
+    if (direction < 0) matching.reverse();
+    const key = query.sort_by;
+    if (key) matching.sort((a, b) => direction * String(a[key]).localeCompare(String(b[key])));
     const offset = query.offset ?? 0;
     return { page: matching.slice(offset, offset + (query.limit ?? 10)), total: matching.length };
   }

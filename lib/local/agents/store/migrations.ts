@@ -252,5 +252,30 @@ export const AGENT_SERVER_MIGRATIONS: MigrationSet = {
         ALTER TABLE agent_checkpoints ADD COLUMN metadata TEXT;
       `,
     },
+    {
+      // every version of each assistant, as it was written, for its list of versions and for making one the latest
+      // again; each assistant's current row is its first recorded version
+      id: '007-assistant-versions',
+      up: `
+        CREATE TABLE agent_assistant_versions (
+          deployment_id TEXT NOT NULL,
+          assistant_id TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          graph_id TEXT NOT NULL,
+          name TEXT NOT NULL,
+          description TEXT,
+          config TEXT NOT NULL,
+          context TEXT NOT NULL,
+          metadata TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          PRIMARY KEY (deployment_id, assistant_id, version),
+          FOREIGN KEY (deployment_id, assistant_id) REFERENCES agent_assistants (deployment_id, assistant_id) ON DELETE CASCADE
+        );
+        INSERT INTO agent_assistant_versions
+          (deployment_id, assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
+          SELECT deployment_id, assistant_id, version, graph_id, name, description, config, context, metadata, updated_at
+          FROM agent_assistants;
+      `,
+    },
   ],
 };

@@ -98,6 +98,22 @@ export class RunStore {
     return rows.map((row) => toStoredRun(row).run);
   }
 
+  /** The runs of a deployment in one of `statuses`, oldest first. */
+  ofDeployment(deploymentId: string, statuses: readonly RunStatus[]): StoredRun[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM agent_runs WHERE deployment_id = ? AND status IN (${statuses.map(() => '?').join(', ')}) ORDER BY seq`)
+      .all(deploymentId, ...statuses) as RunRow[];
+    return rows.map(toStoredRun);
+  }
+
+  /** The threads an assistant has run on. */
+  threadsOfAssistant(deploymentId: string, assistantId: string): string[] {
+    return this.db
+      .prepare('SELECT DISTINCT thread_id FROM agent_runs WHERE deployment_id = ? AND assistant_id = ? AND thread_id IS NOT NULL')
+      .pluck()
+      .all(deploymentId, assistantId) as string[];
+  }
+
   /** Pending and running runs of a thread, oldest first. */
   inflight(deploymentId: string, threadId: string): StoredRun[] {
     const rows = this.db
