@@ -15,13 +15,15 @@ export interface DocPage {
   readonly schema: Schema;
   /** HCL examples, shown under "Example Usage". */
   readonly examples?: readonly string[];
+  /** What the resource does beyond its attributes (waits, retries, checks), in markdown, shown under "Behaviour". */
+  readonly behaviour?: string;
   /** How to import, in markdown (resources). */
   readonly importSection?: string;
 }
 
 const KIND_TITLE = { resource: 'Resource', 'data-source': 'Data Source', provider: 'Provider' } as const;
 
-/** A full page: front matter, description, examples, attribute tables and the import section. */
+/** A full page: front matter, description, examples, attribute tables, the behaviour and the import sections. */
 export function renderDocPage(page: DocPage): string {
   const title = page.kind === 'provider' ? `${page.typeName} Provider` : `${page.typeName} (${KIND_TITLE[page.kind]})`;
   const summary = page.schema.description.split('\n')[0]!;
@@ -34,6 +36,7 @@ export function renderDocPage(page: DocPage): string {
     parts.push('## Example Usage', ...page.examples.map((e) => '```terraform\n' + e.trim() + '\n```'));
   }
   parts.push('## Schema', attributeTables(page.schema.attributes));
+  if (page.behaviour) parts.push('## Behaviour', page.behaviour.trim());
   if (page.importSection) parts.push('## Import', page.importSection.trim());
   return parts.join('\n\n') + '\n';
 }

@@ -99,7 +99,7 @@ export function plannedTwice(resourceType: string, settings: unknown): boolean {
 }
 
 /** JSON with object keys sorted and undefined members left out, so that equal settings give equal text. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
