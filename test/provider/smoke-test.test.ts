@@ -73,6 +73,17 @@ describe('agentplatform_deployment smoke_test', () => {
     expect(state(dir).attributes).toMatchObject({ id, latest_revision_id: second.latest_revision_id, smoke_test_revision_id: second.latest_revision_id });
     expect(runsOf(id)).toBe(3);
     expect((await dir.plan()).code).toBe(0);
+
+    // Imported into a fresh state, the deployment has no passed check: one in-place update runs it, nothing is replaced.
+    expect((await dir.tf.run(['state', 'rm', '-no-color', 'agentplatform_deployment.agent'])).code).toBe(0);
+    expect((await dir.tf.run(['import', '-input=false', '-no-color', 'agentplatform_deployment.agent', id])).code).toBe(0);
+    const importPlan = await dir.plan();
+    expect(importPlan.stdout).toMatch(/smoke_test_revision_id\s+= \(known after apply\)/);
+    expect(importPlan.stdout).toContain('0 to add, 1 to change, 0 to destroy');
+    expect((await dir.apply()).code).toBe(0);
+    expect(state(dir).attributes).toMatchObject({ id, smoke_test_revision_id: second.latest_revision_id });
+    expect(runsOf(id)).toBe(4);
+    expect((await dir.plan()).code).toBe(0);
   });
 
   it('fails the apply naming the revision and the run\'s error; fixed, the next apply passes on the same deployment', async () => {

@@ -80,7 +80,8 @@ source again as a new revision, with a warning. The settings only Terraform keep
 platform, so the import sets them as if the configuration left them out: no \`secrets_version\` (the platform never
 returns secret values), no \`timeouts\`, and \`wait_for_deployed = true\`. Setting \`secrets_version\` then plans one
 in-place update that sends \`secrets\` again (a new revision when they differ); setting \`timeouts\`, or
-\`wait_for_deployed = false\`, one that only updates the state, with no request to the platform. The imported \`secret_names\` are the names the deployment has: \`secrets\` with other names plans an update
+\`wait_for_deployed = false\`, one that only updates the state, with no request to the platform. With \`smoke_test\` set, the
+plan after an import shows one in-place update that runs the check once (\`smoke_test_revision_id\` known after apply). The imported \`secret_names\` are the names the deployment has: \`secrets\` with other names plans an update
 that sends them, with or without \`secrets_version\`.
 
 A create that finds the name taken fails with the command to import the existing deployment (\`<name>\` standing
