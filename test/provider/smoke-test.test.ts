@@ -1,10 +1,12 @@
 /**
  * `agentplatform_deployment`'s post-deploy check (`smoke_test`) through the real terraform against the local
  * platform: a check that passes runs once per revision (and again when its settings change); one that fails names the
- * revision and the run's error, and after a fix the next apply passes on the same deployment, never replacing it.
+ * revision and the run's error, and after a fix the next apply passes on the same deployment, never replacing it; a
+ * check that could not run (the revision not DEPLOYED yet) runs on the next apply.
  */
 import { AgentServerClient } from '../../lib/api/agent-server';
-import { TestPlatform, githubDeployment, type DeploymentDir } from './support/deployment-platform';
+import { ManualClock } from '../../lib/local/clock';
+import { FAST_TIMINGS, TestPlatform, githubDeployment, type DeploymentDir } from './support/deployment-platform';
 
 // each test runs terraform many times over (a provider process each): more than the default under a loaded machine
 jest.setTimeout(240_000);
@@ -147,5 +149,35 @@ describe('agentplatform_deployment smoke_test', () => {
     expect(planned.code).toBe(1);
     expect(planned.stderr).toContain('Invalid smoke_test.input');
     expect(planned.stderr).toContain('must be a JSON object');
+  });
+});
+
+describe('agentplatform_deployment smoke_test without waiting for DEPLOYED', () => {
+  // the platform's clock moves only when told: the revision stays where the create left it until the test moves it
+  const clock = new ManualClock();
+  let lp: TestPlatform;
+  beforeAll(async () => {
+    lp = await TestPlatform.start(FAST_TIMINGS, clock);
+  });
+  afterAll(() => lp.close());
+
+  it('leaves the check to the next apply, which runs it once the revision is DEPLOYED', async () => {
+    const dir = lp.terraform();
+    dir.configure(githubDeployment('agent', { name: lp.uniqueName('smoke-nowait'), wait_for_deployed: false }, smokeTest({ assistant_id: 'chat' })));
+    expect((await dir.init()).code).toBe(0);
+    const created = await dir.apply();
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain('smoke_test did not run');
+    const first = dir.instance('agentplatform_deployment.agent').attributes;
+    expect(first.revision_status).not.toBe('DEPLOYED');
+    expect(first.smoke_test_revision_id).toBeNull();
+
+    clock.advance(60_000);
+    expect((await lp.client.getDeployment(first.id as string)).active_revision_id).toBe(first.latest_revision_id);
+    const next = await dir.apply();
+    expect(next.code).toBe(0);
+    expect(next.stdout).toContain('0 added, 1 changed, 0 destroyed');
+    expect(dir.instance('agentplatform_deployment.agent').attributes).toMatchObject({ id: first.id, smoke_test_revision_id: first.latest_revision_id });
+    expect((await dir.plan()).code).toBe(0);
   });
 });
