@@ -3,7 +3,7 @@
  * are checked at synth (every violation at once, tokens skipped); the deployment itself is the provider's
  * `agentplatform_deployment`, which waits until the latest revision is DEPLOYED.
  */
-import { Annotations, type TerraformProvider } from 'cdktf';
+import { Annotations, Fn, Token, type TerraformProvider } from 'cdktf';
 import { Construct, type IConstruct } from 'constructs';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
@@ -123,6 +123,24 @@ export interface DeploymentTimeouts {
   readonly delete?: Duration;
 }
 
+/** A post-deploy check: one run of the deployment's agent server after each new revision is DEPLOYED. */
+export interface DeploymentSmokeTest {
+  /** Assistant the check runs: an assistant id, or a graph id for its default assistant (e.g. `'chat'`). */
+  readonly assistantId: string;
+  /** Input of the run, e.g. `{ messages: [{ role: 'user', content: 'ping' }] }`; references may be inside it. */
+  readonly input: { [key: string]: any };
+  /**
+   * Text the final answer (the last message's content, else the final values as JSON) must contain.
+   * @default any answer of a run that succeeds passes
+   */
+  readonly expectContains?: string;
+  /**
+   * How long the run may take.
+   * @default Duration.minutes(2)
+   */
+  readonly timeout?: Duration;
+}
+
 /** Props of {@link Deployment}. */
 export interface DeploymentProps {
   /**
@@ -173,6 +191,12 @@ export interface DeploymentProps {
    */
   readonly timeouts?: DeploymentTimeouts;
   /**
+   * A run after each apply that leaves a new revision DEPLOYED; the apply fails when it errors, outlasts its timeout
+   * or its answer lacks `expectContains`. A change runs it again, never replacing the deployment.
+   * @default no check
+   */
+  readonly smokeTest?: DeploymentSmokeTest;
+  /**
    * The agentplatform provider to use.
    * @default the stack's default agentplatform provider
    */
@@ -221,6 +245,8 @@ export class Deployment extends Construct implements IDeployment {
   readonly url: string;
   /** Commit the newest revision was built from (GitHub sources). */
   readonly repoCommitSha: string;
+  /** The revision `smokeTest` last passed on; null when it has not passed (the next apply runs it). */
+  readonly smokeTestRevisionId: string;
   /** The `agentplatform_deployment` resource, for escape hatches. */
   readonly resource: DeploymentResource;
 
@@ -240,6 +266,8 @@ export class Deployment extends Construct implements IDeployment {
     for (const op of ['create', 'update', 'delete'] as const) violations.check(`timeouts.${op}`, props.timeouts?.[op], positiveDurationProblem);
     violations.check('secretsVersion', props.secretsVersion, wholeNumberProblem(1));
     violations.check('waitForDeployed', props.waitForDeployed, booleanProblem);
+    violations.check('smokeTest.assistantId', props.smokeTest?.assistantId, (value) => (value.trim() === '' ? messages.emptyValue() : undefined));
+    violations.check('smokeTest.timeout', props.smokeTest?.timeout, positiveDurationProblem);
     violations.throwIfAny('Deployment', this);
     if (props.secrets && (isToken(props.secrets) || Object.keys(props.secrets).length > 0) && props.secretsVersion === undefined) {
       Annotations.of(this).addWarning(messages.secretsWithoutVersion());
@@ -255,6 +283,7 @@ export class Deployment extends Construct implements IDeployment {
       secrets: props.secrets,
       secretsVersion: props.secretsVersion,
       waitForDeployed: props.waitForDeployed,
+      smokeTest: props.smokeTest && smokeTestAttribute(props.smokeTest),
       timeouts: timeouts && {
         create: timeouts.create?.toTerraformString(),
         update: timeouts.update?.toTerraformString(),
@@ -272,12 +301,24 @@ export class Deployment extends Construct implements IDeployment {
     this.revisionStatus = this.resource.revisionStatus;
     this.url = this.resource.url;
     this.repoCommitSha = this.resource.repoCommitSha;
+    this.smokeTestRevisionId = this.resource.smokeTestRevisionId;
   }
 
   /** An assistant of one of this deployment's graphs, in this construct's scope. */
   addAssistant(id: string, options: AssistantOptions): Assistant {
     return new Assistant(this, id, { ...options, deployment: this });
   }
+}
+
+/** The `smoke_test` attribute: the input as JSON text, by `jsonencode` in Terraform when references are inside it. */
+function smokeTestAttribute(check: DeploymentSmokeTest): NonNullable<DeploymentConfig['smokeTest']> {
+  const text = isToken(check.input) ? undefined : JSON.stringify(check.input);
+  return {
+    assistantId: check.assistantId,
+    input: text === undefined || Token.isUnresolved(text) ? Fn.jsonencode(check.input) : text,
+    expectContains: check.expectContains,
+    timeout: check.timeout?.toTerraformString(),
+  };
 }
 
 type SourceAttributes = Pick<DeploymentConfig, 'source' | 'repoUrl' | 'integrationId' | 'repoRef' | 'graphConfigPath' | 'buildOnPush' | 'imageUri'>;

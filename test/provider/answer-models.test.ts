@@ -34,6 +34,8 @@ const deployment: DeploymentModel = {
   url: 'https://agent.example.com',
   created_at: '2025-01-01T00:00:00Z',
   tenant_id: ID,
+  smoke_test: { assistant_id: 'chat', input: '{"messages":[]}', expect_contains: null, timeout: null },
+  smoke_test_revision_id: ID,
 };
 
 test('a deployment answer of the two fields the spec shows keeps every other value', () => {

@@ -50,6 +50,9 @@ describe('provider documentation and examples', () => {
     const output = JSON.parse((await dir.tf.run(['output', '-json'])).stdout) as Record<string, { value: unknown }>;
     expect(output.revision!.value).toMatch(/^[0-9a-f-]{36} \(DEPLOYED\)$/);
     expect(output.revision_count!.value).toBe(1);
+    // its smoke_test passed on that revision
+    const agent = dir.instance('agentplatform_deployment.agent').attributes;
+    expect(agent.smoke_test_revision_id).toBe(agent.latest_revision_id);
     expect(output.sandbox_templates!.value).toEqual((await lp.client.listSandboxTemplates()).map((t) => t.name));
     expect(dir.stateText()).not.toContain('sk-local-placeholder');
     expect((await dir.plan()).code).toBe(0);

@@ -41,6 +41,14 @@ resource "agentplatform_deployment" "agent" {
     OPENAI_API_KEY = var.openai_api_key
   }
   secrets_version = 1
+
+  # After each new revision is DEPLOYED, one run must give this answer, or the apply fails (the local fake model
+  # answers "You said: <the last message>").
+  smoke_test = {
+    assistant_id    = "chat"
+    input           = jsonencode({ messages = [{ role = "user", content = "ping" }] })
+    expect_contains = "You said: ping"
+  }
 }
 
 data "agentplatform_revisions" "agent" {

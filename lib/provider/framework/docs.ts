@@ -15,6 +15,8 @@ export interface DocPage {
   readonly schema: Schema;
   /** HCL examples, shown under "Example Usage". */
   readonly examples?: readonly string[];
+  /** What the resource does beyond its attributes (waits, retries, checks), in markdown, shown under "Behaviour". */
+  readonly behaviour?: string;
   /** How to import, in markdown (resources). */
   readonly importSection?: string;
   /** What the resource does beyond its attributes (waits, retries, look-ups), in markdown. */
@@ -23,7 +25,7 @@ export interface DocPage {
 
 const KIND_TITLE = { resource: 'Resource', 'data-source': 'Data Source', provider: 'Provider' } as const;
 
-/** A full page: front matter, description, examples, attribute tables and the import section. */
+/** A full page: front matter, description, examples, attribute tables, the behaviour and the import sections. */
 export function renderDocPage(page: DocPage): string {
   const title = page.kind === 'provider' ? `${page.typeName} Provider` : `${page.typeName} (${KIND_TITLE[page.kind]})`;
   const summary = page.schema.description.split('\n')[0]!;

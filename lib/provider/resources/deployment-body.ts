@@ -8,11 +8,12 @@ import { workspaceId } from './workspace';
 import { given } from '../framework';
 
 /** Attributes that only Terraform keeps (the API has no such field): carried over from the configuration or state. */
-export type LocalSettings = Pick<DeploymentModel, 'secrets_version' | 'wait_for_deployed' | 'timeouts'>;
+export type LocalSettings = Pick<DeploymentModel, 'secrets_version' | 'wait_for_deployed' | 'timeouts' | 'smoke_test' | 'smoke_test_revision_id'>;
 
 /** The Terraform-only settings of a configuration or state, `wait_for_deployed` defaulted (an import leaves it null). */
 export function localSettings(from: LocalSettings): LocalSettings {
-  return { secrets_version: from.secrets_version, wait_for_deployed: from.wait_for_deployed ?? true, timeouts: from.timeouts };
+  const { secrets_version, timeouts, smoke_test, smoke_test_revision_id } = from;
+  return { secrets_version, wait_for_deployed: from.wait_for_deployed ?? true, timeouts, smoke_test, smoke_test_revision_id };
 }
 
 /**

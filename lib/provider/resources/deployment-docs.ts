@@ -33,6 +33,14 @@ resource "agentplatform_deployment" "agent" {
   }
   secrets_version = 1
 
+  # After each new revision is DEPLOYED, one run must answer with this text, or the apply fails.
+  smoke_test = {
+    assistant_id    = "chat"
+    input           = jsonencode({ messages = [{ role = "user", content = "ping" }] })
+    expect_contains = "ping"
+    timeout         = "1m"
+  }
+
   timeouts = {
     create = "45m"
   }
@@ -72,7 +80,8 @@ source again as a new revision, with a warning. The settings only Terraform keep
 platform, so the import sets them as if the configuration left them out: no \`secrets_version\` (the platform never
 returns secret values), no \`timeouts\`, and \`wait_for_deployed = true\`. Setting \`secrets_version\` then plans one
 in-place update that sends \`secrets\` again (a new revision when they differ); setting \`timeouts\`, or
-\`wait_for_deployed = false\`, one that only updates the state, with no request to the platform. The imported \`secret_names\` are the names the deployment has: \`secrets\` with other names plans an update
+\`wait_for_deployed = false\`, one that only updates the state, with no request to the platform. With \`smoke_test\` set, the
+plan after an import shows one in-place update that runs the check once (\`smoke_test_revision_id\` known after apply). The imported \`secret_names\` are the names the deployment has: \`secrets\` with other names plans an update
 that sends them, with or without \`secrets_version\`.
 
 A create that finds the name taken fails with the command to import the existing deployment (\`<name>\` standing
@@ -89,6 +98,32 @@ created since the first request went out, with the configured settings, is the o
 warning, and the create goes on (it waits for \`DEPLOYED\`); a deployment of that name made otherwise is an error that
 gives the command to import it. When nothing answers in time, the apply fails, and the next apply sends the same
 create: the local platform answers it with the deployment the first one made ([convergence.md](../convergence.md)).
+`;
+
+const DEPLOYMENT_BEHAVIOUR = `
+### Post-deploy check (\`smoke_test\`)
+
+After an apply that leaves a new revision \`DEPLOYED\` (a create, an update that deploys a revision, an apply after a
+push built one), the provider streams one run from the deployment's agent server, at its \`url\` with the provider's
+API key: a stateless \`POST /runs/stream\` of \`assistant_id\` with \`input\`, in the \`values\` stream mode, which
+keeps no thread behind. The check passes when the run ends without error within \`timeout\` and its final answer
+contains \`expect_contains\`; the answer is the content of the last message of the final values (the text parts of a
+content list), or the final values as JSON when they hold no message.
+
+\`smoke_test_revision_id\` keeps the revision the check last passed on. The check runs again only when the plan shows
+that attribute as \`(known after apply)\`: when the latest revision changes (also outside Terraform, as a refresh
+sees it), when the check did not pass last time, and when \`smoke_test\` changes (its \`input\` compared as JSON, so a
+reformatted text is no change). An apply without a change runs nothing.
+
+A check that fails on an update fails the apply, naming the revision, the run and its error (the answer's start, when
+it lacks \`expect_contains\`; the time limit, when the run outlasts it). The revision stays \`DEPLOYED\`: the
+platform serves it whatever the check says. The state keeps the change with \`smoke_test_revision_id\` null, so the
+next plan shows an in-place update that runs the check again, and a fixed check (or a fixed agent) passes there
+without replacing anything. On a create, a failing check is a warning instead of an error: terraform taints an object
+whose create fails, and replaces a tainted object on the next apply, while the deployment itself is sound. The
+deployment is kept untainted, and the next plan shows the in-place update that runs the check again; that apply fails
+while the check does. A check that cannot run (the revision is not \`DEPLOYED\`, with \`wait_for_deployed = false\`,
+or the apply failed before it) is left for the next apply in the same way, with a warning when nothing else failed.
 `;
 
 const REVISIONS_EXAMPLE = `
@@ -113,8 +148,8 @@ output "sandbox_images" {
 `;
 
 /** Examples and import notes of the deployment resource and the control plane data sources, by type name. */
-export const DEPLOYMENT_DOC_PAGES: Readonly<Record<string, { readonly examples: readonly string[]; readonly importSection?: string }>> = {
-  agentplatform_deployment: { examples: DEPLOYMENT_EXAMPLES, importSection: DEPLOYMENT_IMPORT },
+export const DEPLOYMENT_DOC_PAGES: Readonly<Record<string, { readonly examples: readonly string[]; readonly behaviour?: string; readonly importSection?: string }>> = {
+  agentplatform_deployment: { examples: DEPLOYMENT_EXAMPLES, behaviour: DEPLOYMENT_BEHAVIOUR, importSection: DEPLOYMENT_IMPORT },
   agentplatform_revisions: { examples: [REVISIONS_EXAMPLE] },
   agentplatform_sandbox_templates: { examples: [TEMPLATES_EXAMPLE] },
 };

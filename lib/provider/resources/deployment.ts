@@ -42,6 +42,7 @@ import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
 import { createOrAdopt, deploymentCreateKey, existingDeploymentId, holderState } from './deployment-unanswered';
 import { tryUntilAnswered } from './unanswered-create';
 import { confirmGone } from '../api-errors';
+import { SMOKE_TEST_ATTRIBUTES, withSmokeTest } from './deployment-smoke-test';
 
 // ---- model ----
 
@@ -175,6 +176,7 @@ export const deploymentSchema = defineSchema({
     url: attr.string({ computed: true, useStateForUnknown: true, sameValue: sameUrl, description: 'Where the deployment is served: `custom_url`, or the platform\'s URL for it.' }),
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the deployment was created (RFC 3339).' }),
     tenant_id: tenantIdAttribute('deployment'),
+    ...SMOKE_TEST_ATTRIBUTES,
   },
 });
 
@@ -382,14 +384,6 @@ async function importDeployment({ id, ctx, signal }: ImportRequest): Promise<Par
   return { id, wait_for_deployed: true };
 }
 
-export default defineResource({
-  typeName: 'agentplatform_deployment',
-  schema: deploymentSchema,
-  validate,
-  plan,
-  create,
-  read,
-  update,
-  delete: remove,
-  import: importDeployment,
-});
+export default defineResource(
+  withSmokeTest({ typeName: 'agentplatform_deployment', schema: deploymentSchema, validate, plan, create, read, update, delete: remove, import: importDeployment }),
+);

@@ -82,6 +82,12 @@ export interface DeploymentConfig extends cdktf.TerraformMetaArguments {
   */
   readonly secretsVersion?: number;
   /**
+  * A run the provider streams from the deployment after each apply that leaves a new revision `DEPLOYED`; a failure fails the apply (see Behaviour). Default: none. A change runs it again, never replacing the deployment.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/deployment#smoke_test Deployment#smoke_test}
+  */
+  readonly smokeTest?: DeploymentSmokeTest;
+  /**
   * Where the code comes from: `github` (built from `repo_url`) or `external_docker` (runs `image_uri`).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/deployment#source Deployment#source}
@@ -299,6 +305,201 @@ export class DeploymentResourceSpecOutputReference extends cdktf.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get minScaleInput() {
     return this._minScale;
+  }
+}
+export interface DeploymentSmokeTest {
+  /**
+  * Assistant the check runs: an assistant id, or a graph id for its default assistant (e.g. `chat`).
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/deployment#assistant_id Deployment#assistant_id}
+  */
+  readonly assistantId: string;
+  /**
+  * Text the final answer (the last message's content, else the final values as JSON) must contain. Default: any answer of a run that succeeds passes.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/deployment#expect_contains Deployment#expect_contains}
+  */
+  readonly expectContains?: string;
+  /**
+  * Input of the run, a JSON object as text, e.g. `jsonencode({ messages = [{ role = "user", content = "ping" }] })`.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/deployment#input Deployment#input}
+  */
+  readonly input: string;
+  /**
+  * How long the run may take, e.g. `30s`. Default: `2m`.
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/deployment#timeout Deployment#timeout}
+  */
+  readonly timeout?: string;
+}
+
+export function deploymentSmokeTestToTerraform(struct?: DeploymentSmokeTest | cdktf.IResolvable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    assistant_id: cdktf.stringToTerraform(struct!.assistantId),
+    expect_contains: cdktf.stringToTerraform(struct!.expectContains),
+    input: cdktf.stringToTerraform(struct!.input),
+    timeout: cdktf.stringToTerraform(struct!.timeout),
+  }
+}
+
+
+export function deploymentSmokeTestToHclTerraform(struct?: DeploymentSmokeTest | cdktf.IResolvable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    assistant_id: {
+      value: cdktf.stringToHclTerraform(struct!.assistantId),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    expect_contains: {
+      value: cdktf.stringToHclTerraform(struct!.expectContains),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    input: {
+      value: cdktf.stringToHclTerraform(struct!.input),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    timeout: {
+      value: cdktf.stringToHclTerraform(struct!.timeout),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class DeploymentSmokeTestOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+  private resolvableValue?: cdktf.IResolvable;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false);
+  }
+
+  public get internalValue(): DeploymentSmokeTest | cdktf.IResolvable | undefined {
+    if (this.resolvableValue) {
+      return this.resolvableValue;
+    }
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._assistantId !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.assistantId = this._assistantId;
+    }
+    if (this._expectContains !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.expectContains = this._expectContains;
+    }
+    if (this._input !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.input = this._input;
+    }
+    if (this._timeout !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.timeout = this._timeout;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: DeploymentSmokeTest | cdktf.IResolvable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this.resolvableValue = undefined;
+      this._assistantId = undefined;
+      this._expectContains = undefined;
+      this._input = undefined;
+      this._timeout = undefined;
+    }
+    else if (cdktf.Tokenization.isResolvable(value)) {
+      this.isEmptyObject = false;
+      this.resolvableValue = value;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this.resolvableValue = undefined;
+      this._assistantId = value.assistantId;
+      this._expectContains = value.expectContains;
+      this._input = value.input;
+      this._timeout = value.timeout;
+    }
+  }
+
+  // assistant_id - computed: false, optional: false, required: true
+  private _assistantId?: string; 
+  public get assistantId() {
+    return this.getStringAttribute('assistant_id');
+  }
+  public set assistantId(value: string) {
+    this._assistantId = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get assistantIdInput() {
+    return this._assistantId;
+  }
+
+  // expect_contains - computed: false, optional: true, required: false
+  private _expectContains?: string; 
+  public get expectContains() {
+    return this.getStringAttribute('expect_contains');
+  }
+  public set expectContains(value: string) {
+    this._expectContains = value;
+  }
+  public resetExpectContains() {
+    this._expectContains = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get expectContainsInput() {
+    return this._expectContains;
+  }
+
+  // input - computed: false, optional: false, required: true
+  private _input?: string; 
+  public get input() {
+    return this.getStringAttribute('input');
+  }
+  public set input(value: string) {
+    this._input = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get inputInput() {
+    return this._input;
+  }
+
+  // timeout - computed: false, optional: true, required: false
+  private _timeout?: string; 
+  public get timeout() {
+    return this.getStringAttribute('timeout');
+  }
+  public set timeout(value: string) {
+    this._timeout = value;
+  }
+  public resetTimeout() {
+    this._timeout = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get timeoutInput() {
+    return this._timeout;
   }
 }
 export interface DeploymentTimeouts {
@@ -531,6 +732,7 @@ export class Deployment extends cdktf.TerraformResource {
     this._resourceSpec.internalValue = config.resourceSpec;
     this._secrets = config.secrets;
     this._secretsVersion = config.secretsVersion;
+    this._smokeTest.internalValue = config.smokeTest;
     this._source = config.source;
     this._timeouts.internalValue = config.timeouts;
     this._waitForDeployed = config.waitForDeployed;
@@ -764,6 +966,27 @@ export class Deployment extends cdktf.TerraformResource {
     return this._secretsVersion;
   }
 
+  // smoke_test - computed: false, optional: true, required: false
+  private _smokeTest = new DeploymentSmokeTestOutputReference(this, "smoke_test");
+  public get smokeTest() {
+    return this._smokeTest;
+  }
+  public putSmokeTest(value: DeploymentSmokeTest) {
+    this._smokeTest.internalValue = value;
+  }
+  public resetSmokeTest() {
+    this._smokeTest.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get smokeTestInput() {
+    return this._smokeTest.internalValue;
+  }
+
+  // smoke_test_revision_id - computed: true, optional: false, required: false
+  public get smokeTestRevisionId() {
+    return this.getStringAttribute('smoke_test_revision_id');
+  }
+
   // source - computed: false, optional: false, required: true
   private _source?: string; 
   public get source() {
@@ -837,6 +1060,7 @@ export class Deployment extends cdktf.TerraformResource {
       resource_spec: deploymentResourceSpecToTerraform(this._resourceSpec.internalValue),
       secrets: cdktf.hashMapper(cdktf.stringToTerraform)(this._secrets),
       secrets_version: cdktf.numberToTerraform(this._secretsVersion),
+      smoke_test: deploymentSmokeTestToTerraform(this._smokeTest.internalValue),
       source: cdktf.stringToTerraform(this._source),
       timeouts: deploymentTimeoutsToTerraform(this._timeouts.internalValue),
       wait_for_deployed: cdktf.booleanToTerraform(this._waitForDeployed),
@@ -916,6 +1140,12 @@ export class Deployment extends cdktf.TerraformResource {
         isBlock: false,
         type: "simple",
         storageClassType: "number",
+      },
+      smoke_test: {
+        value: deploymentSmokeTestToHclTerraform(this._smokeTest.internalValue),
+        isBlock: true,
+        type: "struct",
+        storageClassType: "DeploymentSmokeTest",
       },
       source: {
         value: cdktf.stringToHclTerraform(this._source),
