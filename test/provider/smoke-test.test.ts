@@ -93,18 +93,22 @@ describe('agentplatform_deployment smoke_test', () => {
     const name = lp.uniqueName('smoke-fail');
     const configure = (check: Record<string, string>) => dir.configure(githubDeployment('agent', { name }, smokeTest(check)));
 
-    // On create, a failed check is a warning: an error would taint the deployment, and the next apply replace it.
+    // On create, a failed check fails the apply and terraform taints the deployment; untainted, the next plan runs
+    // the check again in place.
     configure({ assistant_id: 'chat', expect_contains: 'goodbye' });
     expect((await dir.init()).code).toBe(0);
     const created = await dir.apply();
-    expect(created.code).toBe(0);
+    expect(created.code).toBe(1);
     const first = state(dir);
     const id = first.attributes.id as string;
     const revision = first.attributes.latest_revision_id as string;
-    expect(first.status).toBeUndefined();
+    expect(first.status).toBe('tainted');
     expect(first.attributes.smoke_test_revision_id).toBeNull();
-    expect(created.stdout).toContain(`smoke_test failed on revision ${revision}`);
-    expect(created.stdout).toMatch(words('does not contain "goodbye": "You said: ping".'));
+    expect(created.stderr).toContain(`smoke_test failed on revision ${revision}`);
+    expect(created.stderr).toMatch(words('does not contain "goodbye": "You said: ping".'));
+    expect(created.stderr).toMatch(words('terraform marks it tainted, so the next apply replaces it.'));
+    expect((await dir.plan()).stdout).toContain('is tainted, so must be replaced');
+    expect((await dir.tf.run(['untaint', '-no-color', 'agentplatform_deployment.agent'])).code).toBe(0);
     const again = await dir.plan();
     expect(again.code).toBe(2);
     expect(again.stdout).toContain('will be updated in-place');

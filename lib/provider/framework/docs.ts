@@ -19,8 +19,6 @@ export interface DocPage {
   readonly behaviour?: string;
   /** How to import, in markdown (resources). */
   readonly importSection?: string;
-  /** What the resource does beyond its attributes (waits, retries, look-ups), in markdown. */
-  readonly behaviour?: string;
 }
 
 const KIND_TITLE = { resource: 'Resource', 'data-source': 'Data Source', provider: 'Provider' } as const;

@@ -119,10 +119,9 @@ A check that fails on an update fails the apply, naming the revision, the run an
 it lacks \`expect_contains\`; the time limit, when the run outlasts it). The revision stays \`DEPLOYED\`: the
 platform serves it whatever the check says. The state keeps the change with \`smoke_test_revision_id\` null, so the
 next plan shows an in-place update that runs the check again, and a fixed check (or a fixed agent) passes there
-without replacing anything. On a create, a failing check is a warning instead of an error: terraform taints an object
-whose create fails, and replaces a tainted object on the next apply, while the deployment itself is sound. The
-deployment is kept untainted, and the next plan shows the in-place update that runs the check again; that apply fails
-while the check does. A check that cannot run (the revision is not \`DEPLOYED\`, with \`wait_for_deployed = false\`,
+without replacing anything. A check that fails on a create fails the apply too, and terraform marks the new
+deployment tainted, as after a create whose wait fails: the next apply replaces it, or, after \`terraform untaint\`,
+runs the check again on it in place. A check that cannot run (the revision is not \`DEPLOYED\`, with \`wait_for_deployed = false\`,
 or the apply failed before it) is left for the next apply in the same way, with a warning when nothing else failed.
 `;
 

@@ -73,8 +73,8 @@ function planSmokeTest({ prior, planned }: PlanRequest<Schema>): void {
 
 /**
  * Runs the check after a create or an update, when it has not passed on the deployment's latest revision with these
- * settings. Never throws: the deployment is in the returned state whatever the check does. A failure is an error on
- * update and a warning on create, since terraform taints an object whose create fails, and replaces a tainted one.
+ * settings. Never throws: the deployment is in the returned state whatever the check does. A failure is an error;
+ * on create terraform then taints the deployment, as it does after a create whose wait fails.
  */
 async function checkAfterApply(
   req: Pick<CreateRequest<Schema>, 'planned' | 'ctx' | 'signal' | 'diagnostics'>,
@@ -117,13 +117,12 @@ function reportFailure(
   const kept =
     `Revision ${deployment.revisionId} is DEPLOYED and serves; smoke_test_revision_id stays null, so the next plan shows the check running ` +
     'again, as an in-place update of the deployment.';
-  if (onCreate) {
-    diagnostics.warning(
-      summary,
-      `${failure.detail} ${kept} Deployment ${deployment.id} is kept in state, not tainted (a failed check does not replace it); ` +
-        'the next apply fails while the check does.',
-    );
-  } else diagnostics.error(summary, `${failure.detail} ${kept}`);
+  // as a failed wait on create (and a failed creation-time provisioner): the apply fails and terraform taints the object
+  const next = onCreate
+    ? `Deployment ${deployment.id} is kept in state; terraform marks it tainted, so the next apply replaces it. ` +
+      'To keep it and run the check again on it instead, run `terraform untaint` on it.'
+    : kept;
+  diagnostics.error(summary, `${failure.detail} ${next}`);
 }
 
 /** The deployment resource with its post-deploy check: `smoke_test_revision_id` planned, the check run after apply. */
