@@ -8,11 +8,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PROVIDER_SOURCE, PROVIDER_TYPE_NAME, packageRoot } from '../lib/provider/constants';
-import { renderDocPage, type DocPage } from '../lib/provider/framework/docs';
+import { renderDocPage, type DocPage, type FamilyDocPages } from '../lib/provider/framework/docs';
 import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
 import { registry } from '../lib/provider/registry';
 import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
 import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
+import { TRACING_PROJECT_DATA_SOURCE_DOC_PAGES, TRACING_PROJECT_DOC_PAGES } from '../lib/provider/resources/tracing-project/docs';
 import { INSTALLATION_SECTION } from './provider-docs-installation';
 
 /** One documentation file: its path from the package root and its content. */
@@ -112,12 +113,15 @@ update, import and destroy behind a proxy that reshapes every answer so.
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */
-const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES };
+const PAGES: FamilyDocPages = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES, ...TRACING_PROJECT_DOC_PAGES };
+
+/** The pages of data sources that share their type name with a resource. */
+const DATA_SOURCE_PAGES: FamilyDocPages = { ...TRACING_PROJECT_DATA_SOURCE_DOC_PAGES };
 
 const fileName = (typeName: string): string => typeName.slice(`${PROVIDER_TYPE_NAME}_`.length);
 
 function page(kind: 'resource' | 'data-source', typeName: string, schema: DocPage['schema']): DocFile {
-  const extra = PAGES[typeName];
+  const extra = (kind === 'data-source' ? DATA_SOURCE_PAGES[typeName] : undefined) ?? PAGES[typeName];
   if (!extra) throw new Error(`${typeName} has no documentation page: add its examples to the doc pages of its family (e.g. deployment-docs.ts)`);
   const folder = kind === 'resource' ? 'resources' : 'data-sources';
   return { path: `docs/${folder}/${fileName(typeName)}.md`, content: renderDocPage({ kind, typeName, schema, ...extra }) };
@@ -135,7 +139,7 @@ export function providerDocFiles(): DocFile[] {
 
 /** The HCL examples of every page, for checking them with `terraform validate`. */
 export function providerDocExamples(): string[] {
-  return [PROVIDER_EXAMPLE, ...Object.values(PAGES).flatMap((p) => p.examples ?? [])];
+  return [PROVIDER_EXAMPLE, ...[...Object.values(PAGES), ...Object.values(DATA_SOURCE_PAGES)].flatMap((p) => p.examples ?? [])];
 }
 
 if (require.main === module) {

@@ -17,7 +17,12 @@ export interface DocPage {
   readonly examples?: readonly string[];
   /** How to import, in markdown (resources). */
   readonly importSection?: string;
+  /** What the resource does beyond its attributes (waits, retries, look-ups), in markdown, under "Behaviour". */
+  readonly behaviour?: string;
 }
+
+/** A family's pages beyond what the schemas give, by type name. */
+export type FamilyDocPages = Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>>;
 
 const KIND_TITLE = { resource: 'Resource', 'data-source': 'Data Source', provider: 'Provider' } as const;
 
@@ -34,6 +39,7 @@ export function renderDocPage(page: DocPage): string {
     parts.push('## Example Usage', ...page.examples.map((e) => '```terraform\n' + e.trim() + '\n```'));
   }
   parts.push('## Schema', attributeTables(page.schema.attributes));
+  if (page.behaviour) parts.push('## Behaviour', page.behaviour.trim());
   if (page.importSection) parts.push('## Import', page.importSection.trim());
   return parts.join('\n\n') + '\n';
 }
