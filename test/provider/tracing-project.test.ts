@@ -2,9 +2,11 @@
  * `agentplatform_tracing_project` (resource and data source) through the real terraform against the local platform:
  * create, an empty plan, a rename and changed description and metadata in place, import, destroy that deletes the
  * project; the data source by name, and its error for a name no project has; an export declared in the same apply as
- * its project, before any run is traced into it.
+ * its project, before any run is traced into it; a synthesized `ScheduledExport` given `TracingProject.fromName`.
  */
+import { Testing, TerraformStack } from 'cdktf';
 import { NotFoundError } from '../../lib/api/errors';
+import { AgentPlatformProvider, Duration, ExportDestination, ScheduledExport, TracingProject } from '../../lib/constructs';
 import { startTestS3, type TestS3 } from '../tracing/support/s3';
 import type { DeploymentDir } from './support/deployment-platform';
 import { ExportTestPlatform, bulkExport, diagnostic, flat } from './support/export-platform';
@@ -146,4 +148,32 @@ test('an export is declared in the same apply as its project, before any run is 
   expect((await dir.destroy()).code).toBe(0);
   await expect(lp.client.getSession(id)).rejects.toBeInstanceOf(NotFoundError);
   expect((await lp.client.getExport(exportId)).status).toBe('Cancelled');
+}, TERRAFORM_TEST_MS);
+
+test('a synthesized ScheduledExport given TracingProject.fromName applies against the platform', async () => {
+  const session = await lp.client.createSession({ name: 'cdk-traced' });
+  const destination = await lp.client.createDestination({
+    display_name: 'cdk exports',
+    config: { bucket_name: 'exports', prefix: 'cdk', endpoint_url: s3.server.endpoint, region: s3.server.region },
+    credentials: s3.credentials,
+  });
+  const stack = new TerraformStack(Testing.app(), 'cdk');
+  new AgentPlatformProvider(stack, 'agentplatform');
+  new ScheduledExport(stack, 'Daily', {
+    destination: ExportDestination.fromDestinationId(stack, 'Destination', destination.id),
+    tracingProject: TracingProject.fromName(stack, 'Project', 'cdk-traced'),
+    start: new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+    every: Duration.hours(24),
+  });
+  const dir = lp.terraform();
+  dir.tf.write('main.tf.json', Testing.synth(stack));
+  expect((await dir.init()).code).toBe(0);
+  await applied(dir);
+  const made = (await lp.client.listExports()).filter((e) => e.session_id === session.id);
+  expect(made).toHaveLength(1);
+  expect(made[0]).toMatchObject({ bulk_export_destination_id: destination.id, interval_hours: 24 });
+  expect((await dir.plan()).code).toBe(0);
+  expect((await dir.destroy()).code).toBe(0);
+  expect((await lp.client.getExport(made[0]!.id)).status).toBe('Cancelled');
+  expect(await lp.client.getSession(session.id)).toMatchObject({ name: 'cdk-traced' });
 }, TERRAFORM_TEST_MS);
