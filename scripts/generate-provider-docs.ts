@@ -33,7 +33,7 @@ terraform {
 # The API key comes from AGENTPLATFORM_API_KEY; never write it into a configuration.
 provider "agentplatform" {
   control_plane_url = "http://127.0.0.1:8123" # the local platform (agentplatform-local)
-  tracing_url       = "http://127.0.0.1:8123" # the same platform: export destinations and bulk exports
+  tracing_url       = "http://127.0.0.1:8123" # the same platform: tracing projects, export destinations and bulk exports
 }
 `;
 
@@ -77,7 +77,7 @@ ${INSTALLATION_SECTION}
 npm run local -- --port 8123              # in a clone of this repository; prints the URL and a dev API key
 npm run local -- s3 --port 4568           # export destinations need an S3 server: this one, or any other
 export ${PROVIDER_ENV.controlPlaneUrl}=http://127.0.0.1:8123
-export ${PROVIDER_ENV.tracingUrl}=http://127.0.0.1:8123   # export destinations and bulk exports
+export ${PROVIDER_ENV.tracingUrl}=http://127.0.0.1:8123   # tracing projects, export destinations and bulk exports
 export ${PROVIDER_ENV.apiKey}=lp_...        # the dev api key line
 terraform apply
 \`\`\`
