@@ -8,12 +8,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PROVIDER_SOURCE, PROVIDER_TYPE_NAME, packageRoot } from '../lib/provider/constants';
-import { renderDocPage, type DocPage } from '../lib/provider/framework/docs';
+import { renderDocPage, type DocPage, type FamilyDocPages } from '../lib/provider/framework/docs';
 import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
 import { registry } from '../lib/provider/registry';
 import { ASSISTANT_DOC_PAGES } from '../lib/provider/resources/assistant/docs';
 import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
 import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
+import { TRACING_PROJECT_DATA_SOURCE_DOC_PAGES, TRACING_PROJECT_DOC_PAGES } from '../lib/provider/resources/tracing-project/docs';
 import { INSTALLATION_SECTION } from './provider-docs-installation';
 
 /** One documentation file: its path from the package root and its content. */
@@ -33,7 +34,7 @@ terraform {
 # The API key comes from AGENTPLATFORM_API_KEY; never write it into a configuration.
 provider "agentplatform" {
   control_plane_url = "http://127.0.0.1:8123" # the local platform (agentplatform-local)
-  tracing_url       = "http://127.0.0.1:8123" # the same platform: export destinations and bulk exports
+  tracing_url       = "http://127.0.0.1:8123" # the same platform: tracing projects, export destinations and bulk exports
 }
 `;
 
@@ -77,7 +78,7 @@ ${INSTALLATION_SECTION}
 npm run local -- --port 8123              # in a clone of this repository; prints the URL and a dev API key
 npm run local -- s3 --port 4568           # export destinations need an S3 server: this one, or any other
 export ${PROVIDER_ENV.controlPlaneUrl}=http://127.0.0.1:8123
-export ${PROVIDER_ENV.tracingUrl}=http://127.0.0.1:8123   # export destinations and bulk exports
+export ${PROVIDER_ENV.tracingUrl}=http://127.0.0.1:8123   # tracing projects, export destinations and bulk exports
 export ${PROVIDER_ENV.apiKey}=lp_...        # the dev api key line
 terraform apply
 \`\`\`
@@ -113,12 +114,15 @@ update, import and destroy behind a proxy that reshapes every answer so.
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */
-const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES, ...ASSISTANT_DOC_PAGES };
+const PAGES: FamilyDocPages = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES, ...ASSISTANT_DOC_PAGES, ...TRACING_PROJECT_DOC_PAGES };
+
+/** The pages of data sources that share their type name with a resource. */
+const DATA_SOURCE_PAGES: FamilyDocPages = { ...TRACING_PROJECT_DATA_SOURCE_DOC_PAGES };
 
 const fileName = (typeName: string): string => typeName.slice(`${PROVIDER_TYPE_NAME}_`.length);
 
 function page(kind: 'resource' | 'data-source', typeName: string, schema: DocPage['schema']): DocFile {
-  const extra = PAGES[typeName];
+  const extra = (kind === 'data-source' ? DATA_SOURCE_PAGES[typeName] : undefined) ?? PAGES[typeName];
   if (!extra) throw new Error(`${typeName} has no documentation page: add its examples to the doc pages of its family (e.g. deployment-docs.ts)`);
   const folder = kind === 'resource' ? 'resources' : 'data-sources';
   return { path: `docs/${folder}/${fileName(typeName)}.md`, content: renderDocPage({ kind, typeName, schema, ...extra }) };
@@ -136,7 +140,7 @@ export function providerDocFiles(): DocFile[] {
 
 /** The HCL examples of every page, for checking them with `terraform validate`. */
 export function providerDocExamples(): string[] {
-  return [PROVIDER_EXAMPLE, ...Object.values(PAGES).flatMap((p) => p.examples ?? [])];
+  return [PROVIDER_EXAMPLE, ...[...Object.values(PAGES), ...Object.values(DATA_SOURCE_PAGES)].flatMap((p) => p.examples ?? [])];
 }
 
 if (require.main === module) {

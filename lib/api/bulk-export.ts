@@ -19,7 +19,7 @@ import {
   type DestinationCreate,
   type DestinationCredentials,
 } from './schemas/bulk-export';
-import { RunsBatchResult, Session, SessionList, type RunsBatch, type SessionCreate } from './schemas/tracing';
+import { RunsBatchResult, Session, SessionList, type RunsBatch, type SessionCreate, type SessionUpdate } from './schemas/tracing';
 
 /** Per-call options. */
 export interface BulkExportCallOptions {
@@ -167,6 +167,26 @@ export class BulkExportClient {
       ...o,
     });
     return sessions[0];
+  }
+
+  /** `GET /api/v1/sessions`: the workspace's projects. */
+  async listSessions(o: BulkExportCallOptions = {}): Promise<Session[]> {
+    return this.transport.request({ method: 'GET', path: `${API}/sessions`, schema: SessionList, ...o });
+  }
+
+  /**
+   * `PATCH /api/v1/sessions/{id}` (LangSmith's `updateProject`): each field sent replaces the stored one. Retried like
+   * an idempotent request: the same change twice leaves the project as once does.
+   */
+  async updateSession(id: string, body: SessionUpdate, o: BulkExportCallOptions = {}): Promise<Session> {
+    const path = `${API}/sessions/${checkUuid('session id', id)}`;
+    return this.transport.request({ method: 'PATCH', path, body, schema: Session, retry: true, ...o });
+  }
+
+  /** `DELETE /api/v1/sessions/{id}`: deletes the project and its runs; a retry that finds it gone has succeeded. */
+  async deleteSession(id: string, o: BulkExportCallOptions = {}): Promise<void> {
+    const path = `${API}/sessions/${checkUuid('session id', id)}`;
+    return this.transport.request<void>({ method: 'DELETE', path, ...o });
   }
 
   /** `POST /api/v1/runs/batch`: creates (`post`) and updates (`patch`) runs; a run names its project by id or name. */

@@ -188,6 +188,10 @@ export const messages = {
     'leave credentialsVersion out, or give the destination keys.',
 
   // ---- exports ----
+  tracingProjectGiven: (both: boolean) =>
+    both
+      ? 'give the tracing project once: tracingProject (a TracingProject) or tracingProjectId (its id), not both.'
+      : 'is required: give tracingProject (a TracingProject, or TracingProject.fromName(...)) or tracingProjectId (its id).',
   noFields: () => 'names no field, so the files would have no column; leave fields out to export every exportable field.',
   unknownField: (name: string, known: readonly string[]) =>
     `${quote(name)} is not an exportable field. The exportable fields are: ${known.join(', ')}.`,

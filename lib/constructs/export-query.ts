@@ -11,6 +11,7 @@ import { FORMAT_VERSIONS } from '../api/schemas/bulk-export';
 import { EXPORTABLE_FIELD_NAMES, isExportableField, parseIsoInstant } from '../api/schemas/trace';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import type { IExportDestination } from './export-destination';
+import type { ITracingProject } from './tracing-project';
 import { Filter } from './filter';
 import type { BulkExportConfig } from './generated/bulk-export';
 import { isUuid } from '../api/ids';
@@ -25,8 +26,17 @@ export type ExportTime = Date | string;
 export interface ExportQueryProps {
   /** Where the Parquet files go. */
   readonly destination: IExportDestination;
-  /** The tracing project (session) whose runs are exported: its id, a UUID. */
-  readonly tracingProjectId: string;
+  /**
+   * The tracing project whose runs are exported: a `TracingProject`, or `TracingProject.fromName(...)`. Give it or
+   * `tracingProjectId`.
+   * @default none (`tracingProjectId` is given)
+   */
+  readonly tracingProject?: ITracingProject;
+  /**
+   * The tracing project (session) whose runs are exported, by its id (a UUID). Give it or `tracingProject`.
+   * @default none (`tracingProject` is given)
+   */
+  readonly tracingProjectId?: string;
   /**
    * Only these fields become columns, e.g. `['id', 'name', 'start_time']`; leaving out `inputs` and `outputs` makes
    * exports much smaller. A name that is no exportable field fails at synth.
@@ -56,6 +66,9 @@ export function queryAttributes(
   violations: Violations,
   scope: IConstruct,
 ): Pick<BulkExportConfig, 'destinationId' | 'sessionId' | 'filter' | 'exportFields' | 'formatVersion' | 'provider'> {
+  if ((props.tracingProject === undefined) === (props.tracingProjectId === undefined)) {
+    violations.add(props.tracingProject ? 'tracingProjectId' : 'tracingProject', messages.tracingProjectGiven(props.tracingProject !== undefined));
+  }
   // spec: Bulk export, `session_id` is a string (uuid)
   violations.check('tracingProjectId', props.tracingProjectId, (id) => (isUuid(id) ? undefined : messages.notUuid('a tracing project id', id)));
   // a list given as a token (a variable of list type) is checked by the provider at plan
@@ -68,7 +81,8 @@ export function queryAttributes(
   );
   return {
     destinationId: props.destination.destinationId,
-    sessionId: props.tracingProjectId,
+    // one of the two, checked above
+    sessionId: props.tracingProject?.tracingProjectId ?? props.tracingProjectId!,
     filter: filterText(props.filter, violations, scope),
     exportFields: props.fields && [...props.fields],
     formatVersion: props.formatVersion,

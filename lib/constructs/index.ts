@@ -18,4 +18,5 @@ export type { ExportPermissionOptions } from './export-permissions';
 export type { ExportFilter, ExportQueryProps, ExportTime } from './export-query';
 export * from './provider';
 export * from './scheduled-export';
+export * from './tracing-project';
 export * as generated from './generated';

@@ -9,7 +9,7 @@ import { URL_SETTING, type ApiName } from './context';
 import { DiagnosticError } from './framework/diagnostics';
 
 /** The types that reach the tracing API; every other one reaches the control plane. */
-const TRACING_TYPES = new Set(['agentplatform_export_destination', 'agentplatform_bulk_export', 'agentplatform_bulk_export_runs']);
+const TRACING_TYPES = new Set(['agentplatform_export_destination', 'agentplatform_bulk_export', 'agentplatform_bulk_export_runs', 'agentplatform_tracing_project']);
 
 /** The error as a diagnostic that names the setting to check, or the error itself when it is not about one. */
 export function explainApiError(err: unknown, typeName: string | undefined): unknown {

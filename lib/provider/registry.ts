@@ -30,6 +30,8 @@ export const registry: ProviderRegistry = {
       (require('./resources/export-destination') as typeof import('./resources/export-destination')).default,
     agentplatform_bulk_export: () => (require('./resources/bulk-export') as typeof import('./resources/bulk-export')).default,
     agentplatform_assistant: () => (require('./resources/assistant/resource') as typeof import('./resources/assistant/resource')).default,
+    agentplatform_tracing_project: () =>
+      (require('./resources/tracing-project/resource') as typeof import('./resources/tracing-project/resource')).default,
   },
   dataSources: {
     agentplatform_revisions: () => (require('./data-sources/revisions') as typeof import('./data-sources/revisions')).default,
@@ -37,5 +39,7 @@ export const registry: ProviderRegistry = {
       (require('./data-sources/sandbox-templates') as typeof import('./data-sources/sandbox-templates')).default,
     agentplatform_bulk_export_runs: () =>
       (require('./data-sources/bulk-export-runs') as typeof import('./data-sources/bulk-export-runs')).default,
+    agentplatform_tracing_project: () =>
+      (require('./data-sources/tracing-project') as typeof import('./data-sources/tracing-project')).default,
   },
 };

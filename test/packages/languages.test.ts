@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageFolder, packageTarball } from '../support/packages';
 
-const CONSTRUCTS = ['AgentPlatformProvider', 'Deployment', 'DeploymentRevisions', 'SandboxTemplates', 'ExportBucket', 'ExportDestination', 'ScheduledExport', 'BulkExport', 'Filter', 'Duration'];
+const CONSTRUCTS = ['AgentPlatformProvider', 'Deployment', 'DeploymentRevisions', 'SandboxTemplates', 'ExportBucket', 'ExportDestination', 'ScheduledExport', 'BulkExport', 'TracingProject', 'Filter', 'Duration'];
 
 const filesUnder = (dir: string): string[] =>
   readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)]));

@@ -43,6 +43,8 @@ const BULK_EXPORT_ANSWERS = {
   createSession: SessionRecord,
   getSession: SessionRecord,
   findSessionByName: SessionRecord.optional(),
+  listSessions: z.array(SessionRecord),
+  updateSession: SessionRecord,
 } as const;
 
 const CONTROL_PLANE_ANSWERS = {

@@ -3,6 +3,7 @@
  * ids of each workspace: every run is kept, value for value, in its order, and found and exported as before; the same
  * id can then be stored by another workspace; and inputs and outputs come last in each row.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,7 +30,9 @@ beforeAll(() => {
   db = openDatabase(dir);
   // the tables as the first three migrations made them, with runs written as that version wrote them
   migrate(db, [{ module: TRACING_MIGRATIONS.module, migrations: TRACING_MIGRATIONS.migrations.slice(0, 3) }]);
-  sessionId = new SessionStore(db, systemClock).create(TENANT, { name: 'before' }).id;
+  // as that version wrote a project (the store's own insert names the columns of later migrations)
+  sessionId = randomUUID();
+  db.prepare('INSERT INTO tracing_sessions (id, tenant_id, name, description, created_at) VALUES (?, ?, ?, NULL, ?)').run(sessionId, TENANT, 'before', new Date().toISOString());
   const runs = [...syntheticRunBatches({ tenantId: TENANT, sessionId, count: 300, startMicros: START, endMicros: END, payloadBytes: 4000 })].flat();
   const columns = Object.keys(runs[0]!);
   const insert = db.prepare(`INSERT INTO trace_runs (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);

@@ -10,13 +10,35 @@ import { z } from 'zod';
  */
 const clientId = z.guid().transform((id) => id.toLowerCase());
 
-/** Body of `POST /api/v1/sessions`. */
+/**
+ * A JSON object, kept as the request's JSON parser made it: `z.record` would copy it key by key, and the copy's
+ * `__proto__` key would set the copy's prototype instead (the key silently lost). Anything else is refused as a
+ * record is (pydantic's `dict_type`).
+ */
+const jsonObject = z.custom<Record<string, unknown>>().superRefine((value, ctx) => {
+  const plain = typeof value === 'object' && value !== null && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+  if (!plain) ctx.addIssue({ code: 'invalid_type', expected: 'record', input: value });
+});
+
+/**
+ * Body of `POST /api/v1/sessions`, the fields of LangSmith's `createProject`: `extra` holds `metadata` (an object) and
+ * anything else a client keeps there. `start_time` and the other fields LangSmith clients may send are ignored.
+ */
 export const SessionCreate = z.object({
   id: clientId.optional(),
   name: z.string().min(1),
   description: z.string().nullish(),
+  extra: jsonObject.nullish(),
 });
 export type SessionCreate = z.input<typeof SessionCreate>;
+
+/** Body of `PATCH /api/v1/sessions/{id}`, the fields of LangSmith's `updateProject`: each field sent replaces the stored one. */
+export const SessionUpdate = z.object({
+  name: z.string().min(1).optional(),
+  description: z.string().nullish(),
+  extra: jsonObject.nullish(),
+});
+export type SessionUpdate = z.input<typeof SessionUpdate>;
 
 /**
  * A tracing project as the platform answers it: `id` is what a bulk export needs; the rest may be left out (read
@@ -27,6 +49,8 @@ export const Session = z.object({
   tenant_id: z.string().optional(),
   name: z.string().optional(),
   description: z.string().nullable().optional(),
+  /** LangSmith's `extra`: `metadata` and what else a client keeps; read as it comes. */
+  extra: z.unknown().optional(),
   start_time: z.string().optional(),
   created_at: z.string().optional(),
 });
@@ -38,21 +62,13 @@ export const SessionRecord = z.object({
   tenant_id: z.guid(),
   name: z.string(),
   description: z.string().nullable(),
+  extra: z.record(z.string(), z.unknown()).nullable(),
   start_time: z.string(),
   created_at: z.string(),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
 export const SessionList = z.array(Session);
 
-/**
- * A JSON object, kept as the request's JSON parser made it: `z.record` would copy it key by key, and the copy's
- * `__proto__` key would set the copy's prototype instead (the key silently lost). Anything else is refused as a
- * record is (pydantic's `dict_type`).
- */
-const jsonObject = z.custom<Record<string, unknown>>().superRefine((value, ctx) => {
-  const plain = typeof value === 'object' && value !== null && [Object.prototype, null].includes(Object.getPrototypeOf(value));
-  if (!plain) ctx.addIssue({ code: 'invalid_type', expected: 'record', input: value });
-});
 const timestamp = z.union([z.string(), z.number()]);
 
 /** Fields a run may be created with; ids and hierarchy fields the caller omits are derived by the platform. */

@@ -5,8 +5,10 @@ export * as assistant from './assistant';
 export * as bulkExport from './bulk-export';
 export * as deployment from './deployment';
 export * as exportDestination from './export-destination';
+export * as tracingProject from './tracing-project';
 export * as dataAgentplatformBulkExportRuns from './data-agentplatform-bulk-export-runs';
 export * as dataAgentplatformRevisions from './data-agentplatform-revisions';
 export * as dataAgentplatformSandboxTemplates from './data-agentplatform-sandbox-templates';
+export * as dataAgentplatformTracingProject from './data-agentplatform-tracing-project';
 export * as provider from './provider';
 

@@ -83,7 +83,7 @@ export function createTracingModule(overrides: Partial<TracingSettings> = {}): P
       const auth = requireApiKey(ctx.auth);
       const idempotencyKeys = new IdempotencyKeys(ctx.db, TRACING_IDEMPOTENCY_TABLE, ctx.clock, ctx.secrets);
       const api = new Hono<PlatformEnv>();
-      api.route('/', traceStoreRoutes({ auth, ...stores }));
+      api.route('/', traceStoreRoutes({ auth, engine, idempotencyKeys, ...stores }));
       // destinations first: `/bulk-exports/destinations` must not be taken for an export id
       api.route('/', destinationRoutes({ auth, destinations: stores.destinations, s3Limits: settings.validationLimits, idempotencyKeys }));
       api.route('/', exportRoutes({ auth, engine, clock: ctx.clock, idempotencyKeys, ...stores }));

@@ -21,6 +21,9 @@ export interface DocPage {
   readonly importSection?: string;
 }
 
+/** A family's pages beyond what the schemas give, by type name. */
+export type FamilyDocPages = Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>>;
+
 const KIND_TITLE = { resource: 'Resource', 'data-source': 'Data Source', provider: 'Provider' } as const;
 
 /** A full page: front matter, description, examples, attribute tables, the behaviour and the import sections. */

@@ -5,7 +5,7 @@
 import type { MigrationSet } from '../../db';
 import { idempotencyBodyDigestMigration, idempotencyKeysMigration } from '../../idempotency';
 
-/** The table of the `Idempotency-Key`s of destination and export creates. */
+/** The table of the `Idempotency-Key`s of project, destination and export creates. */
 export const TRACING_IDEMPOTENCY_TABLE = 'tracing_idempotency_keys';
 
 export const TRACING_MIGRATIONS: MigrationSet = {
@@ -184,6 +184,8 @@ export const TRACING_MIGRATIONS: MigrationSet = {
     idempotencyKeysMigration('006-idempotency-keys', TRACING_IDEMPOTENCY_TABLE),
     // the digest of the body that made a key's object: another body under the key is a new create (idempotency.ts)
     idempotencyBodyDigestMigration('007-idempotency-key-body-digest', TRACING_IDEMPOTENCY_TABLE),
+    // a project's `extra` (LangSmith's: `metadata` and what else a client keeps there), JSON text; NULL: none
+    { id: '008-session-extra', up: `ALTER TABLE tracing_sessions ADD COLUMN extra TEXT;` },
   ],
   sealedColumns: [{ table: 'bulk_export_destinations', column: 'credentials_ciphertext' }],
 };
