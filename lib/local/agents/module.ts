@@ -13,6 +13,7 @@ import { CronStore, type StoredCron } from './cron/cron-store';
 import { DeploymentDirectory } from './http/deployment-directory';
 import type { AgentServerDeps, AgentServerEnv } from './http/env';
 import { deploymentGate } from './http/gate';
+import { registerCronRoutes } from './http/cron-routes';
 import { registerResourceRoutes } from './http/resource-routes';
 import { registerRunRoutes } from './http/run-routes';
 import { ArrivalLine } from './runtime/arrival-line';
@@ -126,6 +127,7 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
       app.use('*', deploymentGate(deps));
       registerResourceRoutes(app, deps);
       registerRunRoutes(app, deps);
+      registerCronRoutes(app, deps);
       ctx.app.route('/', app as unknown as PlatformApp);
 
       return {

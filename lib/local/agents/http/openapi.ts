@@ -69,6 +69,8 @@ const OPERATIONS: readonly Operation[] = [
   ['post', '/runs/crons', 'Create a stateless cron', 'CronCreate', 'Cron'],
   ['post', '/threads/{thread_id}/runs/crons', 'Create a cron on a thread', 'CronCreate', 'Cron'],
   ['post', '/runs/crons/search', 'Search crons', 'CronSearch'],
+  ['post', '/runs/crons/count', 'Count crons', 'CronCount'],
+  ['patch', '/runs/crons/{cron_id}', 'Update a cron: the fields given; metadata is merged', 'CronUpdate', 'Cron'],
   ['delete', '/runs/crons/{cron_id}', 'Delete a cron'],
 ];
 
@@ -86,7 +88,9 @@ const COMPONENTS = [
   'RunCreate',
   'Cron',
   'CronCreate',
+  'CronUpdate',
   'CronSearch',
+  'CronCount',
   'Health',
   'JoinResult',
   'RunMetadataChunk',
@@ -103,7 +107,9 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
   'ThreadHistoryRequest',
   'RunCreate',
   'CronCreate',
+  'CronUpdate',
   'CronSearch',
+  'CronCount',
 ]);
 
 /**

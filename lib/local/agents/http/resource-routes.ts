@@ -1,12 +1,10 @@
-/** Routes of assistants, threads and crons, and the system routes `/ok` and `/docs`. */
+/** Routes of assistants and threads, and the system routes `/ok` and `/docs`. */
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import {
   AssistantCreate,
   AssistantSearch,
   AssistantUpdate,
-  CronCreate,
-  CronSearch,
   ThreadCreate,
   ThreadHistoryRequest,
   ThreadSearch,
@@ -15,10 +13,8 @@ import {
 import { MAX_JSON_DEPTH, TOO_DEEP, exceedsJsonDepth } from '../../json-values';
 import { RequestValidationError } from '../../errors';
 import { RequestValidator, readJsonBody } from '../../validation';
-import { CronExpression, CronExpressionError } from '../cron/cron-expression';
-import { nextRunDate } from '../cron/cron-scheduler';
 import { agentServerOpenApi } from './openapi';
-import { checkInputMessages, checkRunConfig } from './request-checks';
+import { checkRunConfig } from './request-checks';
 import type { AgentServerDeps, AgentServerEnv } from './env';
 
 type AgentContext = Context<AgentServerEnv>;
@@ -75,9 +71,9 @@ export function uuidParam(c: AgentContext, name: string): string {
   return validator.valid(pathUuid(validator, c, name));
 }
 
-/** Registers the system, assistant, thread and cron routes. */
+/** Registers the system, assistant and thread routes. */
 export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentServerDeps): void {
-  const { assistants, threads, crons, manager, scheduler, clock } = deps;
+  const { assistants, threads, manager } = deps;
   const graphIds = (c: AgentContext) => c.get('deployment').graphIds;
   // What an assistant's body gives beyond its schema: a served graph, model settings the built-in model takes.
   const checkAssistantBody = (
@@ -147,59 +143,5 @@ export function registerResourceRoutes(app: Hono<AgentServerEnv>, deps: AgentSer
     const { limit, before, metadata } = await parseBody(c, ThreadHistoryRequest);
     const beforeId = typeof before === 'string' ? before : before?.configurable.checkpoint_id;
     return c.json(threads.history(c.get('deployment').id, threadId, { limit: limit ?? 10, beforeId, metadata: metadata ?? undefined }));
-  });
-
-  const createCron = async (c: AgentContext, onThread: boolean) => {
-    const deployment = c.get('deployment');
-    const validator = new RequestValidator();
-    const threadId = onThread ? pathUuid(validator, c, 'threadId') : null;
-    const parsed = await readBody(c, validator, CronCreate);
-    if (parsed) {
-      try {
-        CronExpression.parse(parsed.schedule);
-      } catch (error) {
-        if (!(error instanceof CronExpressionError)) throw error;
-        validator.add(['body', 'schedule'], 'value_error', error.message);
-      }
-      // what each run of the cron will be given, checked as a run's (the payload is kept as sent: each run gives its
-      // messages ids of their own)
-      checkInputMessages(validator, parsed.input, ['body', 'input']);
-      checkRunConfig(validator, parsed.config, ['body', 'config']);
-    }
-    const body = validator.valid(parsed);
-    if (threadId) threads.assertExists(deployment.id, threadId);
-    const assistant = assistants.resolve(deployment.id, body.assistant_id, deployment.graphIds);
-    const endTime = body.end_time ? new Date(body.end_time).toISOString() : null;
-    const cron = crons.create(deployment.id, {
-      assistantId: assistant.assistant_id,
-      threadId,
-      schedule: body.schedule,
-      payload: { input: body.input ?? null, config: body.config ?? {} },
-      metadata: body.metadata ?? {},
-      endTime,
-      nextRunDate: nextRunDate(body.schedule, clock.now(), endTime),
-    });
-    scheduler.wake();
-    return c.json(cron);
-  };
-  app.post('/runs/crons', (c) => createCron(c, false));
-  app.post('/threads/:threadId/runs/crons', (c) => createCron(c, true));
-  app.post('/runs/crons/search', async (c) => {
-    const deployment = c.get('deployment');
-    const query = await parseBody(c, CronSearch);
-    // Like runs, a search may name an assistant by its graph id.
-    const assistantId =
-      query.assistant_id && assistants.find(deployment.id, query.assistant_id, deployment.graphIds)?.assistant_id;
-    if (query.assistant_id && !assistantId) return c.json([]);
-    // thread ids are kept in lower case
-    const threadId = query.thread_id?.toLowerCase();
-    return c.json(
-      crons.search(deployment.id, { ...query, assistant_id: assistantId || undefined, thread_id: threadId }),
-    );
-  });
-  app.delete('/runs/crons/:cronId', (c) => {
-    crons.delete(c.get('deployment').id, uuidParam(c, 'cronId'));
-    scheduler.wake();
-    return c.body(null, 204);
   });
 }
