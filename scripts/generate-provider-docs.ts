@@ -12,6 +12,7 @@ import { renderDocPage, type DocPage } from '../lib/provider/framework/docs';
 import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
 import { registry } from '../lib/provider/registry';
 import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
+import { CRON_DOC_PAGES } from '../lib/provider/resources/cron/docs';
 import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
 import { INSTALLATION_SECTION } from './provider-docs-installation';
 
@@ -112,7 +113,7 @@ update, import and destroy behind a proxy that reshapes every answer so.
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */
-const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES };
+const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES, ...CRON_DOC_PAGES };
 
 const fileName = (typeName: string): string => typeName.slice(`${PROVIDER_TYPE_NAME}_`.length);
 

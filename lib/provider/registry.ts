@@ -29,6 +29,7 @@ export const registry: ProviderRegistry = {
     agentplatform_export_destination: () =>
       (require('./resources/export-destination') as typeof import('./resources/export-destination')).default,
     agentplatform_bulk_export: () => (require('./resources/bulk-export') as typeof import('./resources/bulk-export')).default,
+    agentplatform_cron: () => (require('./resources/cron/resource') as typeof import('./resources/cron/resource')).default,
   },
   dataSources: {
     agentplatform_revisions: () => (require('./data-sources/revisions') as typeof import('./data-sources/revisions')).default,

@@ -15,6 +15,8 @@ export interface DocPage {
   readonly schema: Schema;
   /** HCL examples, shown under "Example Usage". */
   readonly examples?: readonly string[];
+  /** What the resource does beyond its attributes (waits, retries, look-ups), in markdown. */
+  readonly behaviour?: string;
   /** How to import, in markdown (resources). */
   readonly importSection?: string;
 }
@@ -34,6 +36,7 @@ export function renderDocPage(page: DocPage): string {
     parts.push('## Example Usage', ...page.examples.map((e) => '```terraform\n' + e.trim() + '\n```'));
   }
   parts.push('## Schema', attributeTables(page.schema.attributes));
+  if (page.behaviour) parts.push('## Behaviour', page.behaviour.trim());
   if (page.importSection) parts.push('## Import', page.importSection.trim());
   return parts.join('\n\n') + '\n';
 }
