@@ -7,6 +7,7 @@ export type { FilterExpr } from '../api/filter';
 export type { ExportableFieldName } from '../api/schemas/trace';
 export type { RevisionStatusName } from '../api/schemas/control-plane-constants';
 export * from './bulk-export';
+export * from './cron';
 export * from './data';
 export * from './deployment';
 export * from './duration';
