@@ -22,7 +22,7 @@ export interface CronConfig extends cdktf.TerraformMetaArguments {
   */
   readonly config?: string;
   /**
-  * The deployment whose agent server runs the cron (`agentplatform_deployment.<name>.id`). Changing it replaces the cron.
+  * The deployment whose agent server runs the cron (`agentplatform_deployment.<name>.id`).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/cron#deployment_id Cron#deployment_id}
   */
@@ -46,7 +46,7 @@ export interface CronConfig extends cdktf.TerraformMetaArguments {
   */
   readonly schedule: string;
   /**
-  * A thread each run is added to. Default: none, each run stateless. Changing it replaces the cron.
+  * A thread each run is added to. Default: none, each run stateless.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/cron#thread_id Cron#thread_id}
   */
