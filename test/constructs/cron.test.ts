@@ -24,7 +24,7 @@ describe('Cron', () => {
       input: '{"messages":[{"role":"user","content":"Summarise."}]}',
       metadata: '{"team":"support"}',
     });
-    expect((json as { output: Record<string, { value: string }> }).output.cron_id!.value).toMatch(/^\$\{agentplatform_cron\.[A-Za-z0-9_]+\.cron_id\}$/);
+    expect((json as unknown as { output: Record<string, { value: string }> }).output.cron_id!.value).toMatch(/^\$\{agentplatform_cron\.[A-Za-z0-9_]+\.cron_id\}$/);
   });
 
   test('an object holding values known at apply is written with jsonencode; a thread is passed on', () => {
