@@ -81,3 +81,38 @@ resource "agentplatform_cron" "nightly" {
   expect((await dir.destroy()).code).toBe(0);
   expect(await agent.crons.search({ thread_id: thread.thread_id })).toEqual([]);
 });
+
+test('a later apply takes the cron an earlier create made, unless it was changed since', async () => {
+  const thread = await agent.threads.create();
+  const dir = lp.terraform();
+  const configure = (schedule: string) =>
+    dir.configure(`
+resource "agentplatform_cron" "hourly" {
+  deployment_id = "${deploymentId}"
+  assistant_id  = "chat"
+  thread_id     = "${thread.thread_id}"
+  schedule      = "${schedule}"
+}
+`);
+  configure('0 * * * *');
+  expect((await dir.init()).code).toBe(0);
+  expect((await dir.apply()).code).toBe(0);
+  const [made] = await agent.crons.search({ thread_id: thread.thread_id });
+
+  // the state lost (as after a create whose answer never came): the same configuration takes the same cron
+  expect((await dir.tf.run(['state', 'rm', '-no-color', 'agentplatform_cron.hourly'])).code).toBe(0);
+  expect((await dir.apply()).code).toBe(0);
+  expect((await agent.crons.search({ thread_id: thread.thread_id })).map((cron) => cron.cron_id)).toEqual([made!.cron_id]);
+  expect(dir.instance('agentplatform_cron.hourly').attributes.cron_id).toBe(made!.cron_id);
+
+  // changed in place, then lost: it no longer is what the first configuration asks for, and a new one is made
+  configure('30 * * * *');
+  expect((await dir.apply()).code).toBe(0);
+  expect((await dir.tf.run(['state', 'rm', '-no-color', 'agentplatform_cron.hourly'])).code).toBe(0);
+  configure('0 * * * *');
+  expect((await dir.apply()).code).toBe(0);
+  const crons = await agent.crons.search({ thread_id: thread.thread_id });
+  expect(crons.map((cron) => cron.schedule)).toEqual(['30 * * * *', '0 * * * *']);
+  expect(dir.instance('agentplatform_cron.hourly').attributes.cron_id).toBe(crons[1]!.cron_id);
+  for (const cron of crons) await agent.crons.delete(cron.cron_id);
+});

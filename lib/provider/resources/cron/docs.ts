@@ -54,8 +54,8 @@ which assistant each name means, and only another assistant replaces the cron.
 
 Every create carries an \`Idempotency-Key\` derived from the configured settings, and the same key in the cron's
 metadata (\`agentplatform_create_key\`, never shown in \`metadata\`). Before creating, the provider searches the
-deployment's crons for that key: a cron made by an earlier create whose answer was lost is taken into state rather
-than made twice. A create that gets no clear answer is followed by the same search, retried for up to two minutes.
+deployment's crons for that key: a cron made by an earlier create whose answer was lost (and not changed since) is
+taken into state rather than made twice. A create that gets no clear answer is followed by the same search, retried for up to two minutes.
 
 The agent server has no read of one cron: a refresh searches the deployment's crons (those of the thread, when it has
 one). A cron that is no longer there, or whose deployment is gone, is removed from state, and the next apply creates

@@ -18,7 +18,7 @@ import {
   type UpdateRequest,
 } from '../../framework';
 import { statusOf } from '../bulk-export-client';
-import { jsonText, parseJsonObject } from '../json-object';
+import { jsonText, parseJsonObject, sameJson } from '../json-object';
 import { createOutcome, takeCreateKey, unansweredSummary } from '../unanswered-create';
 import { createBody, createSettings, updateBody, userMetadata } from './body';
 import { createdUnanswered, findCreated, findCron } from './find';
@@ -64,7 +64,8 @@ async function create({ planned, ctx, signal, diagnostics }: CreateRequest<Schem
   const key = takeCreateKey('agentplatform_cron', createSettings(planned));
   // an earlier apply's create that got no answer may have made it: that one is taken rather than a second one made
   const earlier = await findCreated(client, key, planned.thread_id, { signal });
-  if (earlier) {
+  // one changed since (an update of a cron later removed from state) is not what this create asks for
+  if (earlier && sameSettings(toModel(earlier, planned), planned)) {
     ctx.log.info(`cron ${earlier.cron_id} made by an earlier create of this configuration is taken into state`);
     return toModel(earlier, planned);
   }
@@ -148,6 +149,12 @@ function jsonAttribute(answered: Record<string, unknown> | null | undefined, bas
   if (answered === undefined) return base;
   if (answered === null || (base === null && Object.keys(answered).length === 0)) return null;
   return jsonText(answered);
+}
+
+/** Whether a cron read into state has the settings the plan asks for. */
+function sameSettings(read: CronModel, planned: CronModel): boolean {
+  const same = (a: string | null, b: string | null) => (a === null || b === null ? a === b : sameJson(a, b));
+  return read.schedule === planned.schedule && same(read.input, planned.input) && same(read.config, planned.config) && same(read.metadata, planned.metadata);
 }
 
 /** The state of a cron as the agent server answers it; what the answer leaves out keeps its value in `base`. */
