@@ -13,6 +13,7 @@ import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
 import { registry } from '../lib/provider/registry';
 import { ASSISTANT_DOC_PAGES } from '../lib/provider/resources/assistant/docs';
 import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
+import { CRON_DOC_PAGES } from '../lib/provider/resources/cron/docs';
 import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
 import { TRACING_PROJECT_DATA_SOURCE_DOC_PAGES, TRACING_PROJECT_DOC_PAGES } from '../lib/provider/resources/tracing-project/docs';
 import { INSTALLATION_SECTION } from './provider-docs-installation';
@@ -114,7 +115,7 @@ update, import and destroy behind a proxy that reshapes every answer so.
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */
-const PAGES: FamilyDocPages = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES, ...ASSISTANT_DOC_PAGES, ...TRACING_PROJECT_DOC_PAGES };
+const PAGES: FamilyDocPages = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES, ...ASSISTANT_DOC_PAGES, ...CRON_DOC_PAGES, ...TRACING_PROJECT_DOC_PAGES };
 
 /** The pages of data sources that share their type name with a resource. */
 const DATA_SOURCE_PAGES: FamilyDocPages = { ...TRACING_PROJECT_DATA_SOURCE_DOC_PAGES };

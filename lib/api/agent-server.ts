@@ -9,7 +9,6 @@ import { AbortError, ApiError, ResponseParseError, type ApiErrorInit } from './e
 import { HttpTransport, type TransportOptions } from './http';
 import {
   Assistant,
-  Cron,
   DebugChunk,
   EventsChunk,
   Health,
@@ -25,8 +24,6 @@ import {
   type AssistantCreate,
   type AssistantSearch,
   type AssistantUpdate,
-  type CronCreate,
-  type CronSearch,
   type RunCreate,
   type StreamMode,
   type ThreadCreate,
@@ -34,6 +31,7 @@ import {
   type ThreadSearch,
 } from './schemas/agent-server';
 import type { AssistantCreateOptions } from './agent-server-assistants';
+import { cronCalls, type CronCalls } from './agent-server-crons';
 import { readServerSentEvents } from './sse';
 
 /** Per-call options. */
@@ -269,34 +267,12 @@ export class AgentServerClient {
   };
 
   /** Crons: runs on a schedule. */
-  readonly crons = {
-    /** `POST /runs/crons` (stateless) or `POST /threads/{id}/runs/crons` when `threadId` is given. */
-    create: (threadId: string | null, body: CronCreate, o: CallOptions = {}) =>
-      this.transport.request({
-        method: 'POST',
-        path: threadId === null ? '/runs/crons' : `/threads/${segment(threadId)}/runs/crons`,
-        body,
-        schema: Cron,
-        ...o,
-      }),
-    /** `DELETE /runs/crons/{id}`. */
-    delete: (cronId: string, o: CallOptions = {}) =>
-      this.transport.request<void>({ method: 'DELETE', path: `/runs/crons/${segment(cronId)}`, ...o }),
-    /** `POST /runs/crons/search`. */
-    search: (query: CronSearch = {}, o: CallOptions = {}) =>
-      this.transport.request({
-        method: 'POST',
-        path: '/runs/crons/search',
-        body: query,
-        schema: z.array(Cron),
-        retry: true,
-        ...o,
-      }),
-  };
+  readonly crons: CronCalls;
 
   constructor(opts: AgentServerClientOptions) {
     this.ownsTransport = !('transport' in opts);
     this.transport = 'transport' in opts ? opts.transport : new HttpTransport(opts);
+    this.crons = cronCalls(this.transport);
   }
 
   /** `GET /ok`. */

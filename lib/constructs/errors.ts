@@ -83,6 +83,9 @@ const quote = (value: unknown): string => JSON.stringify(value);
 
 /** Messages by subject. */
 export const messages = {
+  // ---- cron ----
+  cronSchedule: (problem: string) =>
+    `${problem}. Write five fields, minute (0-59) hour (0-23) day-of-month (1-31) month (1-12) day-of-week (0-7), in UTC: for example "0 9 * * mon-fri".`,
   // ---- shared ----
   // a user name or password the URL may carry is never quoted
   notHttpUrl: (value: string) => `${quote(redactUserInfo(value))} is not an absolute http:// or https:// URL written in full, with no spaces.`,

@@ -8,6 +8,7 @@ export type { ExportableFieldName } from '../api/schemas/trace';
 export type { RevisionStatusName } from '../api/schemas/control-plane-constants';
 export * from './assistant';
 export * from './bulk-export';
+export * from './cron';
 export * from './data';
 export * from './deployment';
 export * from './duration';

@@ -32,6 +32,7 @@ export const registry: ProviderRegistry = {
     agentplatform_assistant: () => (require('./resources/assistant/resource') as typeof import('./resources/assistant/resource')).default,
     agentplatform_tracing_project: () =>
       (require('./resources/tracing-project/resource') as typeof import('./resources/tracing-project/resource')).default,
+    agentplatform_cron: () => (require('./resources/cron/resource') as typeof import('./resources/cron/resource')).default,
   },
   dataSources: {
     agentplatform_revisions: () => (require('./data-sources/revisions') as typeof import('./data-sources/revisions')).default,

@@ -1,9 +1,9 @@
 /** Crons on the platform's injectable clock: on a thread and stateless, searched, ended, deleted. */
 import { ValidationError } from '../../lib/api/errors';
 import type { AgentServerClient } from '../../lib/api/agent-server';
-import type { Cron } from '../../lib/api/schemas/agent-server';
+import type { CronAnswer as Cron } from '../../lib/api/schemas/agent-server';
 import { ManualClock } from '../../lib/local/clock';
-import { CronExpression } from '../../lib/local/agents/cron/cron-expression';
+import { CronExpression } from '../../lib/api/cron-expression';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';
 import { waitFor } from './support/wait';
 

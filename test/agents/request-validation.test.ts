@@ -222,7 +222,7 @@ describe('a cron search by thread_id', () => {
     // an assistant is named by its id in any case, or by its graph's id
     const byAssistant = async (assistantId: string) =>
       (await client.crons.search({ assistant_id: assistantId, thread_id: thread.thread_id })).map((found) => found.cron_id);
-    expect(await byAssistant(cron.assistant_id.toUpperCase())).toEqual([cron.cron_id]);
+    expect(await byAssistant(cron.assistant_id!.toUpperCase())).toEqual([cron.cron_id]);
     expect(await byAssistant('chat')).toEqual([cron.cron_id]);
   });
 });

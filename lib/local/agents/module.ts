@@ -14,7 +14,7 @@ import { DeploymentDirectory } from './http/deployment-directory';
 import type { AgentServerDeps, AgentServerEnv } from './http/env';
 import { deploymentGate } from './http/gate';
 import { registerAssistantRoutes } from './http/assistant-routes';
-import { registerResourceRoutes } from './http/resource-routes';
+import { registerCronRoutes } from './http/cron-routes';
 import { registerRunBatchRoutes } from './http/run-batch-routes';
 import { registerRunRoutes } from './http/run-routes';
 import { registerStoreRoutes } from './http/store-routes';
@@ -134,12 +134,12 @@ export function createAgentServerModule(options: AgentServerModuleOptions = {}):
       const app = new Hono<AgentServerEnv>().basePath('/deployments/:deploymentId');
       app.use('*', deploymentGate(deps));
       registerSystemRoutes(app);
-      registerResourceRoutes(app, deps);
       registerAssistantRoutes(app, deps);
       registerThreadRoutes(app, deps);
       registerStoreRoutes(app, deps);
       registerRunRoutes(app, deps);
       registerRunBatchRoutes(app, deps);
+      registerCronRoutes(app, deps);
       ctx.app.route('/', app as unknown as PlatformApp);
 
       return {

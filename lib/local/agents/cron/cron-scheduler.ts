@@ -4,7 +4,7 @@
  */
 import { MAX_TIMER_DELAY_MS, type Clock, type TimerHandle } from '../../clock';
 import { isoNow } from '../store/json';
-import { CronExpression } from './cron-expression';
+import { CronExpression } from '../../../api/cron-expression';
 import type { CronStore, StoredCron } from './cron-store';
 
 /** The next time a schedule fires after `afterMs`, as ISO text; null when never again (or past `endTime`). */

@@ -1,10 +1,10 @@
 /** Crons of all deployments: a schedule, the run payload, and when it next fires. */
 import { randomUUID } from 'node:crypto';
-import type { Cron, CronSearch } from '../../../api/schemas/agent-server';
+import type { Cron, CronCount, CronSearch } from '../../../api/schemas/agent-server';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';
-import { fromJson, isoNow } from '../store/json';
+import { fromJson, holdsAll, isoNow } from '../store/json';
 
 interface CronRow {
   cron_id: string;
@@ -53,6 +53,15 @@ export interface CronWrite {
   readonly nextRunDate: string | null;
 }
 
+/** What a cron update changes: each field given replaces its value; undefined keeps it. */
+export interface CronChange {
+  readonly schedule?: string;
+  readonly payload?: Record<string, unknown>;
+  readonly metadata?: Record<string, unknown>;
+  readonly endTime?: string | null;
+  readonly nextRunDate?: string | null;
+}
+
 /** Crons of all deployments. */
 export class CronStore {
   constructor(private readonly db: PlatformDatabase, private readonly clock: Clock) {}
@@ -96,12 +105,12 @@ export class CronStore {
     if (result.changes === 0) throw new HttpError(404, `Cron ${cronId} not found`);
   }
 
-  /** Crons of the deployment, oldest first, filtered by assistant and thread. */
-  search(deploymentId: string, query: CronSearch): Cron[] {
+  /** Crons of the deployment whose assistant, thread and metadata match, oldest first. */
+  private matching(deploymentId: string, query: CronCount): Cron[] {
     const rows = this.db
       .prepare(
         `SELECT * FROM agent_crons WHERE deployment_id = ? AND (? IS NULL OR assistant_id = ?) AND (? IS NULL OR thread_id = ?)
-         ORDER BY created_at, rowid LIMIT ? OFFSET ?`,
+         ORDER BY created_at, rowid`,
       )
       .all(
         deploymentId,
@@ -109,10 +118,44 @@ export class CronStore {
         query.assistant_id ?? null,
         query.thread_id ?? null,
         query.thread_id ?? null,
-        query.limit ?? 10,
-        query.offset ?? 0,
       ) as CronRow[];
-    return rows.map((row) => toStoredCron(row).cron);
+    return rows.map((row) => toStoredCron(row).cron).filter((cron) => holdsAll(cron.metadata, query.metadata));
+  }
+
+  /** A page of the crons that match, oldest first. */
+  search(deploymentId: string, query: CronSearch): Cron[] {
+    const offset = query.offset ?? 0;
+    return this.matching(deploymentId, query).slice(offset, offset + (query.limit ?? 10));
+  }
+
+  /** How many crons match. */
+  count(deploymentId: string, query: CronCount): number {
+    return this.matching(deploymentId, query).length;
+  }
+
+  /**
+   * Changes a cron of the deployment (404 when there is none): the given fields replace theirs, `metadata` is merged
+   * into the cron's (as the agent server's cron update documents), and `payload` takes the given run fields.
+   */
+  update(deploymentId: string, cronId: string, change: CronChange): Cron {
+    const stored = this.find(cronId);
+    if (!stored || stored.deploymentId !== deploymentId) throw new HttpError(404, `Cron ${cronId} not found`);
+    const { cron } = stored;
+    this.db
+      .prepare(
+        `UPDATE agent_crons SET schedule = ?, payload = ?, metadata = ?, end_time = ?, next_run_date = ?, updated_at = ?
+         WHERE cron_id = ?`,
+      )
+      .run(
+        change.schedule ?? cron.schedule,
+        JSON.stringify({ ...cron.payload, ...change.payload }),
+        JSON.stringify({ ...cron.metadata, ...change.metadata }),
+        change.endTime === undefined ? cron.end_time : change.endTime,
+        change.nextRunDate === undefined ? cron.next_run_date : change.nextRunDate,
+        isoNow(this.clock),
+        cronId,
+      );
+    return (this.find(cronId) as StoredCron).cron;
   }
 
   /** Crons due at or before `nowIso`, earliest first. */

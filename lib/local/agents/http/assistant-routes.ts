@@ -23,7 +23,7 @@ import { drawGraph, graphSchemas, subgraphSchemas, xrayDepth } from '../graphs/i
 import type { AgentServerDeps, AgentServerEnv } from './env';
 import { selectFields } from './field-selection';
 import { checkRunConfig } from './request-checks';
-import { parseBody, readBody } from './resource-routes';
+import { parseBody, readBody } from './request-readers';
 
 type AgentContext = Context<AgentServerEnv>;
 

@@ -116,6 +116,8 @@ const OPERATIONS: readonly Operation[] = [
   ['post', '/runs/crons', 'Create a stateless cron', 'CronCreate', 'Cron'],
   ['post', '/threads/{thread_id}/runs/crons', 'Create a cron on a thread', 'CronCreate', 'Cron'],
   ['post', '/runs/crons/search', 'Search crons', 'CronSearch'],
+  ['post', '/runs/crons/count', 'Count crons', 'CronCount'],
+  ['patch', '/runs/crons/{cron_id}', 'Update a cron: the fields given; metadata is merged', 'CronUpdate', 'Cron'],
   ['delete', '/runs/crons/{cron_id}', 'Delete a cron'],
   ['put', '/store/items', 'Put an item (204)', 'StorePutItem'],
   ['get', '/store/items', 'Get an item (null when there is none)', undefined, 'StoreItem'],
@@ -143,7 +145,9 @@ const COMPONENTS = [
   'RunCancelMany',
   'Cron',
   'CronCreate',
+  'CronUpdate',
   'CronSearch',
+  'CronCount',
   'Health',
   'JoinResult',
   'RunMetadataChunk',
@@ -182,6 +186,7 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
   'RunBatch',
   'RunCancelMany',
   'CronCreate',
+  'CronUpdate',
   'CronSearch',
   'ThreadCreateWithState',
   'ThreadUpdate',
@@ -194,6 +199,7 @@ const REQUEST_COMPONENTS: ReadonlySet<string> = new Set([
   'StoreDeleteItem',
   'StoreSearchItems',
   'StoreListNamespaces',
+  'CronCount',
 ]);
 
 /**

@@ -9,7 +9,7 @@ import { queryParam } from '../../query-params';
 import { RequestValidator } from '../../validation';
 import type { StoredRun } from '../store/runs';
 import type { AgentServerDeps, AgentServerEnv } from './env';
-import { pathUuid, readBody } from './resource-routes';
+import { pathUuid, readBody } from './request-readers';
 import { checkRunBody, runAssistant } from './run-routes';
 
 /** Statuses of the runs a `status` of `POST /runs/cancel` names. */

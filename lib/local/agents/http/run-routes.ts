@@ -12,7 +12,7 @@ import type { RunStream } from '../runtime/run-stream';
 import { deploymentPath, type AgentServerDeps, type AgentServerEnv } from './env';
 import { checkSelection, selectFields } from './field-selection';
 import { checkInputMessages, checkRunConfig } from './request-checks';
-import { pathUuid, readBody } from './resource-routes';
+import { pathUuid, readBody } from './request-readers';
 import { SseChannel } from './sse-channel';
 
 type AgentContext = Context<AgentServerEnv>;

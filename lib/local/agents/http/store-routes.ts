@@ -9,7 +9,7 @@ import {
 } from '../../../api/schemas/agent-server-store';
 import { RequestValidator } from '../../validation';
 import type { AgentServerDeps, AgentServerEnv } from './env';
-import { parseBody } from './resource-routes';
+import { parseBody } from './request-readers';
 
 /** Registers the Store routes. */
 export function registerStoreRoutes(app: Hono<AgentServerEnv>, deps: Pick<AgentServerDeps, 'storeItems'>): void {

@@ -25,7 +25,7 @@ import type { StateUpdate } from '../store/thread-state';
 import type { AgentServerDeps, AgentServerEnv } from './env';
 import { checkSelection, selectFields } from './field-selection';
 import { checkInputMessages } from './request-checks';
-import { parseBody, pathUuid, readBody, uuidParam } from './resource-routes';
+import { parseBody, pathUuid, readBody, uuidParam } from './request-readers';
 
 type AgentContext = Context<AgentServerEnv>;
 

@@ -1,7 +1,8 @@
 /**
  * Standard five-field cron expressions (`minute hour day-of-month month day-of-week`, UTC): `*`, values, ranges
  * `a-b`, steps `*\/n` and `a-b/n`, lists `a,b`, month and day names (`jan`, `mon`), 7 as Sunday. As in cron, when
- * both day fields are restricted a day matching either one fires.
+ * both day fields are restricted a day matching either one fires. The local agent server fires crons with it; the
+ * provider checks a cron's schedule with it at plan.
  */
 
 /** Thrown for an expression that does not parse, naming the offending field. */
