@@ -12,6 +12,8 @@ import type * as RpcLayer from '../../lib/provider/rpc-layer';
 export const RPC_ASSET = 'provider-rpc.js';
 /** Asset key of V8's code cache of {@link RPC_ASSET}, present only in the executables built on their own platform. */
 export const RPC_CODE_CACHE_ASSET = 'provider-rpc.cache';
+/** Asset key (and file name beside the main script) of GetProviderSchema's answer, encoded by the layer at build time. */
+export const SCHEMA_ASSET = 'provider-schema.bin';
 
 /** The CommonJS function wrapper compiled around the layer: the code cache is valid only for this exact source. */
 export function wrapCommonJs(source: string): string {
@@ -26,6 +28,16 @@ function runCommonJs(source: string, cachedData: Buffer | undefined): typeof Rpc
   const run = script.runInThisContext() as (exports: unknown, req: NodeJS.Require, mod: { exports: unknown }) => void;
   run(module.exports, require, module);
   return module.exports as typeof RpcLayer;
+}
+
+/** GetProviderSchema's answer prepared at build time, from the executable's assets or from beside this script. */
+export function preparedSchemaAnswer(): Buffer | undefined {
+  const sea = require('node:sea') as typeof import('node:sea');
+  try {
+    return sea.isSea() ? Buffer.from(sea.getAsset(SCHEMA_ASSET)) : readFileSync(join(__dirname, SCHEMA_ASSET));
+  } catch {
+    return undefined; // a bundle without it: the RPC layer answers
+  }
 }
 
 /** Loads the RPC layer: from the executable's assets (with their code cache if any), else from beside this script. */
