@@ -45,7 +45,10 @@ See the Installation section of the provider's documentation (docs/provider.md).
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
-  /** Loads the RPC layer, right after the handshake: a `require` in `main.ts`, an asset in the single executable. */
+  /**
+   * Loads the RPC layer after the handshake (right after it, or at the first call that needs it when `schemaAnswer`
+   * gives one): a `require` in `main.ts`, an asset in the single executable.
+   */
   readonly rpcLayer: () => typeof RpcLayer;
   /**
    * GetProviderSchema's answer as the RPC layer encodes it, made at build time, or `undefined`. With it the layer is

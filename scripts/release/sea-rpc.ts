@@ -1,8 +1,8 @@
 /**
  * The provider's RPC layer as an asset of the single executable: the executable's main script holds only the
  * handshake path, and the RPC layer (most of the code: the framework, the resources, the API clients) is compiled
- * right after the handshake, while terraform connects, instead of before it. The bundle also runs outside an
- * executable (`node provider-sea.js`), reading the layer from beside it.
+ * after the handshake, by the first call that needs it; GetProviderSchema is answered from another asset, prepared
+ * at build time. The bundle also runs outside an executable (`node provider-sea.js`), reading both from beside it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
