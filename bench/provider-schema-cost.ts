@@ -90,7 +90,16 @@ function main(): void {
     writeFileSync(join(dir, 'main.tf'), body);
     // the provider block needs a key and an address, which the test resources never call
     const api = { AGENTPLATFORM_API_KEY: 'not-used', AGENTPLATFORM_CONTROL_PLANE_URL: 'http://127.0.0.1:9' };
-    const env = { PATH: bin, HOME: dir, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: rc, [VARIANT_ENV]: name, [CPU_LOG_ENV]: cpuLog, ...api };
+    const env = {
+      ...api,
+      PATH: bin,
+      HOME: dir,
+      CHECKPOINT_DISABLE: '1',
+      TF_IN_AUTOMATION: '1',
+      TF_CLI_CONFIG_FILE: rc,
+      [VARIANT_ENV]: name,
+      [CPU_LOG_ENV]: cpuLog,
+    };
     return { name, dir, env };
   };
   const dirs = [
@@ -106,10 +115,11 @@ function main(): void {
   ];
   const terraform = (d: (typeof dirs)[number], ...args: string[]): { cpu: number; provider: number } => {
     rmSync(cpuLog, { force: true });
-    const run = spawnSync('/usr/bin/time', ['-f', '%U %S', 'terraform', ...args, '-no-color', '-input=false'], { cwd: d.dir, env: d.env, encoding: 'utf8' });
+    const command = ['-f', '%U %S', 'terraform', ...args, '-no-color', '-input=false'];
+    const run = spawnSync('/usr/bin/time', command, { cwd: d.dir, env: d.env, encoding: 'utf8' });
     const ok = run.status === 0 || (args[0] === 'plan' && run.status === 2);
     if (!ok) throw new Error(`terraform ${args.join(' ')} in ${d.name} exited with ${run.status}: ${run.stderr}`);
-    if (args[0] === 'plan' && run.status !== 0) throw new Error(`the plan of ${d.name} found changes: this bench measures plans without changes`);
+    if (args[0] === 'plan' && run.status !== 0) throw new Error(`the plan of ${d.name} found changes: the bench measures plans without`);
     const [user, sys] = run.stderr.trim().split('\n').pop()!.split(' ').map(Number);
     const provider = existsSync(cpuLog) ? readFileSync(cpuLog, 'utf8').trim().split('\n').reduce((sum, ms) => sum + Number(ms), 0) : 0;
     return { cpu: (user! + sys!) * 1000, provider };
@@ -131,7 +141,8 @@ function main(): void {
     console.log(`no-change plans of 100 resources without refresh, CPU time (median of ${PLANS}, interleaved)`);
     for (const [j, d] of dirs.entries()) {
       const r = results[j]!;
-      console.log(`  ${d.name.padEnd(20)} plan ${median(r.cpu).toFixed(0)} ms  terraform's own ${median(r.own).toFixed(0)} ms  provider ${median(r.provider).toFixed(0)} ms`);
+      const ms = (xs: number[]): string => `${median(xs).toFixed(0)} ms`;
+      console.log(`  ${d.name.padEnd(20)} plan ${ms(r.cpu)}  terraform's own ${ms(r.own)}  provider ${ms(r.provider)}`);
     }
     console.log(`  load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {

@@ -79,7 +79,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   const rpc = (): ((path: string) => GrpcMethod | undefined) => (methods ??= loadRpcLayer(options, log, shutdown));
   const schemaAnswer = options.registry ? undefined : options.schemaAnswer?.();
   const resolve = (path: string): GrpcMethod | undefined => {
-    const early = !methods && schemaAnswer ? withoutRpcLayer(path, schemaAnswer, log, () => shutdown(async () => undefined)) : undefined;
+    const noClients = (): void => shutdown(async () => undefined);
+    const early = !methods && schemaAnswer ? withoutRpcLayer(path, schemaAnswer, log, noClients) : undefined;
     return early ?? rpc()(path);
   };
   // Exiting as soon as the Shutdown answer is queued could cut it off: exit once terraform has hung up.
@@ -100,7 +101,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const cert = certificate ? certificate.der.toString('base64').replace(/=+$/, '') : '';
   const address = socketPath ? `unix|${socketPath}` : `tcp|127.0.0.1:${server.port}`;
   writeSync(1, `${CORE_PROTOCOL_VERSION}|${PLUGIN_PROTOCOL_VERSION}|${address}|grpc|${cert}\n`);
-  // terraform takes a few milliseconds to connect after the handshake: the RPC layer loads meanwhile
+  // without a prepared schema every launch needs the layer: it loads while terraform connects
   if (!schemaAnswer) setImmediate(rpc);
   log.debug(`serving on ${address}`);
 }
