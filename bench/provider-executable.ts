@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { bundleProviderForSea, withRpcCodeCache, type SeaBundle } from '../scripts/release/bundle';
 import { injectSeaBlob, makeSeaBlob } from '../scripts/release/sea';
-import { RPC_ASSET } from '../scripts/release/sea-rpc';
+import { RPC_ASSET, SCHEMA_ASSET } from '../scripts/release/sea-rpc';
 import { PROVIDER_VERSION } from '../lib/provider/constants';
 
 /** The bundle and the two executables built from it. */
@@ -35,5 +35,5 @@ export function benchExecutables(dir: string): BenchExecutables {
 }
 
 function bundleLayout(outDir: string): SeaBundle {
-  return { main: join(outDir, 'provider-sea.js'), assets: { [RPC_ASSET]: join(outDir, RPC_ASSET) } };
+  return { main: join(outDir, 'provider-sea.js'), assets: { [RPC_ASSET]: join(outDir, RPC_ASSET), [SCHEMA_ASSET]: join(outDir, SCHEMA_ASSET) } };
 }

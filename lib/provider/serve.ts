@@ -2,7 +2,8 @@
  * The provider process: go-plugin's handshake (one line on stdout), tfplugin6 served over gRPC with mutual TLS on a
  * unix socket (on 127.0.0.1 on Windows), and an exit on `GRPCController/Shutdown` or when terraform dies. Only what
  * the handshake needs is loaded before it; the RPC layer (`rpc-layer.ts`) is loaded right after it, through the
- * entry point's `rpcLayer`.
+ * entry point's `rpcLayer`, or, when the entry point has GetProviderSchema's answer prepared at build time, at the
+ * first call that needs it: terraform's first launch of a command asks for the schema alone and never loads it.
  */
 import { mkdtempSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { createLogger, type Logger } from './log';
 import { createServerCertificate } from './plugin/certificate';
 import { startGrpcServer, type GrpcMethod } from './plugin/grpc-server';
+import { METHODS } from './proto/descriptor';
 import type { ProviderRegistry } from './registry';
 import type * as RpcLayer from './rpc-layer';
 
@@ -43,8 +45,16 @@ See the Installation section of the provider's documentation (docs/provider.md).
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
-  /** Loads the RPC layer, right after the handshake: a `require` in `main.ts`, an asset in the single executable. */
+  /**
+   * Loads the RPC layer after the handshake (right after it, or at the first call that needs it when `schemaAnswer`
+   * gives one): a `require` in `main.ts`, an asset in the single executable.
+   */
   readonly rpcLayer: () => typeof RpcLayer;
+  /**
+   * GetProviderSchema's answer as the RPC layer encodes it, made at build time, or `undefined`. With it the layer is
+   * loaded only by a call that needs it; not used with a `registry` of the caller's.
+   */
+  readonly schemaAnswer?: () => Buffer | undefined;
   /** What the provider serves. @default the registry of `registry.ts` */
   readonly registry?: ProviderRegistry;
 }
@@ -67,6 +77,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   const certificate = clientCertPem ? createServerCertificate() : undefined;
   let methods: ((path: string) => GrpcMethod | undefined) | undefined;
   const rpc = (): ((path: string) => GrpcMethod | undefined) => (methods ??= loadRpcLayer(options, log, shutdown));
+  const schemaAnswer = options.registry ? undefined : options.schemaAnswer?.();
+  const resolve = (path: string): GrpcMethod | undefined => {
+    const noClients = (): void => shutdown(async () => undefined);
+    const early = !methods && schemaAnswer ? withoutRpcLayer(path, schemaAnswer, log, noClients) : undefined;
+    return early ?? rpc()(path);
+  };
   // Exiting as soon as the Shutdown answer is queued could cut it off: exit once terraform has hung up.
   const shutdown = (closeClients: () => Promise<void>): void => {
     log.debug('terraform shut the provider down');
@@ -80,14 +96,32 @@ export async function serve(options: ServeOptions): Promise<void> {
     ports: candidatePorts(env),
     socketPath,
     log,
-    resolve: (path) => rpc()(path),
+    resolve,
   });
   const cert = certificate ? certificate.der.toString('base64').replace(/=+$/, '') : '';
   const address = socketPath ? `unix|${socketPath}` : `tcp|127.0.0.1:${server.port}`;
   writeSync(1, `${CORE_PROTOCOL_VERSION}|${PLUGIN_PROTOCOL_VERSION}|${address}|grpc|${cert}\n`);
-  // terraform takes a few milliseconds to connect after the handshake: the RPC layer loads meanwhile
-  setImmediate(rpc);
+  // without a prepared schema every launch needs the layer: it loads while terraform connects
+  if (!schemaAnswer) setImmediate(rpc);
   log.debug(`serving on ${address}`);
+}
+
+/**
+ * What terraform's schema launch calls, answered without the RPC layer: go-plugin's silent streams, GetProviderSchema
+ * from the answer prepared at build time, and Shutdown (no API client has been made).
+ */
+function withoutRpcLayer(path: string, schemaAnswer: Buffer, log: Logger, onShutdown: () => void): GrpcMethod | undefined {
+  if (path === '/tfplugin6.Provider/GetProviderSchema') {
+    return {
+      kind: 'unary',
+      call: async () => {
+        log.debug('GetProviderSchema answered in 0 ms (prepared at build time)');
+        return schemaAnswer;
+      },
+    };
+  }
+  if (path === '/plugin.GRPCController/Shutdown') return { kind: 'unary', call: async () => Buffer.alloc(0), afterResponse: onShutdown };
+  return METHODS[path]?.[2] ? { kind: 'idle-stream' } : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The provider for a Node.js single executable application, in two CommonJS bundles: the main script (the handshake
- * path, `sea-main.ts`) and the RPC layer as an asset compiled right after the handshake (`sea-rpc.ts`). Everything is
+ * path, `sea-main.ts`) and the RPC layer as an asset compiled when a call needs it (`sea-rpc.ts`), plus the layer's
+ * answer to GetProviderSchema, encoded at build time so that terraform's schema launch needs no layer. Everything is
  * bundled (a SEA's `require()` reaches only Node's built-in modules), and the version is fixed at bundle time, since
  * the executable has no package.json to read it from (lib/provider/constants.ts).
  */
@@ -10,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../../lib/provider/constants';
 import { nodeExecutable } from './sea';
-import { RPC_ASSET, RPC_CODE_CACHE_ASSET, wrapCommonJs } from './sea-rpc';
+import { RPC_ASSET, RPC_CODE_CACHE_ASSET, SCHEMA_ASSET, wrapCommonJs } from './sea-rpc';
 
 // the same from scripts/release (TypeScript) and from dist/scripts/release (compiled)
 const ROOT = packageRoot();
@@ -49,8 +50,21 @@ export function bundleProviderForSea(options: SeaBundleOptions): SeaBundle {
   bundle(join(ROOT, 'scripts', 'release', 'sea-main.ts'), main, options.version);
   const undici = join(ROOT, 'scripts', 'release', 'undici-agent.ts');
   bundle(join(ROOT, 'lib', 'provider', 'rpc-layer.ts'), rpc, options.version, { undici });
-  return { main, assets: { [RPC_ASSET]: rpc } };
+  const schema = join(options.outDir, SCHEMA_ASSET);
+  execFileSync(process.execPath, ['-e', MAKE_SCHEMA_ANSWER, rpc, schema], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return { main, assets: { [RPC_ASSET]: rpc, [SCHEMA_ASSET]: schema } };
 }
+
+/** The bundled RPC layer's own answer to GetProviderSchema, as it goes on the wire (the same on every platform). */
+const MAKE_SCHEMA_ANSWER = `
+const { writeFileSync } = require('node:fs');
+const [layer, output] = process.argv.slice(1);
+const { registry, ProviderServer, grpcMethods } = require(layer);
+const quiet = () => undefined;
+const log = { enabled: () => false, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
+const method = grpcMethods(new ProviderServer({ registry, log }), quiet)('/tfplugin6.Provider/GetProviderSchema');
+method.call(Buffer.alloc(0)).then((answer) => writeFileSync(output, answer));
+`;
 
 function bundle(entry: string, outfile: string, version: string, alias: Record<string, string> = {}): void {
   const result = buildSync({
