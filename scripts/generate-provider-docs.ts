@@ -12,7 +12,7 @@ import { renderDocPage, type DocPage } from '../lib/provider/framework/docs';
 import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
 import { registry } from '../lib/provider/registry';
 import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
-import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
+import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment/docs';
 import { INSTALLATION_SECTION } from './provider-docs-installation';
 
 /** One documentation file: its path from the package root and its content. */

@@ -2,8 +2,8 @@
  * The resources' readers of answers (deployment-body.ts, bulk-export-model.ts): what an answer leaves out keeps the
  * planned or prior value, what it says (null included) is taken, and an unknown kind or status is kept as it is.
  */
-import { toModel as deploymentModel } from '../../lib/provider/resources/deployment-body';
-import type { DeploymentModel } from '../../lib/provider/resources/deployment';
+import { toModel as deploymentModel } from '../../lib/provider/resources/deployment/body';
+import type { DeploymentModel } from '../../lib/provider/resources/deployment/schema';
 import { toModel as exportModel } from '../../lib/provider/resources/bulk-export-model';
 import type { BulkExportModel } from '../../lib/provider/resources/bulk-export';
 

@@ -3,8 +3,8 @@
  * what the spec requires: a destination's `prefix`), so the platform applies its own defaults; an update sends no
  * value of an argument the configuration leaves out.
  */
-import type { DeploymentModel } from '../../lib/provider/resources/deployment';
-import { createBody as deploymentBody, patchOf } from '../../lib/provider/resources/deployment-body';
+import type { DeploymentModel } from '../../lib/provider/resources/deployment/schema';
+import { createBody as deploymentBody, patchOf } from '../../lib/provider/resources/deployment/body';
 import type { BulkExportModel } from '../../lib/provider/resources/bulk-export';
 import { createBody as exportBody } from '../../lib/provider/resources/bulk-export-model';
 import { createBody as destinationBody, type ExportDestinationModel } from '../../lib/provider/resources/export-destination';

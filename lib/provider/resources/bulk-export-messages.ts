@@ -7,7 +7,7 @@ import type { BulkExport, BulkExportRun } from '../../api/schemas/bulk-export';
 import { MAX_EXPORT_DAYS } from '../../api/schemas/bulk-export-constants';
 import { redactUserInfo } from '../../api/urls';
 import { DiagnosticError, formatDuration, type Diagnostics, type PathLike } from '../framework';
-import { statusOf } from './bulk-export-client';
+import { statusOf } from './shared/bulk-export-client';
 import { explainApiError } from '../api-errors';
 
 // ---- destinations ----

@@ -5,7 +5,7 @@
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import type { BulkExportModel } from './bulk-export';
 import { given } from '../framework';
-import { workspaceId } from './workspace';
+import { workspaceId } from './shared/workspace';
 
 /** Attributes that only Terraform keeps (the API has no such field). */
 export type LocalSettings = Pick<BulkExportModel, 'wait_for_completion' | 'cancel_spawned_on_destroy' | 'timeouts'>;

@@ -11,7 +11,7 @@ import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
 import { DiagnosticError } from '../framework';
 import { sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
-import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from './unanswered-create';
+import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from './shared/unanswered-create';
 
 const sameList = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): boolean =>
   (a ?? null) === null ? (b ?? null) === null : b != null && a!.length === b.length && a!.every((item, i) => item === b[i]);

@@ -8,7 +8,7 @@ import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExport } from '../../api/schemas/bulk-export';
 import type { Logger } from '../log';
 import { FINAL_EXPORT_STATUSES } from './bulk-export-checks';
-import { PollInterval, isUnreadable, pollsThrough, sleep, waitLimit, type PollSchedule } from './deployment-wait';
+import { PollInterval, isUnreadable, pollsThrough, sleep, waitLimit, type PollSchedule } from './shared/poll';
 
 /** Exports run for minutes to hours: polls start at 200 ms and back off to 10 s. */
 export const EXPORT_POLL_SCHEDULE: PollSchedule = { initialMs: 200, factor: 1.5, maxMs: 10_000 };

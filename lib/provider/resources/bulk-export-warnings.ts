@@ -9,11 +9,11 @@
 import { FORMAT_VERSIONS } from '../../api/schemas/bulk-export-constants';
 import { isKnown, type Diagnostics, type ProviderContext, type UNKNOWN } from '../framework';
 import { SCHEDULE_DELAY_MS, filterProblem, filterWarning, instantMicros } from './bulk-export-checks';
-import { bulkExportClient } from './bulk-export-client';
+import { bulkExportClient } from './shared/bulk-export-client';
 import { exportBackfill, exportFieldRepeated, exportPlannedTwice, filterNotKnown, noExportFields, unknownFormatVersion } from './bulk-export-messages';
 import { createBody } from './bulk-export-model';
 import type { BulkExportModel } from './bulk-export';
-import { plannedTwice } from './unanswered-create';
+import { plannedTwice } from './shared/unanswered-create';
 
 /** The arguments the warnings read. */
 interface ExportArguments {

@@ -38,8 +38,8 @@ import {
   sameUuid,
   timestampProblem,
 } from './bulk-export-checks';
-import { planWorkspace, tenantIdAttribute, workspaceOf } from './workspace';
-import { bulkExportClient, isUuid, statusOf } from './bulk-export-client';
+import { planWorkspace, tenantIdAttribute, workspaceOf } from './shared/workspace';
+import { bulkExportClient, isUuid, statusOf } from './shared/bulk-export-client';
 import { checkDueIntervals, checkEndNotAhead, warnOfArguments, warnOfTwin } from './bulk-export-warnings';
 import {
   EXPORT_BODY_FIELDS,
@@ -55,7 +55,7 @@ import {
 } from './bulk-export-messages';
 import { createBody, localSettings, toModel } from './bulk-export-model';
 import { exportCreatedUnanswered } from './bulk-export-orphans';
-import { createOutcome, takeCreateKey, unansweredSummary } from './unanswered-create';
+import { createOutcome, takeCreateKey, unansweredSummary } from './shared/unanswered-create';
 import { confirmGone } from '../api-errors';
 import { waitForExport } from './bulk-export-wait';
 

@@ -10,7 +10,7 @@ import type { BulkExportClient } from '../../api/bulk-export';
 import type { Destination } from '../../api/schemas/bulk-export';
 import { DiagnosticError } from '../framework';
 import type { ExportDestinationModel } from './export-destination';
-import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from './unanswered-create';
+import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from './shared/unanswered-create';
 
 /** What a destination is recognised by: the settings of the create that the API shows back. */
 type Recognised = Pick<ExportDestinationModel, 'display_name' | 'bucket_name' | 'prefix'>;

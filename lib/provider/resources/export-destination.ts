@@ -26,15 +26,15 @@ import {
   type ValidateRequest,
 } from '../framework';
 import { NULL_REQUIRED } from '../framework/validate';
-import { planWorkspace, tenantIdAttribute, workspaceId, workspaceOf } from './workspace';
-import { bulkExportClient, detailOf, statusOf } from './bulk-export-client';
-import { RefusedAfterPropagation, whileKeysPropagate } from './key-propagation';
+import { planWorkspace, tenantIdAttribute, workspaceId, workspaceOf } from './shared/workspace';
+import { bulkExportClient, detailOf, statusOf } from './shared/bulk-export-client';
+import { RefusedAfterPropagation, whileKeysPropagate } from './shared/key-propagation';
 import { DESTINATION_BODY_FIELDS, apiFailure, credentialsChangedOutside, credentialsLeftOut, destinationKept, regionLeftOut, destinationRefused, type DestinationTarget } from './bulk-export-messages';
 import { httpUrlProblem, sameUrl } from '../../api/urls';
 import { confirmGone } from '../api-errors';
 import { warnOfAddress, warnOfEmptyKeys } from './export-destination-warnings';
 import { destinationCreatedUnanswered } from './export-destination-orphans';
-import { createOutcome, takeCreateKey, unansweredSummary } from './unanswered-create';
+import { createOutcome, takeCreateKey, unansweredSummary } from './shared/unanswered-create';
 
 // ---- model ----
 

@@ -8,12 +8,12 @@
  * out, from the requested settings. That deployment goes into state with a warning and the create goes on (the wait
  * for DEPLOYED); a deployment of that name that is not this create's is an error that says how to import it.
  */
-import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
-import type { Deployment, DeploymentCreate } from '../../api/schemas/control-plane';
-import { DiagnosticError, type Diagnostics } from '../framework';
-import { importHint } from './deployment-messages';
-import { LIST_LIMIT, isBeingDeleted } from '../../api/schemas/control-plane-constants';
-import { createOutcome, createdSince, tryUntilAnswered, outcomeMeans, takeCreateKey, unansweredSummary, type UnansweredCreate } from './unanswered-create';
+import type { CallOptions, ControlPlaneClient } from '../../../api/control-plane';
+import type { Deployment, DeploymentCreate } from '../../../api/schemas/control-plane';
+import { DiagnosticError, type Diagnostics } from '../../framework';
+import { importHint } from './messages';
+import { LIST_LIMIT, isBeingDeleted } from '../../../api/schemas/control-plane-constants';
+import { createOutcome, createdSince, tryUntilAnswered, outcomeMeans, takeCreateKey, unansweredSummary, type UnansweredCreate } from '../shared/unanswered-create';
 
 /** The resource type, part of every create's `Idempotency-Key`. */
 const RESOURCE_TYPE = 'agentplatform_deployment';
@@ -168,5 +168,20 @@ export async function existingDeploymentId(client: ControlPlaneClient, name: str
   } catch {
     // the id is a help for the message: without it, the message says to choose another name
     return undefined;
+  }
+}
+
+/** The status of the latest revision: DEPLOYED when it is the active one, else asked for. */
+export async function latestRevisionStatus(client: ControlPlaneClient, deployment: Deployment, signal: AbortSignal): Promise<string | null> {
+  const latest = deployment.latest_revision_id;
+  if (!latest) return null;
+  if (latest === deployment.active_revision_id) return 'DEPLOYED';
+  try {
+    return (await client.getRevision(deployment.id, latest, { signal })).status;
+  } catch (err) {
+    // the deployment was just read (or created) through the same client, so its base URL serves the API: the
+    // revision is gone
+    if ((err as { status?: number }).status === 404) return null;
+    throw err;
   }
 }

@@ -2,8 +2,8 @@
  * The bulk export API as the export resources reach it: one client per configured provider and workspace, created
  * (and its zod-using module loaded) on first use, and the few facts about API errors the handlers branch on.
  */
-import type { BulkExportClient } from '../../api/bulk-export';
-import type { ProviderContext } from '../context';
+import type { BulkExportClient } from '../../../api/bulk-export';
+import type { ProviderContext } from '../../context';
 
 /**
  * The bulk export client of the configured provider (tracing API URL, API key, workspace), or of `tenantId` (the
@@ -11,7 +11,7 @@ import type { ProviderContext } from '../context';
  */
 export function bulkExportClient(ctx: ProviderContext, tenantId?: string | null): BulkExportClient {
   return ctx.client(`bulk-export/${ctx.workspaceKey(tenantId)}`, (c) => {
-    const { BulkExportClient: Client } = require('../../api/bulk-export') as typeof import('../../api/bulk-export');
+    const { BulkExportClient: Client } = require('../../../api/bulk-export') as typeof import('../../../api/bulk-export');
     return new Client(c.transportOptions('tracing', tenantId));
   });
 }
@@ -29,4 +29,4 @@ export function detailOf(err: unknown): string | undefined {
 }
 
 /** Whether `text` is a UUID, the form the spec gives a tracing project's `session_id` (its other ids are plain strings). */
-export { isUuid } from '../../api/ids';
+export { isUuid } from '../../../api/ids';

@@ -9,7 +9,7 @@
  *   and by being made since the request went out, by the platform's clock.
  */
 import { createHash } from 'node:crypto';
-import type { HttpTransport } from '../../api/http';
+import type { HttpTransport } from '../../../api/http';
 
 /**
  * What a failed create may have done: `created` when the platform answered 2xx with a body that could not be read,
@@ -53,7 +53,7 @@ const LOOKUP_BACKOFF = { maxRetries: Number.MAX_SAFE_INTEGER, baseDelayMs: 250, 
 
 /** The outcome of a create that failed with `err`, or undefined when the platform refused it or never got it. */
 export function createOutcome(err: unknown): CreateOutcome | undefined {
-  const { mayHaveActed } = require('../../api/retry') as typeof import('../../api/retry');
+  const { mayHaveActed } = require('../../../api/retry') as typeof import('../../../api/retry');
   if (!mayHaveActed(err)) return undefined;
   return (err as { name?: unknown }).name === 'ResponseParseError' ? 'created' : 'unknown';
 }
@@ -141,8 +141,8 @@ export type LookupResult<T> =
  * (no timer, no listener on `stop`).
  */
 export async function tryUntilAnswered<T>(sent: Pick<UnansweredCreate, 'stop' | 'deadlineMs'>, lookup: (options: LookupOptions) => Promise<T | null>): Promise<LookupResult<T>> {
-  const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
-  const { mayHaveActed, retryDelayMs, sleep } = require('../../api/retry') as typeof import('../../api/retry');
+  const { isTransient } = require('../../../api/errors') as typeof import('../../../api/errors');
+  const { mayHaveActed, retryDelayMs, sleep } = require('../../../api/retry') as typeof import('../../../api/retry');
   const limit = new AbortController();
   // a few seconds at least, also when the create itself used up its time limit (a create that timed out)
   let endsAt = sent.stop.aborted ? Date.now() + LOOKUP_WHILE_STOPPING_MS : Math.max(sent.deadlineMs, Date.now() + LOOKUP_WHILE_STOPPING_MS);

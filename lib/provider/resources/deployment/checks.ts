@@ -4,7 +4,7 @@
  * may refuse it, on the attribute at fault. Only what would put a secret in plan and state is refused. Messages never
  * carry a secret value.
  */
-import { httpUrlProblem, redactUserInfo } from '../../api/urls';
+import { httpUrlProblem, redactUserInfo } from '../../../api/urls';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
@@ -12,8 +12,8 @@ import {
   MAX_SECRETS,
   MAX_SECRET_VALUE_LENGTH,
   SECRET_NAME_PATTERN,
-} from '../../api/schemas/control-plane-constants';
-import { isKnown, type Diagnostics, type UNKNOWN } from '../framework';
+} from '../../../api/schemas/control-plane-constants';
+import { isKnown, type Diagnostics, type UNKNOWN } from '../../framework';
 
 /** What a `repo_url` with a user name or password should use instead. */
 export const REPO_ACCESS = ' A private repository is reached through `integration_id`.';

@@ -2,10 +2,10 @@
  * `agentplatform_deployment`'s model to and from the control plane's JSON: the state of a deployment as the API
  * returns it, the body that creates one, and the PATCH that carries only what changed.
  */
-import type { Deployment, DeploymentCreate, DeploymentPatch, DeploymentType, SourceConfig, SourceRevisionConfigInput } from '../../api/schemas/control-plane';
-import type { DeploymentModel } from './deployment';
-import { workspaceId } from './workspace';
-import { given } from '../framework';
+import type { Deployment, DeploymentCreate, DeploymentPatch, DeploymentType, SourceConfig, SourceRevisionConfigInput } from '../../../api/schemas/control-plane';
+import type { DeploymentModel } from './schema';
+import { workspaceId } from '../shared/workspace';
+import { given } from '../../framework';
 
 /** Attributes that only Terraform keeps (the API has no such field): carried over from the configuration or state. */
 export type LocalSettings = Pick<DeploymentModel, 'secrets_version' | 'wait_for_deployed' | 'timeouts'>;

@@ -5,7 +5,7 @@
  * refuses that way, as the AWS provider does for IAM, before the refusal is shown.
  */
 import { detailOf, statusOf } from './bulk-export-client';
-import { sleep } from './deployment-wait';
+import { sleep } from './poll';
 
 /** How long refusals of new keys are tried again, at most (and never past the operation's own time limit). */
 export const KEY_PROPAGATION_WINDOW_MS = 60_000;

@@ -3,10 +3,10 @@
  * attribute, and what to do. API errors become diagnostics here too, with the server's validation failures placed
  * on the attribute they concern. Messages never carry secret values (the client redacts what the server echoes).
  */
-import type { ValidationError } from '../../api/errors';
-import { DiagnosticError, type Diagnostics, type PathLike } from '../framework';
-import type { WaitError } from './deployment-wait';
-import { explainApiError } from '../api-errors';
+import type { ValidationError } from '../../../api/errors';
+import { DiagnosticError, type Diagnostics, type PathLike } from '../../framework';
+import type { WaitError } from '../shared/poll';
+import { explainApiError } from '../../api-errors';
 
 /** The `terraform import` command and `import {}` block that adopt an existing deployment. */
 export function importHint(id: string): string {
@@ -99,7 +99,7 @@ function attributeOf(loc: readonly (string | number)[]): PathLike | undefined {
  * all but the last are added to `diagnostics`, the last is returned.
  */
 export function apiFailure(diagnostics: Diagnostics, err: unknown, doing: string): DiagnosticError {
-  const { ApiError: ApiErrorClass, ValidationError: ValidationErrorClass } = require('../../api/errors') as typeof import('../../api/errors');
+  const { ApiError: ApiErrorClass, ValidationError: ValidationErrorClass } = require('../../../api/errors') as typeof import('../../../api/errors');
   if (err instanceof ValidationErrorClass && (err as ValidationError).items.length) {
     const problems = (err as ValidationError).items.map((item) => {
       const attribute = attributeOf(item.loc);

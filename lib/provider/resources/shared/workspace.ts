@@ -6,10 +6,10 @@
  * and, when the provider is set to another workspace, plans a replacement: the new object made in the provider's
  * workspace, the old one destroyed in its own.
  */
-import { attr } from '../framework';
-import { UNKNOWN } from '../cty/value';
-import type { Diagnostics, PathLike } from '../framework/diagnostics';
-import type { ProviderContext } from '../context';
+import { attr } from '../../framework';
+import { UNKNOWN } from '../../cty/value';
+import type { Diagnostics, PathLike } from '../../framework/diagnostics';
+import type { ProviderContext } from '../../context';
 
 /**
  * The `tenant_id` attribute of a resource whose objects are `what` (`deployment`, ...); `old` says what becomes of

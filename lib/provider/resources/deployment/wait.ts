@@ -1,5 +1,6 @@
 /**
- * Waiting for the control plane: a revision until it is deployed, a deleted deployment until it is gone.
+ * Waiting for the control plane: a revision until it is deployed (and how a create or an update ends: it waits, unless
+ * told not to, and learns how long that took for the next wait), a deleted deployment until it is gone.
  *
  * Polls adapt to what they see: quick right after a status change (the next one may follow soon, and the last one,
  * DEPLOYED, is what the user waits for), then further and further apart while nothing changes, up to a cap. When the
@@ -11,126 +12,20 @@
  * server errors and network failures that outlast the transport's own retries only delay the next poll, as does an
  * answer that cannot be read, unless several come in a row.
  */
-import type { CallOptions, ControlPlaneClient } from '../../api/control-plane';
-import type { Revision, SourceRevisionConfig } from '../../api/schemas/control-plane';
-import { isFailedRevisionStatus } from '../../api/schemas/control-plane-constants';
-import { Deadline } from '../../api/deadline';
-import { formatDuration } from '../framework/timeouts';
-import type { Logger } from '../log';
-
-/** How the delay between polls grows. */
-export interface PollSchedule {
-  /** Delay after a status change (and before the second poll). */
-  readonly initialMs: number;
-  /** Growth of the delay per poll that sees no change. */
-  readonly factor: number;
-  /** Longest delay. */
-  readonly maxMs: number;
-}
-
-/** 100 ms after a change, ×1.5 per unchanged poll, at most 5 s. */
-export const DEFAULT_POLL_SCHEDULE: PollSchedule = { initialMs: 100, factor: 1.5, maxMs: 5000 };
+import type { CallOptions, ControlPlaneClient } from '../../../api/control-plane';
+import type { Deployment, Revision, SourceRevisionConfig } from '../../../api/schemas/control-plane';
+import { isFailedRevisionStatus } from '../../../api/schemas/control-plane-constants';
+import { formatDuration } from '../../framework/timeouts';
+import type { Logger } from '../../log';
+import { timeoutMs, type CreateRequest } from '../../framework';
+import { toModel } from './body';
+import { latestRevisionStatus } from './find';
+import { apiFailure, waitEnded } from './messages';
+import { DEPLOYMENT_TIMEOUTS, type DeploymentModel, type DeploymentSchema } from './schema';
+import { PollInterval, isUnreadable, pollsThrough, sleep, waitLimit, WaitError, type PollSchedule } from '../shared/poll';
 
 /** Statuses of a revision that a newer one superseded: the wait goes on with the newer one. */
 const SUPERSEDED_STATUSES: readonly string[] = ['SKIPPED', 'INTERRUPTED'];
-
-/**
- * Answers in a row that could not be read (a proxy's page, a body cut short) that a wait polls through: one such
- * answer among good ones is a passing fault of the way to the platform, and the revision or export goes on all the
- * same; more in a row are reported.
- */
-export const UNREADABLE_POLLS_MAX = 3;
-
-/**
- * Whether a wait polls again after `err`: a transient failure (see `isTransient`), or an answer it could not read while
- * fewer than {@link UNREADABLE_POLLS_MAX} came in a row (`unreadable` counts them, this one included).
- */
-export function pollsThrough(err: unknown, unreadable: number, isTransient: (err: unknown) => boolean): boolean {
-  return isTransient(err) || (isUnreadable(err) && unreadable < UNREADABLE_POLLS_MAX);
-}
-
-/** Whether `err` is an answer that could not be read (not JSON, or not of the expected shape). */
-export function isUnreadable(err: unknown): boolean {
-  // loaded with the client already (the caller holds one)
-  const { ResponseParseError } = require('../../api/errors') as typeof import('../../api/errors');
-  return err instanceof ResponseParseError;
-}
-
-/** Before the expected end of a revision, the longest sleep between polls (a build may be quicker than last time)... */
-export const EXPECTED_STEP_MAX_MS = 10_000;
-/**
- * ...and, under that, a quarter of the expected time, but never less than this: a revision expected to take 16 s
- * is polled about every 4 s on its way (a quicker one is seen within 4 s, not 10), one expected to take 2 s once.
- */
-export const EXPECTED_STEP_MIN_MS = 2_000;
-
-/** Polls aim this much past the expected end (a build varies a little from one revision to the next)... */
-const EXPECTED_MARGIN = 1.05;
-/** ...and this much more, for the platform's and this machine's timers. */
-const EXPECTED_SLACK_MS = 50;
-
-/** The delays of one wait. */
-export class PollInterval {
-  private current: number;
-
-  /**
-   * @param schedule how the delay grows once the expected end (if any) has passed.
-   * @param expectedMs how long the awaited thing is expected to take from the wait's start, when known.
-   */
-  constructor(
-    private readonly schedule: PollSchedule = DEFAULT_POLL_SCHEDULE,
-    private readonly expectedMs?: number,
-  ) {
-    this.current = schedule.initialMs;
-  }
-
-  /**
-   * The delay before the next poll; `changed` says whether the last poll saw a new status, `elapsedMs` how long the
-   * wait has lasted so far. Before the expected end the delay reaches for it; after, it grows from the initial delay.
-   */
-  next(changed: boolean, elapsedMs = 0): number {
-    const aim = this.expectedMs === undefined ? 0 : this.expectedMs * EXPECTED_MARGIN + EXPECTED_SLACK_MS - elapsedMs;
-    const step = Math.min(EXPECTED_STEP_MAX_MS, Math.max(EXPECTED_STEP_MIN_MS, (this.expectedMs ?? 0) / 4));
-    if (aim >= this.schedule.initialMs) return Math.min(Math.ceil(aim), Math.ceil(step));
-    if (changed) this.current = this.schedule.initialMs;
-    const delay = this.current;
-    this.current = Math.min(this.current * this.schedule.factor, this.schedule.maxMs);
-    return delay;
-  }
-}
-
-/**
- * The signal of a wait: aborted by Terraform's stop or at the time limit, whichever comes first; `dispose` when the
- * wait ends. A timer, not `AbortSignal.timeout`: combined by `AbortSignal.any` and held by nothing else, Node 20's
- * timeout signal was garbage-collected and never fired, and the wait outlasted its limit.
- */
-export function waitLimit(stop: AbortSignal, timeoutMs: number): { readonly signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const deadline = new Deadline(stop, Math.max(0, timeoutMs), (reason) => controller.abort(reason));
-  return { signal: controller.signal, dispose: () => deadline.dispose() };
-}
-
-/**
- * Why a wait ended without success: `superseded` when a newer revision took the awaited one's place with another
- * source (made outside this apply), so what the apply was to deploy will not be.
- */
-export type WaitFailure = 'failed' | 'superseded' | 'timed-out' | 'stopped';
-
-/** A wait that ended without success; the message names what was awaited and the last status seen. */
-export class WaitError extends Error {
-  constructor(
-    /** What ended the wait. */
-    readonly reason: WaitFailure,
-    message: string,
-    /** The last status seen, if any poll succeeded. */
-    readonly lastStatus: string | undefined,
-    /** The revision waited for last (a superseding revision may have replaced the first one). */
-    readonly revisionId?: string,
-  ) {
-    super(message);
-    this.name = 'WaitError';
-  }
-}
 
 /** What every wait needs. */
 export interface WaitOptions {
@@ -223,7 +118,7 @@ export function revisionDurationMs(revision: Revision): number | undefined {
 /** Waits until the deployment is gone (GET answers 404). */
 export async function waitForDeletion(options: WaitOptions & { readonly deploymentId: string }): Promise<void> {
   const { client, deploymentId } = options;
-  const notFound = (require('../../api/errors') as typeof import('../../api/errors')).NotFoundError;
+  const notFound = (require('../../../api/errors') as typeof import('../../../api/errors')).NotFoundError;
   await poll(options, () => `deployment ${deploymentId} to be deleted`, () => undefined, async (call): Promise<PollStep<true>> => {
     try {
       // a deployment that does not say its status is still there
@@ -243,7 +138,7 @@ async function poll<T>(
   step: (call: CallOptions) => Promise<PollStep<T>>,
 ): Promise<T> {
   // Loaded with the client already (the caller holds one), so this costs nothing at start-up.
-  const { isTransient } = require('../../api/errors') as typeof import('../../api/errors');
+  const { isTransient } = require('../../../api/errors') as typeof import('../../../api/errors');
   const interval = new PollInterval(options.schedule, options.expectedMs);
   const started = Date.now();
   const { signal: limit, dispose } = waitLimit(options.signal, options.timeoutMs);
@@ -301,16 +196,79 @@ async function pollUntil<T>(
   }
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts (the waits' sleep between polls). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+/**
+ * Private state key: how long the deployment's last awaited revision took from creation to DEPLOYED, in ms. The next
+ * wait expects about as long, so it needs only a poll or two (see `waitForRevision`).
+ */
+const REVISION_MS_KEY = 'revision_ms';
+
+/** Waits (or not) for the latest revision after a create or an update, and returns the state; never throws, so the id is kept. */
+export async function settle(
+  req: Pick<CreateRequest<DeploymentSchema>, 'ctx' | 'signal' | 'diagnostics' | 'private'>,
+  deployment: Deployment,
+  planned: DeploymentModel,
+  operation: 'create' | 'update',
+  client: ControlPlaneClient,
+  /** Time of the operation's timeout already spent (waiting for a deployment of the same name to be removed). */
+  spentMs = 0,
+): Promise<DeploymentModel> {
+  const model = toModel(deployment, null, planned);
+  const revisionId = deployment.latest_revision_id;
+  if (!revisionId) return model;
+  try {
+    if (planned.wait_for_deployed === false) return { ...model, revision_status: await latestRevisionStatus(client, deployment, req.signal) };
+    const timeoutMsAllowed = Math.max(0, timeoutMs(planned.timeouts, operation, DEPLOYMENT_TIMEOUTS) - spentMs);
+    const expected = req.private.get(REVISION_MS_KEY);
+    const revision = await waitForRevision({
+      client,
+      deploymentId: deployment.id,
+      revisionId,
+      timeoutMs: timeoutMsAllowed,
+      signal: req.signal,
+      log: req.ctx.log,
+      expectedMs: typeof expected === 'number' && expected >= 0 ? expected : undefined,
+    });
+    const took = revisionDurationMs(revision);
+    if (took !== undefined) req.private.set(REVISION_MS_KEY, took);
+    // a DEPLOYED revision is the one that serves
+    const deployed = { latest_revision_id: revision.id, active_revision_id: revision.id, revision_status: revision.status };
+    return { ...model, ...deployed, repo_commit_sha: revision.source_revision_config.repo_commit_sha ?? null };
+  } catch (err) {
+    if (err instanceof WaitError) {
+      waitEnded(req.diagnostics, err, operation, { id: deployment.id, name: model.name });
+      if (err.reason === 'superseded') return superseded(client, deployment, planned, req.signal, model);
+      return { ...model, latest_revision_id: err.revisionId ?? revisionId, revision_status: err.lastStatus ?? null };
+    }
+    if ((err as { status?: number }).status === 404) {
+      // the deployment was just created or changed through this client, so its URL serves the API: the deployment is gone
+      req.diagnostics.error(
+        `Deployment "${model.name}" was deleted during the ${operation}`,
+        `Deployment ${deployment.id} was deleted (outside Terraform) while this apply waited for its revision ${revisionId}. ` +
+          'The next plan finds it gone and creates it again.',
+      );
+      return model;
+    }
+    const problem = apiFailure(req.diagnostics, err, `read revision ${revisionId} of deployment "${model.name}"`);
+    req.diagnostics.error(problem.summary, problem.detail, problem.path);
+    return model;
+  }
+}
+
+/**
+ * The state of a deployment whose awaited revision a newer one of another source replaced: as the platform has it now,
+ * so that the next plan shows what differs from the configuration (the model as planned, when it cannot be read).
+ */
+async function superseded(
+  client: ControlPlaneClient,
+  deployment: Deployment,
+  planned: DeploymentModel,
+  signal: AbortSignal,
+  fallback: DeploymentModel,
+): Promise<DeploymentModel> {
+  try {
+    const current = await client.getDeployment(deployment.id, { signal });
+    return toModel(current, await latestRevisionStatus(client, current, signal), planned);
+  } catch {
+    return fallback;
+  }
 }
