@@ -1,7 +1,7 @@
 /**
  * Writes the provider's documentation in the Terraform registry's layout from the schemas themselves:
  * `docs/provider.md`, `docs/resources/<name>.md`, `docs/data-sources/<name>.md`. The attribute tables come from the
- * schema definitions, the examples and import notes from each family's doc pages (`lib/provider/resources/*-docs.ts`),
+ * schema definitions, the examples and import notes from each family's doc pages (`lib/provider/resources/<name>/docs.ts`),
  * the provider page's sections from below. A test fails when the files drift from this.
  * Run: npm run build && node dist/scripts/generate-provider-docs.js
  */
@@ -11,8 +11,9 @@ import { PROVIDER_SOURCE, PROVIDER_TYPE_NAME, packageRoot } from '../lib/provide
 import { renderDocPage, type DocPage } from '../lib/provider/framework/docs';
 import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
 import { registry } from '../lib/provider/registry';
-import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
+import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export/docs';
 import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment/docs';
+import { DESTINATION_DOC_PAGES } from '../lib/provider/resources/export-destination/docs';
 import { INSTALLATION_SECTION } from './provider-docs-installation';
 
 /** One documentation file: its path from the package root and its content. */
@@ -112,13 +113,13 @@ update, import and destroy behind a proxy that reshapes every answer so.
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */
-const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES };
+const PAGES: Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>> = { ...DEPLOYMENT_DOC_PAGES, ...DESTINATION_DOC_PAGES, ...EXPORT_DOC_PAGES };
 
 const fileName = (typeName: string): string => typeName.slice(`${PROVIDER_TYPE_NAME}_`.length);
 
 function page(kind: 'resource' | 'data-source', typeName: string, schema: DocPage['schema']): DocFile {
   const extra = PAGES[typeName];
-  if (!extra) throw new Error(`${typeName} has no documentation page: add its examples to the doc pages of its family (e.g. deployment-docs.ts)`);
+  if (!extra) throw new Error(`${typeName} has no documentation page: add its examples to the doc pages of its family (e.g. deployment/docs.ts)`);
   const folder = kind === 'resource' ? 'resources' : 'data-sources';
   return { path: `docs/${folder}/${fileName(typeName)}.md`, content: renderDocPage({ kind, typeName, schema, ...extra }) };
 }

@@ -27,8 +27,8 @@ export const registry: ProviderRegistry = {
   resources: {
     agentplatform_deployment: () => (require('./resources/deployment/resource') as typeof import('./resources/deployment/resource')).default,
     agentplatform_export_destination: () =>
-      (require('./resources/export-destination') as typeof import('./resources/export-destination')).default,
-    agentplatform_bulk_export: () => (require('./resources/bulk-export') as typeof import('./resources/bulk-export')).default,
+      (require('./resources/export-destination/resource') as typeof import('./resources/export-destination/resource')).default,
+    agentplatform_bulk_export: () => (require('./resources/bulk-export/resource') as typeof import('./resources/bulk-export/resource')).default,
   },
   dataSources: {
     agentplatform_revisions: () => (require('./data-sources/revisions') as typeof import('./data-sources/revisions')).default,

@@ -1,5 +1,5 @@
 /**
- * A create of a deployment that got no clear answer (see `unanswered-create.ts`) may have created it all the same,
+ * A create of a deployment that got no clear answer (see `shared/unanswered-create.ts`) may have created it all the same,
  * and names are unique in a workspace: another apply would fail on the name, with a deployment running that no state
  * holds. Sending the same create again is safe, thanks to that uniqueness: it cannot make a second deployment. So the
  * provider sends it again, with the same `Idempotency-Key`, until an answer tells: a platform that honours the key

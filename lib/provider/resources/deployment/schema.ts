@@ -77,7 +77,7 @@ export const deploymentSchema = defineSchema({
     custom_url: attr.string({ optional: true, sameValue: sameUrl, validate: (value) => userInfoProblem(value), description: 'URL the deployment is served at, instead of the platform\'s own.' }),
     resource_spec: attr.object(
       {
-        // the spec shows nothing of resource_spec: a fraction is warned of at plan (deployment-checks.ts); the bounds are
+        // the spec shows nothing of resource_spec: a fraction is warned of at plan (checks.ts); the bounds are
         // no platform rule but the numbers a JSON number carries exactly, as the client writes it
         min_scale: attr.number({ optional: true, ...EXACT, description: 'Fewest replicas (0 lets it scale to zero).' }),
         max_scale: attr.number({ optional: true, ...EXACT, description: 'Most replicas; at least `min_scale`.' }),

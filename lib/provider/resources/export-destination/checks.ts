@@ -2,9 +2,9 @@
  * The warnings of `agentplatform_export_destination` at plan, of what the spec sets no rule for and a platform may
  * refuse all the same: an empty name or key (an unset variable, typically), a region or endpoint of an unusual form.
  */
-import { isRegionName } from '../../api/schemas/bulk-export-constants';
-import { httpUrlProblem, redactUserInfo } from '../../api/urls';
-import { isKnown, type Diagnostics, type UNKNOWN } from '../framework';
+import { isRegionName } from '../../../api/schemas/bulk-export-constants';
+import { httpUrlProblem, redactUserInfo } from '../../../api/urls';
+import { isKnown, type Diagnostics, type UNKNOWN } from '../../framework';
 
 /**
  * The warnings of a region or endpoint the spec sets no rule for, which the platform may refuse all the same: a region
@@ -47,3 +47,10 @@ export function warnOfEmptyKeys(keys: Record<string, unknown> | null | typeof UN
     }
   }
 }
+
+/**
+ * The one refusal of `endpoint_url`, which is no platform rule: the address is kept in plan and state as it is, and
+ * returned by the platform, and a secret may ride in neither. Its other checks are warnings (see plan).
+ */
+export const endpointProblem = (value: string): string | undefined =>
+  httpUrlProblem(value) === 'user-info' ? 'must not carry a user name or password: set the keys in `credentials`, which are write-only.' : undefined;

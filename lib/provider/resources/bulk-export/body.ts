@@ -2,10 +2,10 @@
  * How `agentplatform_bulk_export` maps to the bulk export API: the creation body of a plan, and the state of an
  * export as the API returns it, with the settings only Terraform keeps.
  */
-import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
-import type { BulkExportModel } from './bulk-export';
-import { given } from '../framework';
-import { workspaceId } from './shared/workspace';
+import type { BulkExport, BulkExportCreate } from '../../../api/schemas/bulk-export';
+import type { BulkExportModel } from './schema';
+import { given } from '../../framework';
+import { workspaceId } from '../shared/workspace';
 
 /** Attributes that only Terraform keeps (the API has no such field). */
 export type LocalSettings = Pick<BulkExportModel, 'wait_for_completion' | 'cancel_spawned_on_destroy' | 'timeouts'>;

@@ -7,11 +7,11 @@
  * settings is taken into state, as if the platform had answered; several, or none, are an error that names them and
  * says what to do.
  */
-import type { BulkExportClient } from '../../api/bulk-export';
-import type { BulkExport, BulkExportCreate } from '../../api/schemas/bulk-export';
-import { DiagnosticError } from '../framework';
-import { sameFilter, sameInstant, sameUuid } from './bulk-export-checks';
-import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from './shared/unanswered-create';
+import type { BulkExportClient } from '../../../api/bulk-export';
+import type { BulkExport, BulkExportCreate } from '../../../api/schemas/bulk-export';
+import { DiagnosticError } from '../../framework';
+import { sameFilter, sameInstant, sameUuid } from './checks';
+import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from '../shared/unanswered-create';
 
 const sameList = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): boolean =>
   (a ?? null) === null ? (b ?? null) === null : b != null && a!.length === b.length && a!.every((item, i) => item === b[i]);

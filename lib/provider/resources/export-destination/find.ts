@@ -1,16 +1,16 @@
 /**
- * A create of an export destination that got no clear answer (see `unanswered-create.ts`) may have created the
+ * A create of an export destination that got no clear answer (see `shared/unanswered-create.ts`) may have created the
  * destination all the same, and the platform cannot delete destinations. Sending it again could make a second one (on
  * a platform that ignores `Idempotency-Key`), so the provider looks for it instead, again and again within the create's
  * time limit: the one destination made since the request went out with the same name, bucket and prefix is taken into
  * state, as if the platform had answered; several, or none, are an error that names them (and the older ones of the
  * same settings, apart) and says what to do.
  */
-import type { BulkExportClient } from '../../api/bulk-export';
-import type { Destination } from '../../api/schemas/bulk-export';
-import { DiagnosticError } from '../framework';
-import type { ExportDestinationModel } from './export-destination';
-import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from './shared/unanswered-create';
+import type { BulkExportClient } from '../../../api/bulk-export';
+import type { Destination } from '../../../api/schemas/bulk-export';
+import { DiagnosticError } from '../../framework';
+import type { ExportDestinationModel } from './schema';
+import { createdSince, tryUntilAnswered, outcomeMeans, unansweredSummary, type UnansweredCreate } from '../shared/unanswered-create';
 
 /** What a destination is recognised by: the settings of the create that the API shows back. */
 type Recognised = Pick<ExportDestinationModel, 'display_name' | 'bucket_name' | 'prefix'>;

@@ -4,7 +4,8 @@
  * are required inside the checks, never at the top: a provider launch that checks no export does not pay for them.
  * The API's constants come from its zod-free module, for the same reason.
  */
-import { FINAL_BULK_EXPORT_STATUSES, SCHEDULE_DELAY_MS, exportDays } from '../../api/schemas/bulk-export-constants';
+import { isUuid } from '../../../api/ids';
+import { FINAL_BULK_EXPORT_STATUSES, SCHEDULE_DELAY_MS, exportDays } from '../../../api/schemas/bulk-export-constants';
 
 export { SCHEDULE_DELAY_MS, exportDays };
 
@@ -18,13 +19,13 @@ export const FINAL_EXPORT_STATUSES: readonly string[] = FINAL_BULK_EXPORT_STATUS
  */
 export function filterProblem(text: string): string | undefined {
   if (text.trim() === '') return 'is empty: leave `filter` out to export every run of the range.';
-  const { reviewFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  const { reviewFilter } = require('../../../api/filter') as typeof import('../../../api/filter');
   return reviewFilter(text).shape?.message;
 }
 
 /** Why this project's platform would refuse a filter of the right shape (an unknown operator or field), or undefined. */
 export function filterWarning(text: string): string | undefined {
-  const { reviewFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  const { reviewFilter } = require('../../../api/filter') as typeof import('../../../api/filter');
   return reviewFilter(text).unknown?.message;
 }
 
@@ -33,9 +34,9 @@ export function filterWarning(text: string): string | undefined {
  * fields, the table of the columns of the Parquet files.
  */
 export function exportFieldProblem(name: string): string | undefined {
-  const { EXPORTABLE_FIELD_NAMES, isExportableField } = require('../../api/schemas/trace') as typeof import('../../api/schemas/trace');
+  const { EXPORTABLE_FIELD_NAMES, isExportableField } = require('../../../api/schemas/trace') as typeof import('../../../api/schemas/trace');
   if (isExportableField(name)) return undefined;
-  const { suggest } = require('../../api/filter/errors') as typeof import('../../api/filter/errors');
+  const { suggest } = require('../../../api/filter/errors') as typeof import('../../../api/filter/errors');
   const hint = suggest(name, EXPORTABLE_FIELD_NAMES);
   return (
     `${JSON.stringify(name)} is not an exportable field${hint ? `; ${hint}` : ''}. ` +
@@ -45,7 +46,7 @@ export function exportFieldProblem(name: string): string | undefined {
 
 /** Microseconds since the epoch of an ISO 8601 instant, as the platform reads it; NaN when it is not one. */
 export function instantMicros(text: string): number {
-  const { parseIsoInstant } = require('../../api/schemas/trace') as typeof import('../../api/schemas/trace');
+  const { parseIsoInstant } = require('../../../api/schemas/trace') as typeof import('../../../api/schemas/trace');
   return parseIsoInstant(text);
 }
 
@@ -69,7 +70,7 @@ export function sameUuid(a: string, b: string): boolean {
  */
 export function sameFilter(a: string, b: string): boolean {
   if (a === b) return true;
-  const { renderFilter, validateFilter } = require('../../api/filter') as typeof import('../../api/filter');
+  const { renderFilter, validateFilter } = require('../../../api/filter') as typeof import('../../../api/filter');
   const [left, right] = [validateFilter(a), validateFilter(b)];
   // the canonical text is ASCII outside its string literals, and a literal starts after a quote, which composes with
   // nothing: its NFC form is that of each literal
@@ -82,3 +83,7 @@ export function sameInstant(a: string, b: string): boolean {
   const left = instantMicros(a);
   return !Number.isNaN(left) && left === instantMicros(b);
 }
+
+// spec: Bulk export, `session_id` is a string (uuid)
+export const uuidProblem = (what: string) => (value: string): string | undefined =>
+  isUuid(value) ? undefined : `must be ${what} (a UUID); got ${JSON.stringify(value)}.`;

@@ -3,150 +3,10 @@
  * and what to do. Messages never carry a secret: access keys and secrets are write-only and never quoted, and the
  * client redacts whatever the server might echo.
  */
-import type { BulkExport, BulkExportRun } from '../../api/schemas/bulk-export';
-import { MAX_EXPORT_DAYS } from '../../api/schemas/bulk-export-constants';
-import { redactUserInfo } from '../../api/urls';
-import { DiagnosticError, formatDuration, type Diagnostics, type PathLike } from '../framework';
-import { statusOf } from './shared/bulk-export-client';
-import { explainApiError } from '../api-errors';
-
-// ---- destinations ----
-
-/** Where a destination writes, as the messages show it. */
-export interface DestinationTarget {
-  readonly bucket_name: string;
-  readonly prefix: string | null;
-  readonly endpoint_url: string | null;
-  readonly region: string | null;
-  /** Whether the configuration gives credentials (else the platform host's environment credentials are used). */
-  readonly hasCredentials: boolean;
-}
-
-/** `s3://bucket/prefix`. */
-export function s3Location(target: Pick<DestinationTarget, 'bucket_name' | 'prefix'>): string {
-  const prefix = (target.prefix ?? '').replace(/^\/+|\/+$/g, '');
-  return `s3://${target.bucket_name}${prefix ? `/${prefix}` : ''}`;
-}
-
-const VALIDATION = 'The platform checks a destination by writing a small test object under `<prefix>/tmp/` with its credentials';
-
-/**
- * The platform's destination validation failure (`detail` is one of its four messages) as a diagnostic saying what
- * it means and what to do; undefined for any other detail. `doing` is `create` or `rotate` (credential rotation).
- */
-export function destinationRefused(detail: string, target: DestinationTarget, doing: 'create' | 'rotate'): DiagnosticError | undefined {
-  const where = s3Location(target);
-  const keys = target.hasCredentials ? 'the access key' : "the platform host's environment credentials";
-  const credentialsPath: PathLike | undefined = target.hasCredentials ? 'credentials' : undefined;
-  const rotation = doing === 'rotate' ? ' The destination keeps its previous credentials.' : '';
-  switch (detail) {
-    case 'Access denied':
-      return new DiagnosticError(
-        `Access denied: ${keys} cannot write to ${where}`,
-        `${VALIDATION}, and the bucket refused it. ${capitalize(keys)} needs s3:PutObject on ${where}/* ` +
-          '(ExportBucket grants it, with s3:GetObject and s3:AbortMultipartUpload, and s3:DeleteObject on the test objects under tmp/). ' +
-          (target.hasCredentials
-            ? 'Also check that `secret_access_key` belongs to `access_key_id` (a wrong secret is refused the same way) and that a `session_token` has not expired.'
-            : 'Give the destination `credentials`, or grant the role of the platform host (backend and queue services).') +
-          rotation,
-        credentialsPath,
-      );
-    case 'Bucket is not valid':
-      return new DiagnosticError(
-        `Bucket is not valid: ${where} does not exist or cannot be written`,
-        `${VALIDATION}, and the store answered that bucket "${target.bucket_name}" does not exist there. ` +
-          'Check `bucket_name`' +
-          (target.endpoint_url ? ' and `endpoint_url`' : ' and `region` (the bucket\'s own region)') +
-          ', and `include_bucket_in_prefix` for stores that need the bucket name in the path. Create the bucket first if it is new.' +
-          rotation,
-        'bucket_name',
-      );
-    case 'Key ID you provided does not exist':
-      return new DiagnosticError(
-        'Unknown access key: the store does not know this access key id',
-        `${VALIDATION}, and the store at ${target.endpoint_url ? redactUserInfo(target.endpoint_url) : 'the main object store'} answered that \`access_key_id\` does not exist. ` +
-          'Check that the key belongs to this store (and account), and that it has not been deleted.' +
-          rotation,
-        credentialsPath,
-      );
-    case 'Invalid endpoint':
-      return new DiagnosticError(
-        `Invalid endpoint: ${target.endpoint_url ? redactUserInfo(target.endpoint_url) : 'the endpoint'} is not an S3-compatible endpoint`,
-        `${VALIDATION}, and nothing that speaks the S3 API answered at ${target.endpoint_url ? redactUserInfo(target.endpoint_url) : 'the endpoint'}. ` +
-          'For an S3-compatible store set `endpoint_url` to its S3 API address (scheme, host and port); ' +
-          'for Amazon S3 itself leave `endpoint_url` out and set `region`.' +
-          rotation,
-        'endpoint_url',
-      );
-    default:
-      return undefined;
-  }
-}
-
-/** A destination whose keys were changed outside Terraform: the configured ones are sent again. */
-export function credentialsChangedOutside(diagnostics: Diagnostics, held: readonly string[], configured: readonly string[]): void {
-  diagnostics.warning(
-    'Export destination keys changed outside Terraform',
-    `The platform holds the credential fields ${held.join(', ') || '(none)'}, and the configuration gives ${configured.join(', ')}: ` +
-      'the keys were changed outside Terraform, and this apply sends the configured ones again (the platform validates them first).',
-    'credentials_keys',
-  );
-}
-
-/**
- * A destination whose configuration gives no keys while the platform holds some (they were removed from the
- * configuration, or it was imported): nothing changes, and the platform keeps using the keys it holds.
- */
-export function credentialsLeftOut(diagnostics: Diagnostics, held: readonly string[]): void {
-  diagnostics.warning(
-    'Export destination keeps its keys',
-    `The configuration gives no \`credentials\`, but the platform holds the credential fields ${held.join(', ')} for this ` +
-      'destination and keeps using them: keys cannot be removed in place. To use the credentials of the platform\'s ' +
-      'host instead, replace the destination (`terraform apply -replace=` and its address); to manage the keys, set ' +
-      '`credentials` and `credentials_version`.',
-    'credentials',
-  );
-}
-
-/** A new destination with neither a region nor an endpoint: Amazon S3, with requests signed for us-east-1. */
-export function regionLeftOut(diagnostics: Diagnostics): void {
-  diagnostics.warning(
-    'Export destination without region',
-    'Neither `region` nor `endpoint_url` is set: the platform writes to Amazon S3 with requests signed for us-east-1, and ' +
-      'a bucket in another region is refused as "Bucket is not valid". Set `region` to the bucket\'s region, or ' +
-      '`endpoint_url` for an S3-compatible store.',
-    'region',
-  );
-}
-
-/** The warning of a destroyed destination: the platform has no API to delete one. */
-export function destinationKept(diagnostics: Diagnostics, id: string, name: string): void {
-  diagnostics.warning(
-    'Export destination removed from state only',
-    `The platform has no API to delete export destinations: destination ${id} ("${name}") stays in the workspace with ` +
-      'its stored credentials, and Terraform no longer manages it. Revoke its access key, or remove the bucket policy, ' +
-      'if nothing should write there any more.',
-  );
-}
-
-// ---- API errors ----
-
-/** Where a 422 location inside a request body (`["body", "config", "bucket_name"]`) is in a resource's attributes. */
-export type BodyFields = Readonly<Record<string, string>>;
-
-/** Body fields of `POST /bulk-exports/destinations` and `PATCH` by attribute. */
-export const DESTINATION_BODY_FIELDS: BodyFields = {
-  display_name: 'display_name',
-  'config.bucket_name': 'bucket_name',
-  'config.prefix': 'prefix',
-  'config.region': 'region',
-  'config.endpoint_url': 'endpoint_url',
-  'config.include_bucket_in_prefix': 'include_bucket_in_prefix',
-  credentials: 'credentials',
-  'credentials.access_key_id': 'credentials.access_key_id',
-  'credentials.secret_access_key': 'credentials.secret_access_key',
-  'credentials.session_token': 'credentials.session_token',
-};
+import type { BulkExport, BulkExportRun } from '../../../api/schemas/bulk-export';
+import { MAX_EXPORT_DAYS } from '../../../api/schemas/bulk-export-constants';
+import { formatDuration, type Diagnostics } from '../../framework';
+import type { BodyFields } from '../shared/bulk-export-messages';
 
 /** Body fields of `POST /bulk-exports` by attribute. */
 export const EXPORT_BODY_FIELDS: BodyFields = {
@@ -159,39 +19,6 @@ export const EXPORT_BODY_FIELDS: BodyFields = {
   export_fields: 'export_fields',
   format_version: 'format_version',
 };
-
-function attributeOf(loc: readonly (string | number)[], fields: BodyFields): PathLike | undefined {
-  if (loc[0] !== 'body') return undefined;
-  const steps = loc.slice(1);
-  for (let n = Math.min(steps.length, 2); n > 0; n--) {
-    const names = steps.slice(0, n);
-    const attribute = names.every((s) => typeof s === 'string') ? fields[names.join('.')] : undefined;
-    if (attribute === undefined) continue;
-    const index = steps[n];
-    return typeof index === 'number' ? `${attribute}[${index}]` : attribute;
-  }
-  return undefined;
-}
-
-/**
- * An API error as a diagnostic to throw: a refused key or workspace with what to check; a 422 as one diagnostic per
- * problem on its attribute (all but the last added to `diagnostics`, the last returned); anything else with the
- * client's message (method, URL, status, request id).
- */
-export function apiFailure(diagnostics: Diagnostics, err: unknown, doing: string, fields: BodyFields): DiagnosticError {
-  const items = (err as { items?: { loc: (string | number)[]; msg: string }[] } | null)?.items;
-  if (statusOf(err) === 422 && items?.length) {
-    const problems = items.map((item) => new DiagnosticError(`The platform refused to ${doing}`, item.msg, attributeOf(item.loc, fields)));
-    for (const problem of problems.slice(0, -1)) diagnostics.error(problem.summary, problem.detail, problem.path);
-    return problems[problems.length - 1]!;
-  }
-  // a refused key or workspace, or a platform out of reach: the setting to check (the export types use the tracing API)
-  const explained = explainApiError(err, 'agentplatform_bulk_export');
-  if (explained instanceof DiagnosticError) return explained;
-  return new DiagnosticError(`Failed to ${doing}`, err instanceof Error ? err.message : String(err));
-}
-
-// ---- exports ----
 
 /** Runs in the order the platform lists them, each with its errors in attempt order. */
 function runErrors(runs: readonly BulkExportRun[]): string {
@@ -386,8 +213,4 @@ export function exportSettingIgnored(diagnostics: Diagnostics, attribute: 'wait_
       attribute,
     );
   }
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
