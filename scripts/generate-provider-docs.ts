@@ -1,8 +1,8 @@
 /**
  * Writes the provider's documentation in the Terraform registry's layout from the schemas themselves:
  * `docs/provider.md`, `docs/resources/<name>.md`, `docs/data-sources/<name>.md`. The attribute tables come from the
- * schema definitions, the examples and import notes from each family's doc pages (`lib/provider/resources/<name>/docs.ts`),
- * the provider page's sections from below. A test fails when the files drift from this.
+ * schema definitions, the examples, behaviour and import notes from each family's doc pages (`lib/provider/resources/<name>/docs.ts`),
+ * the provider page's behaviour from `lib/provider/provider-docs.ts` and its other sections from below. A test fails when the files drift from this.
  * Run: npm run build && node dist/scripts/generate-provider-docs.js
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { PROVIDER_SOURCE, PROVIDER_TYPE_NAME, packageRoot } from '../lib/provider/constants';
 import { renderDocPage, type DocPage } from '../lib/provider/framework/docs';
 import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
+import { PROVIDER_BEHAVIOUR } from '../lib/provider/provider-docs';
 import { registry } from '../lib/provider/registry';
 import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export/docs';
 import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment/docs';
@@ -126,7 +127,7 @@ function page(kind: 'resource' | 'data-source', typeName: string, schema: DocPag
 
 /** Every documentation file of the provider, rendered from the current schemas. */
 export function providerDocFiles(): DocFile[] {
-  const provider = renderDocPage({ kind: 'provider', typeName: PROVIDER_TYPE_NAME, schema: providerSchema, examples: [PROVIDER_EXAMPLE] });
+  const provider = renderDocPage({ kind: 'provider', typeName: PROVIDER_TYPE_NAME, schema: providerSchema, examples: [PROVIDER_EXAMPLE], behaviour: PROVIDER_BEHAVIOUR });
   return [
     { path: 'docs/provider.md', content: `${provider}\n${PROVIDER_SECTIONS}` },
     ...Object.entries(registry.resources).map(([typeName, load]) => page('resource', typeName, load().schema)),

@@ -17,11 +17,19 @@ export interface DocPage {
   readonly examples?: readonly string[];
   /** How to import, in markdown (resources). */
   readonly importSection?: string;
+  /**
+   * What the resource does beyond its attributes (waits, retries, look-ups, what is sent when), in markdown, shown
+   * under "Behaviour" after the attribute tables: the details an attribute's short description links to.
+   */
+  readonly behaviour?: string;
 }
+
+/** What a resource's or data source's doc pages add to its schema (each area's `docs.ts`, by type name). */
+export type DocPageExtras = Pick<DocPage, 'examples' | 'importSection' | 'behaviour'>;
 
 const KIND_TITLE = { resource: 'Resource', 'data-source': 'Data Source', provider: 'Provider' } as const;
 
-/** A full page: front matter, description, examples, attribute tables and the import section. */
+/** A full page: front matter, description, examples, attribute tables, the behaviour and the import section. */
 export function renderDocPage(page: DocPage): string {
   const title = page.kind === 'provider' ? `${page.typeName} Provider` : `${page.typeName} (${KIND_TITLE[page.kind]})`;
   const summary = page.schema.description.split('\n')[0]!;
@@ -34,6 +42,7 @@ export function renderDocPage(page: DocPage): string {
     parts.push('## Example Usage', ...page.examples.map((e) => '```terraform\n' + e.trim() + '\n```'));
   }
   parts.push('## Schema', attributeTables(page.schema.attributes));
+  if (page.behaviour) parts.push('## Behaviour', page.behaviour.trim());
   if (page.importSection) parts.push('## Import', page.importSection.trim());
   return parts.join('\n\n') + '\n';
 }

@@ -3,6 +3,7 @@
  * what their schemas give (examples in HCL, import notes), for the provider's docs generator. Only the generator loads
  * this module, never the provider.
  */
+import type { DocPageExtras } from '../../framework/docs';
 
 const EXPORT_EXAMPLES = [
   `
@@ -87,8 +88,17 @@ output "parquet_files" {
 }
 `;
 
-/** Examples and import notes of the export resources and data source, by type name. */
-export const EXPORT_DOC_PAGES: Readonly<Record<string, { readonly examples: readonly string[]; readonly importSection?: string }>> = {
-  agentplatform_bulk_export: { examples: EXPORT_EXAMPLES, importSection: EXPORT_IMPORT },
+const EXPORT_BEHAVIOUR = `
+### Waiting for completion
+
+With \`wait_for_completion\`, the create of a one-off export waits, within \`timeouts.create\`, until the export is
+\`Completed\`; \`Failed\` fails the apply with the run errors, \`TimedOut\` with what to change in the export. Without
+waiting, a refresh that finds the export \`Failed\` or \`TimedOut\` while the state holds it in progress warns with the
+run errors, at every plan until an apply (or \`terraform apply -refresh-only\`) records the status.
+`;
+
+/** Examples, behaviour and import notes of the bulk export and its runs data source, by type name. */
+export const EXPORT_DOC_PAGES: Readonly<Record<string, DocPageExtras>> = {
+  agentplatform_bulk_export: { examples: EXPORT_EXAMPLES, importSection: EXPORT_IMPORT, behaviour: EXPORT_BEHAVIOUR },
   agentplatform_bulk_export_runs: { examples: [RUNS_EXAMPLE] },
 };

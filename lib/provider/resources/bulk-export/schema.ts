@@ -96,7 +96,9 @@ export const bulkExportSchema = defineSchema({
       optional: true,
       computed: true,
       default: false,
-      description: 'On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, a refresh that finds the export `Failed` or `TimedOut` while the state holds it in progress warns with the run errors (at every plan until an apply, or `terraform apply -refresh-only`, records the status).',
+      description:
+        'On create of a one-off export, wait until it is `Completed`, within `timeouts.create`; `Failed` or `TimedOut` ' +
+        'fails the apply. See [Behaviour](#behaviour).',
     }),
     cancel_spawned_on_destroy: attr.bool({
       optional: true,

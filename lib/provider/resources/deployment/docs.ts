@@ -1,8 +1,9 @@
 /**
  * The documentation pages of the deployment resource and the control plane data sources beyond what their schemas
- * give (examples in HCL, import notes), for the provider's docs generator. Only the generator loads this module,
+ * give (examples in HCL, behaviour, import notes), for the provider's docs generator. Only the generator loads this module,
  * never the provider.
  */
+import type { DocPageExtras } from '../../framework/docs';
 
 const DEPLOYMENT_EXAMPLES = [
   `
@@ -112,9 +113,39 @@ output "sandbox_images" {
 }
 `;
 
-/** Examples and import notes of the deployment resource and the control plane data sources, by type name. */
-export const DEPLOYMENT_DOC_PAGES: Readonly<Record<string, { readonly examples: readonly string[]; readonly importSection?: string }>> = {
-  agentplatform_deployment: { examples: DEPLOYMENT_EXAMPLES, importSection: DEPLOYMENT_IMPORT },
+const DEPLOYMENT_BEHAVIOUR = `
+### Waiting for DEPLOYED
+
+With \`wait_for_deployed\` (the default), create and every change that deploys a new revision wait, within \`timeouts\`,
+until that revision is \`DEPLOYED\`; a failed revision fails the apply. A newer revision of the same source that takes
+its place (new secrets, a push built) is waited for instead; one of another source, made outside Terraform meanwhile,
+fails the apply, and the state records what that one deploys.
+
+The wait polls quickly after each status change and less often while nothing changes. Once a revision has been waited
+for, the provider remembers how long it took (in private state, never in a plan) and the next wait polls around that
+time (and every quarter of it on the way, so a quicker build is seen soon too), so an apply returns soon after
+\`DEPLOYED\` with a few polls.
+
+### Failed revisions
+
+When \`revision_status\` is one of the failed statuses (\`CREATE_FAILED\`, \`BUILD_FAILED\`, \`DEPLOY_FAILED\`), the next
+plan deploys the same source again as a new revision, as an in-place update, with a warning.
+
+### Secrets
+
+\`secrets\` is write-only: the platform never returns the values, only their names (\`secret_names\`). The secrets are
+sent on create, whenever \`secrets_version\` changes, and whenever their names differ from \`secret_names\`. Left out,
+the deployment's secrets are left as they are; \`{}\` with a new \`secrets_version\` removes them all. The plan warns of
+names, counts and lengths the platform may refuse.
+
+When \`secrets\` is set and its names differ from \`secret_names\` (a name added to or removed from \`secrets\`, or the
+secrets replaced outside Terraform), the plan shows \`secret_names\` changing to the configured names and the apply sends
+\`secrets\` again, with no new \`secrets_version\`. A changed value cannot be seen: it needs a new \`secrets_version\`.
+`;
+
+/** Examples, behaviour and import notes of the deployment resource and the control plane data sources, by type name. */
+export const DEPLOYMENT_DOC_PAGES: Readonly<Record<string, DocPageExtras>> = {
+  agentplatform_deployment: { examples: DEPLOYMENT_EXAMPLES, importSection: DEPLOYMENT_IMPORT, behaviour: DEPLOYMENT_BEHAVIOUR },
   agentplatform_revisions: { examples: [REVISIONS_EXAMPLE] },
   agentplatform_sandbox_templates: { examples: [TEMPLATES_EXAMPLE] },
 };

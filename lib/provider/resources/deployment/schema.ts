@@ -90,10 +90,8 @@ export const deploymentSchema = defineSchema({
       optional: true,
       writeOnly: true,
       description:
-        'Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever ' +
-        '`secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on ' +
-        'the platform); the platform never returns their values. Left out, the deployment\'s secrets are left as they ' +
-        'are; `{}` with a new `secrets_version` removes them all. The plan warns of names, counts and lengths the platform may refuse.',
+        'Environment variables of the deployment, by name (e.g. `OPENAI_API_KEY`); the platform never returns their values. ' +
+        'Left out, the deployment\'s secrets stay as they are. See [Behaviour](#behaviour) for when they are sent.',
     }),
     secrets_version: attr.number({
       optional: true,
@@ -105,22 +103,16 @@ export const deploymentSchema = defineSchema({
       computed: true,
       useStateForUnknown: true,
       description:
-        'Names of the secrets the deployment has on the platform (never their values), sorted. When `secrets` is set and ' +
-        'its names differ (a name added to or removed from `secrets`, or the secrets replaced outside Terraform), the plan ' +
-        'shows them changing to the configured names and the apply sends `secrets` again, with no new `secrets_version`. ' +
-        'A changed value cannot be seen: it needs a new `secrets_version`.',
+        'Names of the secrets the deployment has on the platform (never their values), sorted. Names that differ from ' +
+        '`secrets` send them again: see [Behaviour](#behaviour).',
     }),
     wait_for_deployed: attr.bool({
       optional: true,
       computed: true,
       default: true,
       description:
-        'Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. ' +
-        'A newer revision of the same source that takes its place (new secrets, a push built) is waited for instead; one of another source, ' +
-        'made outside Terraform meanwhile, fails the apply, and the state records what that one deploys. ' +
-        'The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the ' +
-        'provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time (and every quarter ' +
-        'of it on the way, so a quicker build is seen soon too), so an apply returns soon after `DEPLOYED` with a few polls.',
+        'Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision ' +
+        'fails the apply. See [Behaviour](#behaviour).',
     }),
     timeouts,
     latest_revision_id: attr.string({ computed: true, useStateForUnknown: true, description: 'The newest revision.' }),
@@ -133,8 +125,8 @@ export const deploymentSchema = defineSchema({
       computed: true,
       useStateForUnknown: true,
       description:
-        'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED` (a status the platform added since is shown as it names it). When it is one of the failed statuses (`CREATE_FAILED`, `BUILD_FAILED`, `DEPLOY_FAILED`), ' +
-        'the next plan deploys the same source again as a new revision, as an in-place update.',
+        'Status of the newest revision, e.g. `DEPLOYED` or `BUILD_FAILED`, or one the platform added since, as it names it. ' +
+        'A failed revision is deployed again by the next apply (see [Behaviour](#behaviour)).',
     }),
     repo_commit_sha: attr.string({ computed: true, useStateForUnknown: true, description: 'Commit the newest revision was built from (`github`).' }),
     url: attr.string({ computed: true, useStateForUnknown: true, sameValue: sameUrl, description: 'Where the deployment is served: `custom_url`, or the platform\'s URL for it.' }),

@@ -1,7 +1,8 @@
 /**
- * The documentation pages of `agentplatform_export_destination` beyond what its schema gives (examples in HCL, import
- * notes), for the provider's docs generator. Only the generator loads this module, never the provider.
+ * The documentation pages of `agentplatform_export_destination` beyond what its schema gives (examples in HCL,
+ * behaviour, import notes), for the provider's docs generator. Only the generator loads this module, never the provider.
  */
+import type { DocPageExtras } from '../../framework/docs';
 
 const DESTINATION_EXAMPLES = [
   `
@@ -64,7 +65,26 @@ warning. Several, or none, are an error that names them apart from older ones. E
 key (the local platform), with the destination an unanswered one made ([convergence.md](../convergence.md)).
 `;
 
+const DESTINATION_BEHAVIOUR = `
+### Credentials
+
+\`credentials\` is write-only: the platform never returns the keys, only the names of their fields (\`credentials_keys\`).
+They are sent on create, whenever \`credentials_version\` changes (a rotation in place, which the platform validates
+first), and when the platform holds other fields than the configured ones (keys changed outside Terraform): the plan
+then shows \`credentials_keys\` changing to the configured fields. Any other change plans \`credentials_keys\` as they
+are. The keys need s3:PutObject on the prefix (ExportBucket grants it).
+
+Left out, the platform uses its host's environment credentials (self-hosted installations). Removing them later (with a
+new \`credentials_version\`) replaces the destination, because the platform cannot switch one to environment
+credentials.
+
+### Workspace
+
+A destination that moves to another workspace (see [Workspaces](../provider.md#workspaces)) is made anew there, and the
+old one is left on the platform, as a destroy leaves it: the platform cannot delete destinations.
+`;
+
 /** The doc pages of the export destination, by type name. */
-export const DESTINATION_DOC_PAGES: Readonly<Record<string, { readonly examples: readonly string[]; readonly importSection?: string }>> = {
-  agentplatform_export_destination: { examples: DESTINATION_EXAMPLES, importSection: DESTINATION_IMPORT },
+export const DESTINATION_DOC_PAGES: Readonly<Record<string, DocPageExtras>> = {
+  agentplatform_export_destination: { examples: DESTINATION_EXAMPLES, importSection: DESTINATION_IMPORT, behaviour: DESTINATION_BEHAVIOUR },
 };

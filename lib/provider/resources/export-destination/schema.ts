@@ -59,8 +59,8 @@ export const exportDestinationSchema = defineSchema({
       useStateForUnknown: true,
       requiresReplace: true,
       description:
-        'Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). ' +
-        'Sent only when set; left out, the platform chooses (`false` for a new destination), and its choice is read after apply.',
+        'Put the bucket name at the start of every object key, for stores that need it in the path. Left out, the ' +
+        'platform chooses (`false` for a new destination), and its choice is read after apply.',
     }),
     credentials: attr.object(
       {
@@ -72,11 +72,8 @@ export const exportDestinationSchema = defineSchema({
         optional: true,
         writeOnly: true,
         description:
-          'Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create, ' +
-          'whenever `credentials_version` changes, and when the platform holds other fields than these (keys changed ' +
-          'outside Terraform: see `credentials_keys`). Left out, the platform uses its host\'s environment credentials ' +
-          '(self-hosted installations); removing them later (with `credentials_version`) replaces the destination, ' +
-          'because the platform cannot switch one to environment credentials.',
+          'Keys the platform writes with; they need s3:PutObject on the prefix. Left out, the platform uses its host\'s ' +
+          'environment credentials. See [Behaviour](#behaviour) for when they are sent.',
       },
     ),
     credentials_version: attr.number({
@@ -88,8 +85,7 @@ export const exportDestinationSchema = defineSchema({
       useStateForUnknown: true,
       description:
         'Names of the credential fields the platform holds (never their values), e.g. `["access_key_id", "secret_access_key"]`. ' +
-        'A rotation (a new `credentials_version`) changes them; so does sending the configured `credentials` again when ' +
-        'the names differ from the configured fields (keys changed outside Terraform). Any other change plans them as they are.',
+        'See [Behaviour](#behaviour).',
     }),
     timeouts,
     created_at: attr.string({ computed: true, useStateForUnknown: true, description: 'When the destination was created (RFC 3339).' }),

@@ -20,11 +20,8 @@ export function tenantIdAttribute(what: string, old = 'the old one destroyed in 
     computed: true,
     useStateForUnknown: true,
     description:
-      `The workspace the ${what} is in (its id, as the provider's \`tenant_id\` names it). Every request about it goes there, whichever workspace the ` +
-      "provider is set to now; when the provider's `tenant_id` (or `AGENTPLATFORM_TENANT_ID`) names another " +
-      `workspace, the plan replaces it: a new ${what} in that workspace, ${old}. With no ` +
-      'workspace set, it stays where it is, until it is replaced for another reason: a new object is always made in the ' +
-      "provider's workspace, and the data sources read there.",
+      `The workspace the ${what} is in. Requests about it go there; a provider \`tenant_id\` naming another workspace ` +
+      `replaces it: a new ${what} there, ${old}. See [Workspaces](../provider.md#workspaces).`,
   });
 }
 
