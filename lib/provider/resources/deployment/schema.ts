@@ -19,6 +19,7 @@ export const REVISION_INPUTS = ['repo_ref', 'graph_config_path', 'image_uri'] as
 /** The `timeouts` of the resource: creates and updates wait for DEPLOYED, a delete until the deployment is gone. */
 export const DEPLOYMENT_TIMEOUTS = timeoutsAttribute({ create: '30m', update: '30m', delete: '15m' });
 const timeouts = DEPLOYMENT_TIMEOUTS;
+
 /** Within JavaScript's safe integers, where a whole number is still exact as the JSON number the API takes. */
 const EXACT = { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } as const;
 
