@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { UNKNOWN, attr, defineResource, defineSchema, type Attributes, type ResourceDefinition } from '../lib/provider/framework';
 import { serve } from '../lib/provider/main';
 import { registry } from '../lib/provider/registry';
-import { deploymentSchema } from '../lib/provider/resources/deployment';
+import { deploymentSchema } from '../lib/provider/resources/deployment/schema';
 
 const PLANS = 5;
 const VARIANT_ENV = 'SCHEMA_COST_VARIANT';

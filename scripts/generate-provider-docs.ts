@@ -1,8 +1,8 @@
 /**
  * Writes the provider's documentation in the Terraform registry's layout from the schemas themselves:
  * `docs/provider.md`, `docs/resources/<name>.md`, `docs/data-sources/<name>.md`. The attribute tables come from the
- * schema definitions, the examples and import notes from each family's doc pages (`lib/provider/resources/*-docs.ts`),
- * the provider page's sections from below. A test fails when the files drift from this.
+ * schema definitions, the examples, behaviour and import notes from each family's doc pages (`lib/provider/resources/<name>/docs.ts`),
+ * the provider page's behaviour from `lib/provider/provider-docs.ts` and its other sections from below. A test fails when the files drift from this.
  * Run: npm run build && node dist/scripts/generate-provider-docs.js
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,11 +10,13 @@ import { dirname, join } from 'node:path';
 import { PROVIDER_SOURCE, PROVIDER_TYPE_NAME, packageRoot } from '../lib/provider/constants';
 import { renderDocPage, type DocPage, type FamilyDocPages } from '../lib/provider/framework/docs';
 import { PROVIDER_ENV, providerSchema } from '../lib/provider/provider-config';
+import { PROVIDER_BEHAVIOUR } from '../lib/provider/provider-docs';
 import { registry } from '../lib/provider/registry';
 import { ASSISTANT_DOC_PAGES } from '../lib/provider/resources/assistant/docs';
-import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export-docs';
+import { EXPORT_DOC_PAGES } from '../lib/provider/resources/bulk-export/docs';
 import { CRON_DOC_PAGES } from '../lib/provider/resources/cron/docs';
-import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment-docs';
+import { DEPLOYMENT_DOC_PAGES } from '../lib/provider/resources/deployment/docs';
+import { DESTINATION_DOC_PAGES } from '../lib/provider/resources/export-destination/docs';
 import { TRACING_PROJECT_DATA_SOURCE_DOC_PAGES, TRACING_PROJECT_DOC_PAGES } from '../lib/provider/resources/tracing-project/docs';
 import { INSTALLATION_SECTION } from './provider-docs-installation';
 
@@ -115,7 +117,7 @@ update, import and destroy behind a proxy that reshapes every answer so.
 `;
 
 /** Examples and import notes of each resource and data source, by type name (each family keeps its own). */
-const PAGES: FamilyDocPages = { ...DEPLOYMENT_DOC_PAGES, ...EXPORT_DOC_PAGES, ...ASSISTANT_DOC_PAGES, ...CRON_DOC_PAGES, ...TRACING_PROJECT_DOC_PAGES };
+const PAGES: FamilyDocPages = { ...DEPLOYMENT_DOC_PAGES, ...DESTINATION_DOC_PAGES, ...EXPORT_DOC_PAGES, ...ASSISTANT_DOC_PAGES, ...CRON_DOC_PAGES, ...TRACING_PROJECT_DOC_PAGES };
 
 /** The pages of data sources that share their type name with a resource. */
 const DATA_SOURCE_PAGES: FamilyDocPages = { ...TRACING_PROJECT_DATA_SOURCE_DOC_PAGES };
@@ -124,14 +126,14 @@ const fileName = (typeName: string): string => typeName.slice(`${PROVIDER_TYPE_N
 
 function page(kind: 'resource' | 'data-source', typeName: string, schema: DocPage['schema']): DocFile {
   const extra = (kind === 'data-source' ? DATA_SOURCE_PAGES[typeName] : undefined) ?? PAGES[typeName];
-  if (!extra) throw new Error(`${typeName} has no documentation page: add its examples to the doc pages of its family (e.g. deployment-docs.ts)`);
+  if (!extra) throw new Error(`${typeName} has no documentation page: add its examples to the doc pages of its family (e.g. deployment/docs.ts)`);
   const folder = kind === 'resource' ? 'resources' : 'data-sources';
   return { path: `docs/${folder}/${fileName(typeName)}.md`, content: renderDocPage({ kind, typeName, schema, ...extra }) };
 }
 
 /** Every documentation file of the provider, rendered from the current schemas. */
 export function providerDocFiles(): DocFile[] {
-  const provider = renderDocPage({ kind: 'provider', typeName: PROVIDER_TYPE_NAME, schema: providerSchema, examples: [PROVIDER_EXAMPLE] });
+  const provider = renderDocPage({ kind: 'provider', typeName: PROVIDER_TYPE_NAME, schema: providerSchema, examples: [PROVIDER_EXAMPLE], behaviour: PROVIDER_BEHAVIOUR });
   return [
     { path: 'docs/provider.md', content: `${provider}\n${PROVIDER_SECTIONS}` },
     ...Object.entries(registry.resources).map(([typeName, load]) => page('resource', typeName, load().schema)),

@@ -4,14 +4,11 @@
  */
 import { z } from 'zod';
 import type { HttpTransport } from './http';
+import type { CallOptions } from './agent-server-options';
 import { CronAnswer, type CronCount, type CronCreate, type CronSearch, type CronUpdate } from './schemas/agent-server';
 
 /** Options of a cron call. */
-export interface CronCallOptions {
-  /** Cancels the call. @default none */
-  readonly signal?: AbortSignal;
-  /** Time allowed for each attempt, in milliseconds. @default the transport's */
-  readonly timeoutMs?: number;
+export interface CronCallOptions extends CallOptions {
   /** `false`: never retry (look-ups that retry as a whole). @default by method */
   readonly retry?: boolean;
 }

@@ -30,17 +30,11 @@ import {
   type ThreadHistoryRequest,
   type ThreadSearch,
 } from './schemas/agent-server';
-import type { AssistantCreateOptions } from './agent-server-assistants';
+import type { AssistantCreateOptions, CallOptions } from './agent-server-options';
 import { cronCalls, type CronCalls } from './agent-server-crons';
 import { readServerSentEvents } from './sse';
 
-/** Per-call options. */
-export interface CallOptions {
-  /** Cancels the call; for a stream, closes the connection. @default none */
-  readonly signal?: AbortSignal;
-  /** Time allowed for each attempt (for a stream: until the response headers), in milliseconds. @default the transport's */
-  readonly timeoutMs?: number;
-}
+export type { AssistantCreateOptions, CallOptions } from './agent-server-options';
 
 /** A chunk of a run's stream, typed by its mode. */
 interface ChunkOf<M extends string, D> {

@@ -9,3 +9,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(text: string): boolean {
   return UUID.test(text);
 }
+
+/** Whether two ids are the same UUID: the platform reads ids in any case and keeps them in lower case. */
+export function sameUuid(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}

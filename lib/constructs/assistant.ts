@@ -4,7 +4,7 @@
  */
 import { Fn, Token, type TerraformProvider } from 'cdktf';
 import { Construct } from 'constructs';
-import type { IDeployment } from './deployment';
+import type { IDeployment } from './deployment-ref';
 import { Assistant as AssistantResource } from './generated/assistant';
 
 /** The settings of an assistant of a known deployment. */

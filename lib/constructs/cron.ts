@@ -5,7 +5,7 @@
 import { Fn, Token, type TerraformProvider } from 'cdktf';
 import { Construct } from 'constructs';
 import { CronExpression, CronExpressionError } from '../api/cron-expression';
-import type { IDeployment } from './deployment';
+import type { IDeployment } from './deployment-ref';
 import { Violations, messages } from './errors';
 import { Cron as CronResource } from './generated/cron';
 

@@ -3,7 +3,7 @@ import type { TerraformProvider } from 'cdktf';
 import { Construct } from 'constructs';
 import { LIST_LIMIT, REVISION_STATUSES } from '../api/schemas/control-plane-constants';
 import { wholeNumberProblem } from './checks';
-import type { IDeployment } from './deployment';
+import type { IDeployment } from './deployment-ref';
 import { Violations, isToken, messages } from './errors';
 import { DataAgentplatformRevisions, type DataAgentplatformRevisionsRevisionsList } from './generated/data-agentplatform-revisions';
 import { DataAgentplatformSandboxTemplates, type DataAgentplatformSandboxTemplatesTemplatesList } from './generated/data-agentplatform-sandbox-templates';

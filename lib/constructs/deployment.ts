@@ -4,7 +4,7 @@
  * `agentplatform_deployment`, which waits until the latest revision is DEPLOYED.
  */
 import { Annotations, Fn, Token, type TerraformProvider } from 'cdktf';
-import { Construct, type IConstruct } from 'constructs';
+import { Construct } from 'constructs';
 import {
   DEPLOYMENT_NAME_MAX_LENGTH,
   DEPLOYMENT_NAME_PATTERN,
@@ -16,15 +16,10 @@ import {
 import { booleanProblem, fractionProblem, numberProblem, positiveDurationProblem, unusualUrl, urlUserInfoProblem, wholeNumberProblem } from './checks';
 import type { Duration } from './duration';
 import { Assistant, type AssistantOptions } from './assistant';
+import type { IDeployment } from './deployment-ref';
 import { Violations, isToken, messages, warnIfProblem } from './errors';
 import { Deployment as DeploymentResource, type DeploymentConfig } from './generated/deployment';
 import { validateSecretReferences } from './secret-references';
-
-/** A deployment, created here or elsewhere. */
-export interface IDeployment extends IConstruct {
-  /** The deployment id (a UUID). */
-  readonly deploymentId: string;
-}
 
 /** Where a GitHub deployment's code is. */
 export interface GitHubSourceProps {

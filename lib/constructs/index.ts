@@ -11,6 +11,7 @@ export * from './bulk-export';
 export * from './cron';
 export * from './data';
 export * from './deployment';
+export * from './deployment-ref';
 export * from './duration';
 export { ConstructValidationError, type Violation } from './errors';
 export * from './export-bucket';

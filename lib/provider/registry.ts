@@ -2,7 +2,7 @@
  * The resources and data sources this provider serves, each loaded only when terraform first mentions it (a plan
  * that touches one resource type never loads the others). Add an entry per handler file:
  *
- *     agentplatform_deployment: () => (require('./resources/deployment') as typeof import('./resources/deployment')).default,
+ *     agentplatform_deployment: () => (require('./resources/deployment/resource') as typeof import('./resources/deployment/resource')).default,
  *
  * The key must equal the definition's `typeName`.
  */
@@ -25,10 +25,10 @@ export interface ProviderRegistry {
 export const registry: ProviderRegistry = {
   explainError: (err, typeName) => (require('./api-errors') as typeof import('./api-errors')).explainApiError(err, typeName),
   resources: {
-    agentplatform_deployment: () => (require('./resources/deployment') as typeof import('./resources/deployment')).default,
+    agentplatform_deployment: () => (require('./resources/deployment/resource') as typeof import('./resources/deployment/resource')).default,
     agentplatform_export_destination: () =>
-      (require('./resources/export-destination') as typeof import('./resources/export-destination')).default,
-    agentplatform_bulk_export: () => (require('./resources/bulk-export') as typeof import('./resources/bulk-export')).default,
+      (require('./resources/export-destination/resource') as typeof import('./resources/export-destination/resource')).default,
+    agentplatform_bulk_export: () => (require('./resources/bulk-export/resource') as typeof import('./resources/bulk-export/resource')).default,
     agentplatform_assistant: () => (require('./resources/assistant/resource') as typeof import('./resources/assistant/resource')).default,
     agentplatform_tracing_project: () =>
       (require('./resources/tracing-project/resource') as typeof import('./resources/tracing-project/resource')).default,

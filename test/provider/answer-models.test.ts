@@ -1,11 +1,11 @@
 /**
- * The resources' readers of answers (deployment-body.ts, bulk-export-model.ts): what an answer leaves out keeps the
+ * The resources' readers of answers (deployment/body.ts, bulk-export/body.ts): what an answer leaves out keeps the
  * planned or prior value, what it says (null included) is taken, and an unknown kind or status is kept as it is.
  */
-import { toModel as deploymentModel } from '../../lib/provider/resources/deployment-body';
-import type { DeploymentModel } from '../../lib/provider/resources/deployment';
-import { toModel as exportModel } from '../../lib/provider/resources/bulk-export-model';
-import type { BulkExportModel } from '../../lib/provider/resources/bulk-export';
+import { toModel as deploymentModel } from '../../lib/provider/resources/deployment/body';
+import type { DeploymentModel } from '../../lib/provider/resources/deployment/schema';
+import { toModel as exportModel } from '../../lib/provider/resources/bulk-export/body';
+import type { BulkExportModel } from '../../lib/provider/resources/bulk-export/schema';
 
 const ID = '6f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f';
 

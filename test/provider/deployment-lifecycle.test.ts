@@ -4,7 +4,7 @@
  * import into a fresh state → destroy (waits for 404).
  */
 import { NotFoundError } from '../../lib/api/errors';
-import { DEPLOYMENT_DOC_PAGES } from '../../lib/provider/resources/deployment-docs';
+import { DEPLOYMENT_DOC_PAGES } from '../../lib/provider/resources/deployment/docs';
 import { TestPlatform, githubDeployment } from './support/deployment-platform';
 
 // each test runs terraform many times over (a provider process each): more than the default under a loaded machine

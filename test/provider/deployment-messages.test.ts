@@ -1,7 +1,7 @@
 /** How the platform's 422 on a deployment becomes diagnostics: one per problem, on its attribute, named in the text when nested. */
 import { ValidationError } from '../../lib/api/errors';
 import { Diagnostics, formatPath } from '../../lib/provider/framework';
-import { apiFailure } from '../../lib/provider/resources/deployment-messages';
+import { apiFailure } from '../../lib/provider/resources/deployment/messages';
 
 function refusal(items: { loc: (string | number)[]; msg: string; type: string }[]): ValidationError {
   return new ValidationError('Unprocessable Entity', { method: 'POST', url: 'http://127.0.0.1/v2/deployments', status: 422, body: { detail: items } });

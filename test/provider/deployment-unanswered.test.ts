@@ -14,7 +14,7 @@ import { diagnostic, flat } from './support/export-platform';
 import { TestPlatform, githubDeployment, type DeploymentDir } from './support/deployment-platform';
 import { collect } from './support/terraform';
 import { startChaosProxy } from './support/chaos-proxy';
-import { isRequested } from '../../lib/provider/resources/deployment-unanswered';
+import { isRequested } from '../../lib/provider/resources/deployment/find';
 
 let lp: TestPlatform;
 let proxy: FaultProxy;

@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ControlPlaneClient } from '../../lib/api/control-plane';
 import { createLogger } from '../../lib/provider/log';
-import { DEFAULT_POLL_SCHEDULE, EXPECTED_STEP_MAX_MS, EXPECTED_STEP_MIN_MS, PollInterval, revisionDurationMs, UNREADABLE_POLLS_MAX, WaitError, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { revisionDurationMs, waitForDeletion, waitForRevision } from '../../lib/provider/resources/deployment/wait';
+import { DEFAULT_POLL_SCHEDULE, EXPECTED_STEP_MAX_MS, EXPECTED_STEP_MIN_MS, PollInterval, UNREADABLE_POLLS_MAX, WaitError } from '../../lib/provider/resources/shared/poll';
 import { startFaultProxy } from '../tracing/support/fault-proxy';
 import { FAST_TIMINGS, TestPlatform, until } from './support/deployment-platform';
 

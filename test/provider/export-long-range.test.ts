@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE } from '../../lib/local/db';
 import { MAX_EXPORT_DAYS } from '../../lib/api/schemas/bulk-export-constants';
-import { FINAL_EXPORT_STATUSES } from '../../lib/provider/resources/bulk-export-checks';
+import { FINAL_EXPORT_STATUSES } from '../../lib/provider/resources/bulk-export/checks';
 import { destinationOn, startTestS3, type TestS3 } from '../tracing/support/s3';
 import { until } from './support/deployment-platform';
 import { ExportTestPlatform, bulkExport, diagnostic, diagnostics, flat } from './support/export-platform';

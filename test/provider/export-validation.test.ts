@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { validateFilter } from '../../lib/api/filter';
 import { FINAL_BULK_EXPORT_STATUSES } from '../../lib/api/schemas/bulk-export';
-import { FINAL_EXPORT_STATUSES } from '../../lib/provider/resources/bulk-export-checks';
+import { FINAL_EXPORT_STATUSES } from '../../lib/provider/resources/bulk-export/checks';
 import { ExportTestPlatform, diagnostic, diagnostics, flat } from './support/export-platform';
 
 const DESTINATION_ID = '0b7e4a6c-3f21-4d8e-9c55-2a1f6e9b3d70';
@@ -260,7 +260,7 @@ describe('export resources: input checks', () => {
     expect(FINAL_EXPORT_STATUSES).toEqual(FINAL_BULK_EXPORT_STATUSES);
     const loaded = spawnSync(
       process.execPath,
-      ['-e', "require('./dist/lib/provider/resources/bulk-export-checks'); console.log(Object.keys(require.cache).filter((k) => k.includes('node_modules')).length)"],
+      ['-e', "require('./dist/lib/provider/resources/bulk-export/checks'); console.log(Object.keys(require.cache).filter((k) => k.includes('node_modules')).length)"],
       { encoding: 'utf8' },
     );
     expect(loaded.stderr).toBe('');

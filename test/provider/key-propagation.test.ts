@@ -1,5 +1,5 @@
 /** The retries of refused keys while new keys propagate: how many fit, what is thrown, and that Ctrl-C ends the wait. */
-import { RefusedAfterPropagation, whileKeysPropagate } from '../../lib/provider/resources/key-propagation';
+import { RefusedAfterPropagation, whileKeysPropagate } from '../../lib/provider/resources/shared/key-propagation';
 
 const refusal = (detail: string) => Object.assign(new Error(detail), { status: 400, body: { detail } });
 

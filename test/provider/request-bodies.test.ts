@@ -3,11 +3,12 @@
  * what the spec requires: a destination's `prefix`), so the platform applies its own defaults; an update sends no
  * value of an argument the configuration leaves out.
  */
-import type { DeploymentModel } from '../../lib/provider/resources/deployment';
-import { createBody as deploymentBody, patchOf } from '../../lib/provider/resources/deployment-body';
-import type { BulkExportModel } from '../../lib/provider/resources/bulk-export';
-import { createBody as exportBody } from '../../lib/provider/resources/bulk-export-model';
-import { createBody as destinationBody, type ExportDestinationModel } from '../../lib/provider/resources/export-destination';
+import type { DeploymentModel } from '../../lib/provider/resources/deployment/schema';
+import { createBody as deploymentBody, patchOf } from '../../lib/provider/resources/deployment/body';
+import type { BulkExportModel } from '../../lib/provider/resources/bulk-export/schema';
+import { createBody as exportBody } from '../../lib/provider/resources/bulk-export/body';
+import { createBody as destinationBody } from '../../lib/provider/resources/export-destination/body';
+import type { ExportDestinationModel } from '../../lib/provider/resources/export-destination/schema';
 
 /** A planned deployment of the fewest arguments: what is left out is null, as in the plan of a create. */
 const deployment = (extra: Partial<DeploymentModel> = {}): DeploymentModel =>

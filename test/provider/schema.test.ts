@@ -15,6 +15,7 @@ import { timeoutsAttribute } from '../../lib/provider/framework/timeouts';
 import { reportNullElements, validateAttributes } from '../../lib/provider/framework/validate';
 import { zodModel } from '../../lib/provider/framework/zod-model';
 import { providerSchema } from '../../lib/provider/provider-config';
+import { PROVIDER_BEHAVIOUR } from '../../lib/provider/provider-docs';
 import { registry } from '../../lib/provider/registry';
 
 const sample = defineSchema({
@@ -187,7 +188,7 @@ describe('configuration checks', () => {
 });
 
 describe('the documentation of max_retries', () => {
-  const text = providerSchema.attributes.max_retries.description.replace(/\s+/g, ' ');
+  const text = PROVIDER_BEHAVIOUR.replace(/\s+/g, ' ');
   const init = { method: 'POST', url: 'http://127.0.0.1/v2/deployments' };
   const failures = {
     408: errorFromResponse({ ...init, status: 408 }),

@@ -1,5 +1,5 @@
 /** The final answer the post-deploy check reads from a run's values, and the inputs it takes. */
-import { answerText, inputProblem } from '../../lib/provider/resources/deployment-smoke-test-run';
+import { answerText, inputProblem } from '../../lib/provider/resources/deployment/smoke-test-run';
 
 describe('smoke_test answer', () => {
   test('is the last message\'s content: a string, or the text parts of a content list', () => {

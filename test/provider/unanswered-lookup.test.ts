@@ -7,7 +7,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { BadRequestError, NetworkError, errorFromResponse } from '../../lib/api/errors';
-import { NOTHING_FOUND_GRACE_MS, createKey, takeCreateKey, tryUntilAnswered, type LookupOptions } from '../../lib/provider/resources/unanswered-create';
+import { NOTHING_FOUND_GRACE_MS, createKey, takeCreateKey, tryUntilAnswered, type LookupOptions } from '../../lib/provider/resources/shared/unanswered-create';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());

@@ -5,7 +5,7 @@
  */
 import { ControlPlaneClient } from '../../lib/api/control-plane';
 import { createLogger } from '../../lib/provider/log';
-import { waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { waitForRevision } from '../../lib/provider/resources/deployment/wait';
 import { FAST_TIMINGS, TestPlatform } from './support/deployment-platform';
 import { UNKNOWN_VALUES, startReshapingProxy, type ReshapingProxy } from './support/reshaping-proxy';
 

@@ -8,8 +8,9 @@ import { runInNewContext } from 'node:vm';
 import type { BulkExportClient } from '../../lib/api/bulk-export';
 import type { ControlPlaneClient } from '../../lib/api/control-plane';
 import { createLogger } from '../../lib/provider/log';
-import { waitForExport } from '../../lib/provider/resources/bulk-export-wait';
-import { WaitError, waitForRevision } from '../../lib/provider/resources/deployment-wait';
+import { waitForExport } from '../../lib/provider/resources/bulk-export/wait';
+import { waitForRevision } from '../../lib/provider/resources/deployment/wait';
+import { WaitError } from '../../lib/provider/resources/shared/poll';
 import { within } from './support/within';
 
 setFlagsFromString('--expose-gc');

@@ -6,7 +6,7 @@
 import type { BulkExportClient } from '../../api/bulk-export';
 import type { BulkExportRun } from '../../api/schemas/bulk-export';
 import { DiagnosticError, attr, defineDataSource, defineSchema, element, type DataSourceReadRequest, type SchemaModel } from '../framework';
-import { bulkExportClient, statusOf } from '../resources/bulk-export-client';
+import { bulkExportClient, statusOf } from '../resources/shared/bulk-export-client';
 
 const computedString = (description: string) => attr.string({ computed: true, description });
 

@@ -2,7 +2,7 @@
  * `agentplatform_tracing_project`: a tracing project of the provider's workspace, found by its name.
  */
 import { attr, defineDataSource, defineSchema, element, type DataSourceReadRequest, type SchemaModel } from '../framework';
-import { bulkExportClient } from '../resources/bulk-export-client';
+import { bulkExportClient } from '../resources/shared/bulk-export-client';
 import { metadataOf } from '../resources/tracing-project/body';
 import { noProjectNamed } from '../resources/tracing-project/messages';
 

@@ -15,18 +15,24 @@ export interface DocPage {
   readonly schema: Schema;
   /** HCL examples, shown under "Example Usage". */
   readonly examples?: readonly string[];
-  /** What the resource does beyond its attributes (waits, retries, checks), in markdown, shown under "Behaviour". */
-  readonly behaviour?: string;
   /** How to import, in markdown (resources). */
   readonly importSection?: string;
+  /**
+   * What the resource does beyond its attributes (waits, retries, look-ups, what is sent when), in markdown, shown
+   * under "Behaviour" after the attribute tables: the details an attribute's short description links to.
+   */
+  readonly behaviour?: string;
 }
 
+/** What a resource's or data source's doc pages add to its schema (each area's `docs.ts`, by type name). */
+export type DocPageExtras = Pick<DocPage, 'examples' | 'importSection' | 'behaviour'>;
+
 /** A family's pages beyond what the schemas give, by type name. */
-export type FamilyDocPages = Readonly<Record<string, Omit<DocPage, 'kind' | 'typeName' | 'schema'>>>;
+export type FamilyDocPages = Readonly<Record<string, DocPageExtras>>;
 
 const KIND_TITLE = { resource: 'Resource', 'data-source': 'Data Source', provider: 'Provider' } as const;
 
-/** A full page: front matter, description, examples, attribute tables, the behaviour and the import sections. */
+/** A full page: front matter, description, examples, attribute tables, the behaviour and the import section. */
 export function renderDocPage(page: DocPage): string {
   const title = page.kind === 'provider' ? `${page.typeName} Provider` : `${page.typeName} (${KIND_TITLE[page.kind]})`;
   const summary = page.schema.description.split('\n')[0]!;

@@ -1,7 +1,9 @@
 /**
- * What a resource or data source implements. Each resource is one file, `lib/provider/resources/<name>.ts`, with
- * its parts in this order: model, schema, plan, create, read, update, delete, import; it default-exports
- * `defineResource({...})` and `registry.ts` lists it. Data sources live in `lib/provider/data-sources/<name>.ts`.
+ * What a resource or data source implements. Each resource is a folder, `lib/provider/resources/<name>/`, one file per
+ * role: `schema.ts` (attributes and the model), `checks.ts`, `plan.ts`, `body.ts`, `find.ts`, `wait.ts`, `messages.ts`,
+ * `docs.ts`, and `resource.ts`, which default-exports `defineResource({...})` and is the one file `registry.ts`
+ * requires; parts import the schema and `resources/shared/`, never `resource.ts`. Data sources live in
+ * `lib/provider/data-sources/<name>.ts`.
  *
  * Handlers get typed models (see {@link SchemaModel}) and a {@link Diagnostics} collector. A thrown error becomes an
  * error diagnostic; to fail *and* keep state (a create whose wait failed after the id is known), add the error to

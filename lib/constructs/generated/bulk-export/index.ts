@@ -70,7 +70,7 @@ export interface BulkExportConfig extends cdktf.TerraformMetaArguments {
   */
   readonly timeouts?: BulkExportTimeouts;
   /**
-  * On create of a one-off export, wait until it is `Completed` (bounded by `timeouts.create`); `Failed` fails the apply with the run errors, `TimedOut` with what to change in the export. Without waiting, a refresh that finds the export `Failed` or `TimedOut` while the state holds it in progress warns with the run errors (at every plan until an apply, or `terraform apply -refresh-only`, records the status).
+  * On create of a one-off export, wait until it is `Completed`, within `timeouts.create`; `Failed` or `TimedOut` fails the apply. See [Behaviour](#behaviour).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/bulk_export#wait_for_completion BulkExport#wait_for_completion}
   */

@@ -70,7 +70,7 @@ export interface DeploymentConfig extends cdktf.TerraformMetaArguments {
   */
   readonly resourceSpec?: DeploymentResourceSpec;
   /**
-  * Environment variables of the deployment, by name (names like `OPENAI_API_KEY`). Sent on create, whenever `secrets_version` changes, and whenever their names differ from `secret_names` (the names the deployment has on the platform); the platform never returns their values. Left out, the deployment's secrets are left as they are; `{}` with a new `secrets_version` removes them all. The plan warns of names, counts and lengths the platform may refuse.
+  * Environment variables of the deployment, by name (e.g. `OPENAI_API_KEY`); the platform never returns their values. Left out, the deployment's secrets stay as they are. See [Behaviour](#behaviour) for when they are sent.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/deployment#secrets Deployment#secrets}
   */
@@ -100,7 +100,7 @@ export interface DeploymentConfig extends cdktf.TerraformMetaArguments {
   */
   readonly timeouts?: DeploymentTimeouts;
   /**
-  * Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. A newer revision of the same source that takes its place (new secrets, a push built) is waited for instead; one of another source, made outside Terraform meanwhile, fails the apply, and the state records what that one deploys. The wait polls quickly after each status change and less often while nothing changes; once a revision has been waited for, the provider remembers how long it took (in private state, never in a plan) and the next wait polls around that time (and every quarter of it on the way, so a quicker build is seen soon too), so an apply returns soon after `DEPLOYED` with a few polls.
+  * Wait, on create and on changes that deploy a new revision, until that revision is `DEPLOYED`; a failed revision fails the apply. See [Behaviour](#behaviour).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/deployment#wait_for_deployed Deployment#wait_for_deployed}
   */

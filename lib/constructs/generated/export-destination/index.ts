@@ -16,7 +16,7 @@ export interface ExportDestinationConfig extends cdktf.TerraformMetaArguments {
   */
   readonly bucketName: string;
   /**
-  * Keys the platform writes with; they need s3:PutObject on the prefix (ExportBucket grants it). Sent on create, whenever `credentials_version` changes, and when the platform holds other fields than these (keys changed outside Terraform: see `credentials_keys`). Left out, the platform uses its host's environment credentials (self-hosted installations); removing them later (with `credentials_version`) replaces the destination, because the platform cannot switch one to environment credentials.
+  * Keys the platform writes with; they need s3:PutObject on the prefix. Left out, the platform uses its host's environment credentials. See [Behaviour](#behaviour) for when they are sent.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/export_destination#credentials ExportDestination#credentials}
   */
@@ -40,7 +40,7 @@ export interface ExportDestinationConfig extends cdktf.TerraformMetaArguments {
   */
   readonly endpointUrl?: string;
   /**
-  * Put the bucket name at the start of every object key, for stores that need it in the path (and older destinations). Sent only when set; left out, the platform chooses (`false` for a new destination), and its choice is read after apply.
+  * Put the bucket name at the start of every object key, for stores that need it in the path. Left out, the platform chooses (`false` for a new destination), and its choice is read after apply.
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs/resources/export_destination#include_bucket_in_prefix ExportDestination#include_bucket_in_prefix}
   */

@@ -16,13 +16,13 @@ export interface AgentplatformProviderConfig {
   */
   readonly apiKey?: string;
   /**
-  * Base URL of the control plane API (deployments). Default: `AGENTPLATFORM_CONTROL_PLANE_URL`. A deployment that answers 404 counts as deleted only when the same URL lists deployments; when the list is answered 404 too (a URL that does not serve the API), refresh and destroy stop with an error naming this setting, and when it fails otherwise, with one that says the deployment could not be confirmed gone; the state is kept either way.
+  * Base URL of the control plane API (deployments). Default: `AGENTPLATFORM_CONTROL_PLANE_URL`. See [Objects deleted outside Terraform](#objects-deleted-outside-terraform).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs#control_plane_url AgentplatformProvider#control_plane_url}
   */
   readonly controlPlaneUrl?: string;
   /**
-  * Retries of a failed request, with exponential backoff and jitter, or after the `Retry-After` the server sends (at most 60 s). GET, PUT and DELETE are retried on connection errors, timeouts (`request_timeout`), 408, 429 and 5xx. POST and PATCH (creates, updates, cancels) are not idempotent, so they are retried only when the server cannot have acted on them: 429, 503, and connection errors raised before the request was sent (connection refused, DNS failure, connect timeout, a `request_timeout` that ran out while still connecting); a timeout, a dropped connection or another 5xx after one was sent may hide a success, and so may a success whose body cannot be read: it is never repeated blindly, and a create then finds out what it made (see each resource), trying again within its `timeouts.create` (a few seconds once terraform is stopping). Cancelling an export is retried like a GET. Default: `3`.
+  * Retries of a failed request attempt, with backoff; a request the server may have acted on is never repeated blindly. Default: `3`. See [Retries](#retries).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs#max_retries AgentplatformProvider#max_retries}
   */
@@ -34,13 +34,13 @@ export interface AgentplatformProviderConfig {
   */
   readonly requestTimeout?: string;
   /**
-  * Workspace to act in (`X-Tenant-Id`): its id, e.g. a UUID (another form is warned of). Default: `AGENTPLATFORM_TENANT_ID`, else the key's default workspace. New objects are created there; an object in state is read, changed and deleted in the workspace it is in (its `tenant_id`), and replaced in this one when this names another. A value known only after apply stops the plan of objects in state (whether they move cannot be known yet): apply what it comes from first.
+  * Workspace to act in (`X-Tenant-Id`), by its id, e.g. a UUID. Default: `AGENTPLATFORM_TENANT_ID`, else the key's default workspace. Objects in state stay in their own: see [Workspaces](#workspaces).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs#tenant_id AgentplatformProvider#tenant_id}
   */
   readonly tenantId?: string;
   /**
-  * Base URL of the tracing API (bulk exports). Default: `AGENTPLATFORM_TRACING_URL`. An export destination or bulk export that answers 404 counts as deleted only when the same URL lists them; when the list is answered 404 too, refresh and destroy stop with an error naming this setting, and when it fails otherwise, with one that says the object could not be confirmed gone; the state is kept either way.
+  * Base URL of the tracing API (export destinations, bulk exports). Default: `AGENTPLATFORM_TRACING_URL`. See [Objects deleted outside Terraform](#objects-deleted-outside-terraform).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/agentplatform/agentplatform/0.1.0/docs#tracing_url AgentplatformProvider#tracing_url}
   */

@@ -17,7 +17,7 @@ import type { ThreadStore } from '../store/threads';
 import { executeRun, runMetadataOf, type RunOutcome, type RunSpec, type ServedDeployment } from './run-executor';
 import { RunStopper } from './run-stop';
 import { RunStream } from './run-stream';
-import { RunTraceBuilder, type RunTraceSink } from './run-trace';
+import { RunTraceBuilder, storeTrace, type RunTraceSink } from './run-trace';
 
 /** A run during which the process died this many times (a crash, a SIGKILL) is not started again. */
 export const MAX_RUN_CRASHES = 3;
@@ -379,11 +379,7 @@ export class RunManager {
       error: error ? `${error.error}: ${error.message}` : stopped,
       outputs: outcome.kind === 'success' ? outcome.values : undefined,
     });
-    try {
-      this.deps.traceSink.ingest(deployment.tenantId, { post: runs, patch: [] });
-    } catch (problem) {
-      this.deps.log?.(`agent server: could not store the trace of run ${runs[0]?.id}: ${(problem as Error).message}`);
-    }
+    storeTrace(this.deps.traceSink, deployment.tenantId, runs, this.deps.log);
   }
 
   private finish(runId: string, removal?: RunRemoval): void {

@@ -13,6 +13,15 @@ export interface RunTraceSink {
   ingest(tenantId: string, batch: { post: TraceRunCreate[]; patch: TraceRunPatch[] }): unknown;
 }
 
+/** Hands a finished trace to `sink`; a sink that fails is logged, never thrown (the run has ended either way). */
+export function storeTrace(sink: RunTraceSink, tenantId: string, runs: TraceRunCreate[], log?: (line: string) => void): void {
+  try {
+    sink.ingest(tenantId, { post: runs, patch: [] });
+  } catch (problem) {
+    log?.(`agent server: could not store the trace of run ${runs[0]?.id}: ${(problem as Error).message}`);
+  }
+}
+
 /** The root of a trace. */
 export interface TraceRoot {
   /** The agent run id, used as the root run id and the trace id. */

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
 import { given } from '../../framework';
-import { canonicalJson } from '../unanswered-create';
-import { parseJsonObject, sameJson } from '../json-object';
+import { canonicalJson } from '../shared/unanswered-create';
+import { parseJsonObject, sameJson } from '../shared/json-object';
 import { metadataMembers, sameMetadata, type AssistantModel } from './schema';
 
 /** The object of a JSON attribute (checked at validate), or undefined when it is null. */

@@ -10,8 +10,8 @@ import type { Assistant, AssistantCreate } from '../../../api/schemas/agent-serv
 import { deploymentAgentServer } from '../../agent-server';
 import { confirmGone } from '../../api-errors';
 import { DiagnosticError, type ProviderContext } from '../../framework';
-import { statusOf } from '../bulk-export-client';
-import { createOutcome, tryUntilAnswered, type CreateOutcome } from '../unanswered-create';
+import { statusOf } from '../shared/bulk-export-client';
+import { createOutcome, tryUntilAnswered, type CreateOutcome } from '../shared/unanswered-create';
 import { notAnAgentServer, notConfirmedGone } from './messages';
 
 /** Time allowed to a create, its retries and the creates sent again after a lost answer. */

@@ -3,8 +3,8 @@
  * do.
  */
 import { DiagnosticError, type Diagnostics, type PathLike } from '../../framework';
-import { statusOf } from '../bulk-export-client';
-import { outcomeMeans, unansweredSummary, type CreateOutcome } from '../unanswered-create';
+import { statusOf } from '../shared/bulk-export-client';
+import { outcomeMeans, unansweredSummary, type CreateOutcome } from '../shared/unanswered-create';
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 

@@ -14,8 +14,8 @@ import {
   type ReadRequest,
   type UpdateRequest,
 } from '../../framework';
-import { statusOf } from '../bulk-export-client';
-import { takeCreateKey } from '../unanswered-create';
+import { statusOf } from '../shared/bulk-export-client';
+import { takeCreateKey } from '../shared/unanswered-create';
 import { assistantIdOf, createSettings, toModel, updateBody } from './body';
 import { assistantToImport, createAssistant, findAssistant, serverOfExisting } from './find';
 import { foundAfterLostAnswer, invalidImportId, noDeploymentToImportFrom, refusal } from './messages';

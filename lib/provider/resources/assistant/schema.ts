@@ -4,8 +4,8 @@
  */
 import { attr, defineSchema, type SchemaModel } from '../../framework';
 import { isUuid } from '../../../api/ids';
-import { canonicalJson } from '../unanswered-create';
-import { jsonObjectProblem, parseJsonObject, sameJson } from '../json-object';
+import { canonicalJson } from '../shared/unanswered-create';
+import { jsonObjectProblem, parseJsonObject, sameJson } from '../shared/json-object';
 
 /** The object of metadata text with its null members left out: the agent server merges metadata, null removes nothing. */
 export function metadataMembers(text: string): Record<string, unknown> | undefined {

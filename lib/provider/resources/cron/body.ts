@@ -4,7 +4,7 @@
  * metadata finds what an unanswered create made (see find.ts); the state's `metadata` never shows it.
  */
 import type { CronCreate, CronUpdate } from '../../../api/schemas/agent-server';
-import { parseJsonObject } from '../json-object';
+import { parseJsonObject } from '../shared/json-object';
 import type { CronModel } from './schema';
 
 /** The metadata key that carries a cron's create key. */

@@ -4,7 +4,7 @@
  */
 import type { AgentServerClient } from '../../../api/agent-server';
 import type { CronAnswer } from '../../../api/schemas/agent-server';
-import { tryUntilAnswered, type LookupOptions, type LookupResult, type UnansweredCreate } from '../unanswered-create';
+import { tryUntilAnswered, type LookupOptions, type LookupResult, type UnansweredCreate } from '../shared/unanswered-create';
 import { CREATE_KEY_FIELD } from './body';
 
 /** Crons asked for per search request. */

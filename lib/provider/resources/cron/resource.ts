@@ -17,9 +17,9 @@ import {
   type ReadRequest,
   type UpdateRequest,
 } from '../../framework';
-import { statusOf } from '../bulk-export-client';
-import { jsonText, parseJsonObject, sameJson } from '../json-object';
-import { createOutcome, takeCreateKey, unansweredSummary } from '../unanswered-create';
+import { statusOf } from '../shared/bulk-export-client';
+import { jsonText, parseJsonObject, sameJson } from '../shared/json-object';
+import { createOutcome, takeCreateKey, unansweredSummary } from '../shared/unanswered-create';
 import { createBody, createSettings, updateBody, userMetadata } from './body';
 import { createdUnanswered, findCreated, findCron } from './find';
 import { badImportId, cronNotFound, noSuchCron } from './messages';

@@ -1,7 +1,7 @@
 /** The schema of `agentplatform_cron`, and its model as the handlers see it. */
 import { attr, defineSchema, type SchemaModel } from '../../framework';
-import { sameUuid } from '../bulk-export-checks';
-import { jsonObjectAttribute } from '../json-object';
+import { sameUuid } from '../../../api/ids';
+import { jsonObjectAttribute } from '../shared/json-object';
 import { scheduleProblem } from './messages';
 
 /** The schema of `agentplatform_cron`. */

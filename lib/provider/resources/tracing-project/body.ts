@@ -4,7 +4,7 @@
  */
 import type { Session, SessionCreate, SessionUpdate } from '../../../api/schemas/tracing';
 import { given } from '../../framework';
-import { workspaceId } from '../workspace';
+import { workspaceId } from '../shared/workspace';
 import type { TracingProjectModel } from './schema';
 
 type Metadata = Record<string, string>;

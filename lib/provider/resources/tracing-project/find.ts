@@ -7,7 +7,7 @@
 import type { BulkExportClient } from '../../../api/bulk-export';
 import type { Session } from '../../../api/schemas/tracing';
 import { DiagnosticError } from '../../framework';
-import { createdSince, outcomeMeans, tryUntilAnswered, unansweredSummary, type UnansweredCreate } from '../unanswered-create';
+import { createdSince, outcomeMeans, tryUntilAnswered, unansweredSummary, type UnansweredCreate } from '../shared/unanswered-create';
 import { IMPORT_IT } from './messages';
 
 /** The project a create of `name` that got no clear answer made, or the error that says what to do. */

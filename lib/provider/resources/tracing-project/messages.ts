@@ -2,8 +2,8 @@
  * User-facing errors and warnings of `agentplatform_tracing_project` and its data source.
  */
 import { DiagnosticError, type Diagnostics } from '../../framework';
-import { apiFailure, type BodyFields } from '../bulk-export-messages';
-import { statusOf } from '../bulk-export-client';
+import { apiFailure, type BodyFields } from '../shared/bulk-export-messages';
+import { statusOf } from '../shared/bulk-export-client';
 
 /** Where the fields of a project's request bodies live in the configuration. */
 const PROJECT_BODY_FIELDS: BodyFields = { name: 'name', description: 'description', extra: 'metadata' };

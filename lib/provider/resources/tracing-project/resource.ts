@@ -13,9 +13,9 @@ import {
   type UpdateRequest,
 } from '../../framework';
 import { confirmGone } from '../../api-errors';
-import { bulkExportClient, isUuid, statusOf } from '../bulk-export-client';
-import { createOutcome, takeCreateKey, unansweredSummary } from '../unanswered-create';
-import { planWorkspace, workspaceOf } from '../workspace';
+import { bulkExportClient, isUuid, statusOf } from '../shared/bulk-export-client';
+import { createOutcome, takeCreateKey, unansweredSummary } from '../shared/unanswered-create';
+import { planWorkspace, workspaceOf } from '../shared/workspace';
 import { createBody, toModel, updateBody } from './body';
 import { projectCreatedUnanswered } from './find';
 import { BAD_IMPORT_ID, noProjectWithId, projectFailure } from './messages';

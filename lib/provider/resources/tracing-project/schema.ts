@@ -3,7 +3,7 @@
  * into and bulk exports read from.
  */
 import { attr, defineSchema, element, type SchemaModel } from '../../framework';
-import { tenantIdAttribute } from '../workspace';
+import { tenantIdAttribute } from '../shared/workspace';
 
 /** The schema of `agentplatform_tracing_project`. */
 export const tracingProjectSchema = defineSchema({
