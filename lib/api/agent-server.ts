@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AbortError, ApiError, ResponseParseError, type ApiErrorInit } from './errors';
 import { HttpTransport, type TransportOptions } from './http';
 import {
-  Assistant,
+  AssistantAnswer,
   DebugChunk,
   EventsChunk,
   Health,
@@ -130,17 +130,17 @@ export class AgentServerClient {
   readonly assistants = {
     /** `POST /assistants`. */
     create: (body: AssistantCreate, o: AssistantCreateOptions = {}) =>
-      this.transport.request({ method: 'POST', path: '/assistants', body, schema: Assistant, ...o }),
+      this.transport.request({ method: 'POST', path: '/assistants', body, schema: AssistantAnswer, ...o }),
     /** `GET /assistants/{id}`; the id may be a graph id (its default assistant). */
     get: (assistantId: string, o: CallOptions = {}) =>
-      this.transport.request({ method: 'GET', path: `/assistants/${segment(assistantId)}`, schema: Assistant, ...o }),
+      this.transport.request({ method: 'GET', path: `/assistants/${segment(assistantId)}`, schema: AssistantAnswer, ...o }),
     /** `PATCH /assistants/{id}`: metadata is merged, other fields replaced; the version goes up. */
     update: (assistantId: string, body: AssistantUpdate, o: CallOptions = {}) =>
       this.transport.request({
         method: 'PATCH',
         path: `/assistants/${segment(assistantId)}`,
         body,
-        schema: Assistant,
+        schema: AssistantAnswer,
         ...o,
       }),
     /** `DELETE /assistants/{id}`. */
@@ -152,7 +152,7 @@ export class AgentServerClient {
         method: 'POST',
         path: '/assistants/search',
         body: query,
-        schema: z.array(Assistant),
+        schema: z.array(AssistantAnswer),
         retry: true,
         ...o,
       }),

@@ -100,7 +100,7 @@ test('a default assistant is changed and deleted by its graph id too; once delet
   const before = await mine.assistants.get('research');
   expect(await mine.assistants.update('research', { metadata: { note: 'tuned' } })).toMatchObject({
     assistant_id: before.assistant_id,
-    version: before.version + 1,
+    version: before.version! + 1,
     metadata: { created_by: 'system', note: 'tuned' },
   });
   await mine.assistants.delete('research');

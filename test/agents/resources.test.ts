@@ -21,7 +21,7 @@ describe('assistants', () => {
     const defaults = await client.assistants.search({ metadata: { created_by: 'system' } });
     expect(defaults.map((assistant) => assistant.graph_id).sort()).toEqual(['chat', 'research']);
     for (const assistant of defaults) {
-      expect(await client.assistants.get(assistant.graph_id)).toEqual(assistant);
+      expect(await client.assistants.get(assistant.graph_id!)).toEqual(assistant);
       expect(await client.assistants.get(assistant.assistant_id)).toEqual(assistant);
     }
   });

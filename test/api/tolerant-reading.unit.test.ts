@@ -7,6 +7,7 @@ import { BulkExport, BulkExportRecord, BulkExportRun, Destination, DestinationRe
 import { Deployment, DeploymentRecord, DeploymentsList, Revision, SandboxTemplate } from '../../lib/api/schemas/control-plane';
 import { isBeingDeleted, isFailedRevisionStatus } from '../../lib/api/schemas/control-plane-constants';
 import { looseNumber } from '../../lib/api/schemas/tolerant';
+import { Assistant, AssistantAnswer, CronAnswer } from '../../lib/api/schemas/agent-server';
 import { Session, SessionRecord } from '../../lib/api/schemas/tracing';
 
 const ID = '6f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f';
@@ -143,6 +144,13 @@ describe('exports and their runs', () => {
 test('a tracing project needs only its id', () => {
   expect(Session.parse({ id: 'project-1', ...EXTRA })).toEqual({ id: 'project-1' });
   expect(SessionRecord.safeParse({ id: ID }).success).toBe(false);
+});
+
+test('an assistant and a cron need only their ids; the assistant the local platform answers stays complete', () => {
+  expect(AssistantAnswer.parse({ assistant_id: ID, ...EXTRA })).toEqual({ assistant_id: ID });
+  expect(AssistantAnswer.parse({ assistant_id: ID, graph_id: null, version: 3 })).toEqual({ assistant_id: ID, graph_id: null, version: 3 });
+  expect(Assistant.safeParse({ assistant_id: ID }).success).toBe(false);
+  expect(CronAnswer.parse({ cron_id: ID, ...EXTRA })).toEqual({ cron_id: ID });
 });
 
 test.each([

@@ -80,7 +80,7 @@ describe('agentplatform_assistant', () => {
     expect(state(dir)).toMatchObject({ assistant_id: assistantId, name: 'support-v2', version: 2 });
     const updated = await server.assistants.get(assistantId);
     expect(updated).toMatchObject({ name: 'support-v2', version: 2, context: { language: 'en' } });
-    expect(updated.metadata.owner ?? null).toBeNull();
+    expect(updated.metadata?.owner ?? null).toBeNull();
     expect((await dir.plan()).code).toBe(0);
 
     // a change outside Terraform is drift, put back by the next apply

@@ -56,6 +56,25 @@ export const Assistant = z.object({
 });
 export type Assistant = z.infer<typeof Assistant>;
 
+/**
+ * An assistant as a client reads it: the spec shows none of an assistant's fields but `assistant_id`, so every other
+ * field may be missing or null in an answer (the local platform gives all of them, as {@link Assistant}).
+ */
+export const AssistantAnswer = z.object({
+  assistant_id: z.string(),
+  deployment_id: z.string().nullish(),
+  graph_id: z.string().nullish(),
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+  config: RunnableConfig.nullish(),
+  context: JsonObject.nullish(),
+  metadata: JsonObject.nullish(),
+  version: z.number().int().nullish(),
+  created_at: z.string().nullish(),
+  updated_at: z.string().nullish(),
+});
+export type AssistantAnswer = z.infer<typeof AssistantAnswer>;
+
 export const AssistantCreate = z.object({
   graph_id: z.string().min(1),
   assistant_id: z.guid().optional(),

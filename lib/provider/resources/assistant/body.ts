@@ -3,7 +3,7 @@
  * configuration sets is sent; `config`, `context` and `metadata` left out are the agent server's `{}`.
  */
 import { createHash } from 'node:crypto';
-import type { Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
+import type { AssistantAnswer as Assistant, AssistantCreate, AssistantUpdate } from '../../../api/schemas/agent-server';
 import { given } from '../../framework';
 import { canonicalJson } from '../shared/unanswered-create';
 import { parseJsonObject, sameJson } from '../shared/json-object';
@@ -76,13 +76,14 @@ export function toModel(a: Assistant, base: Pick<AssistantModel, 'deployment_id'
     id: `${base.deployment_id}/${a.assistant_id}`,
     deployment_id: base.deployment_id,
     assistant_id: a.assistant_id,
-    graph_id: a.graph_id,
-    name: given(a.name, base.name ?? null),
+    // the spec shows no field of an assistant but its id: a field left out (or null) keeps what was known
+    graph_id: a.graph_id ?? base.graph_id ?? '',
+    name: given(a.name ?? undefined, base.name ?? null),
     description: given(a.description, base.description ?? null),
-    config: jsonState(a.config, base.config ?? null),
-    context: jsonState(a.context, base.context ?? null),
-    metadata: jsonState(withoutNulls(a.metadata), base.metadata ?? null),
-    version: given(a.version, base.version ?? null),
+    config: jsonState(a.config ?? undefined, base.config ?? null),
+    context: jsonState(a.context ?? undefined, base.context ?? null),
+    metadata: jsonState(withoutNulls(a.metadata ?? undefined), base.metadata ?? null),
+    version: given(a.version ?? undefined, base.version ?? null),
   };
 }
 

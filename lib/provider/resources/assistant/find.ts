@@ -6,7 +6,7 @@
  * at all, sent again until one does, within the create's time limit.
  */
 import type { AgentServerClient } from '../../../api/agent-server';
-import type { Assistant, AssistantCreate } from '../../../api/schemas/agent-server';
+import type { AssistantAnswer as Assistant, AssistantCreate } from '../../../api/schemas/agent-server';
 import { deploymentAgentServer } from '../../agent-server';
 import { confirmGone } from '../../api-errors';
 import { DiagnosticError, type ProviderContext } from '../../framework';

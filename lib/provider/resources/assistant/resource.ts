@@ -2,7 +2,7 @@
  * `agentplatform_assistant`: an assistant on a deployment's agent server. Every argument but `deployment_id` changes
  * in place (`PATCH /assistants/{id}`, a new version); the create converges after a lost answer (see find.ts).
  */
-import type { Assistant } from '../../../api/schemas/agent-server';
+import type { AssistantAnswer as Assistant } from '../../../api/schemas/agent-server';
 import { deploymentAgentServer } from '../../agent-server';
 import {
   defineResource,
