@@ -293,7 +293,8 @@ describe('the research graph', () => {
 });
 
 describe('a stream_mode the server does not know', () => {
-  const allowed = "Input should be 'values', 'updates', 'messages-tuple', 'debug', 'custom', 'events', 'checkpoints' or 'tasks'";
+  const allowed =
+    "Input should be 'values', 'updates', 'messages-tuple', 'debug', 'custom', 'events', 'checkpoints', 'tasks', 'messages', 'tools' or 'lifecycle'";
   async function refusal(streamMode: unknown): Promise<{ status: number; detail: unknown }> {
     const thread = await client.threads.create();
     const response = await request(`${deployment.url}/threads/${thread.thread_id}/runs/stream`, {
