@@ -40,7 +40,10 @@ export type { AssistantCreateOptions, CallOptions } from './agent-server-options
 interface ChunkOf<M extends string, D> {
   /** The SSE event name as sent, e.g. `updates` or `updates|research_subgraph:<task id>`. */
   readonly event: string;
-  /** The stream mode (the event name without namespace; `messages` is the `messages-tuple` mode). */
+  /**
+   * The stream mode (the event name without namespace; `messages` is the `messages-tuple` mode, `messages/metadata`,
+   * `messages/partial` and `messages/complete` the `messages` mode).
+   */
   readonly mode: M;
   /** Namespace of the (sub)graph that produced the chunk; empty for the root graph. */
   readonly namespace: readonly string[];
@@ -61,6 +64,12 @@ export type StreamChunk =
   | ChunkOf<'checkpoints', Record<string, unknown>>
   /** A task that starts (`id`, `name`, `input`, `triggers`) or ends (`id`, `name`, `error`, `result`, `interrupts`). */
   | ChunkOf<'tasks', Record<string, unknown>>
+  /** `messages/metadata`: message id to `{metadata}`; `messages/partial` and `messages/complete`: `[message]`. */
+  | ChunkOf<'messages', Record<string, unknown> | readonly Record<string, unknown>[]>
+  /** A tool call's `on_tool_start`, `on_tool_event`, `on_tool_end` or `on_tool_error`. */
+  | ChunkOf<'tools', Record<string, unknown>>
+  /** A subgraph that starts or ends: `event` (`started`, `completed`, `failed`, ...) and `namespace`. */
+  | ChunkOf<'lifecycle', Record<string, unknown>>
   /** An event this client does not know, passed through with its raw JSON data. */
   | ChunkOf<'unknown', unknown>;
 
@@ -107,6 +116,11 @@ const MODE_OF_EVENT: Readonly<Record<string, StreamChunk['mode']>> = {
   events: 'events',
   checkpoints: 'checkpoints',
   tasks: 'tasks',
+  'messages/metadata': 'messages',
+  'messages/partial': 'messages',
+  'messages/complete': 'messages',
+  tools: 'tools',
+  lifecycle: 'lifecycle',
 };
 
 const DATA_SCHEMAS: Partial<Record<StreamChunk['mode'], z.ZodType>> = {

@@ -103,9 +103,10 @@ describe('stream', () => {
     expect(chunks.filter((chunk) => chunk.event === 'values')).toHaveLength(2);
   });
 
-  it('a mode the server does not serve (messages) is a 422 listing the modes it does', async () => {
-    await expect(collect(client.runs.stream(null, 'chat', { input: ask('hi'), streamMode: 'messages' }))).rejects.toThrow(
-      /422.*messages-tuple/,
+  it('a mode the server does not know is a 422 listing the modes it does', async () => {
+    const unknown = 'message' as 'messages';
+    await expect(collect(client.runs.stream(null, 'chat', { input: ask('hi'), streamMode: unknown }))).rejects.toThrow(
+      /422.*messages-tuple.*lifecycle/,
     );
   });
 

@@ -186,6 +186,26 @@ describe('stream modes of the chat graph', () => {
       ['updates', 'updates'],
     ]);
   });
+
+  it('messages, tools and lifecycle: their chunks under their modes, lifecycle namespaced without subgraphs', async () => {
+    const chunks = await collect(
+      client.runs.stream(null, { assistant_id: 'research', input: ask('modes'), stream_mode: ['messages', 'tools', 'lifecycle'] }),
+    );
+    const modes = new Set(chunks.map((chunk) => `${chunk.mode} ${chunk.event.split('|')[0]}`));
+    expect(modes).toEqual(
+      new Set([
+        'metadata metadata',
+        'lifecycle lifecycle',
+        'messages messages/metadata',
+        'messages messages/partial',
+        'messages messages/complete',
+      ]),
+    );
+    const lifecycle = chunks.filter((chunk) => chunk.mode === 'lifecycle');
+    expect(lifecycle.map((chunk) => chunk.namespace)).toEqual([lifecycle[0].namespace, lifecycle[0].namespace]);
+    expect(lifecycle[0].namespace).toEqual([expect.stringMatching(/^research_subgraph:/)]);
+    expect(lifecycle.map((chunk) => (chunk.data as { event: string }).event)).toEqual(['started', 'completed']);
+  });
 });
 
 describe('the research graph', () => {
@@ -293,7 +313,8 @@ describe('the research graph', () => {
 });
 
 describe('a stream_mode the server does not know', () => {
-  const allowed = "Input should be 'values', 'updates', 'messages-tuple', 'debug', 'custom', 'events', 'checkpoints' or 'tasks'";
+  const allowed =
+    "Input should be 'values', 'updates', 'messages-tuple', 'debug', 'custom', 'events', 'checkpoints', 'tasks', 'messages', 'tools' or 'lifecycle'";
   async function refusal(streamMode: unknown): Promise<{ status: number; detail: unknown }> {
     const thread = await client.threads.create();
     const response = await request(`${deployment.url}/threads/${thread.thread_id}/runs/stream`, {

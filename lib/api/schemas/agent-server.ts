@@ -9,7 +9,19 @@ import { openEnum } from './tolerant';
 const JsonObject = z.record(z.string(), z.unknown());
 
 /** Stream modes a run can be asked for. */
-export const STREAM_MODES = ['values', 'updates', 'messages-tuple', 'debug', 'custom', 'events', 'checkpoints', 'tasks'] as const;
+export const STREAM_MODES = [
+  'values',
+  'updates',
+  'messages-tuple',
+  'debug',
+  'custom',
+  'events',
+  'checkpoints',
+  'tasks',
+  'messages',
+  'tools',
+  'lifecycle',
+] as const;
 export const StreamMode = z.enum(STREAM_MODES);
 export type StreamMode = z.infer<typeof StreamMode>;
 

@@ -64,8 +64,10 @@ export class RunStream {
     if (chunks.length === 0) return;
     for (const subscriber of this.subscribers) {
       for (const chunk of chunks) {
-        if (!subscriber.modes.has(chunk.mode) || (chunk.ns.length > 0 && !subscriber.subgraphs)) continue;
-        subscriber.send(eventName(chunk.mode, chunk.ns), chunk.json);
+        // a subgraph's start and end are the `lifecycle` mode's whole content, streamed with or without subgraphs
+        const inSubgraph = chunk.ns.length > 0 && chunk.mode !== 'lifecycle';
+        if (!subscriber.modes.has(chunk.mode) || (inSubgraph && !subscriber.subgraphs)) continue;
+        subscriber.send(eventName(chunk), chunk.json);
       }
     }
   }

@@ -1,7 +1,8 @@
 /**
  * Turns a graph's events into the chunks of each stream mode, serialized once and shared by every stream of the
  * run. A chunk keeps its namespace; the stream decides whether subgraph chunks go out and names the event
- * `<mode>|<namespace>` (`messages-tuple` travels as `messages`).
+ * `<mode>|<namespace>` (`messages-tuple` travels as `messages`; the `messages` mode's chunks are named
+ * `messages/metadata`, `messages/partial` and `messages/complete`, as LangGraph's server names them).
  */
 import type { StreamMode } from '../../../api/schemas/agent-server';
 import type { GraphEvent, MessageChunk, MessageMetadata, Namespace } from '../engine/events';
@@ -14,12 +15,14 @@ export interface WireChunk {
   readonly ns: Namespace;
   /** The chunk's data as JSON text. */
   readonly json: string;
+  /** The event name before any namespace, when it is not the mode's own. */
+  readonly name?: string;
 }
 
 /** The SSE event name of a chunk. */
-export function eventName(mode: StreamMode, ns: Namespace): string {
-  const base = mode === 'messages-tuple' ? 'messages' : mode;
-  return ns.length === 0 ? base : `${base}|${ns.join('|')}`;
+export function eventName(chunk: WireChunk): string {
+  const base = chunk.name ?? (chunk.mode === 'messages-tuple' ? 'messages' : chunk.mode);
+  return chunk.ns.length === 0 ? base : `${base}|${chunk.ns.join('|')}`;
 }
 
 /** Formats the events of one run; holds what the `events` mode needs to name parents. */
@@ -29,6 +32,11 @@ export class RunEventFormatter {
   private readonly graphRunIds = new Map<string, string>();
   /** The task of each model call in progress (a token names its call only); kept whether or not anyone listens. */
   private readonly callTasks = new Map<string, string>();
+  /**
+   * The text so far of each message being streamed, kept whether or not anyone listens: a stream that joins in the
+   * middle of a reply gets the whole message so far in `messages/partial`, as one from the start does.
+   */
+  private readonly partialText = new Map<string, string>();
 
   /** @param threadId the run's thread (null when stateless), for debug checkpoint configs */
   constructor(private readonly threadId: string | null) {}
@@ -37,11 +45,17 @@ export class RunEventFormatter {
   format(event: GraphEvent, modes: ReadonlySet<StreamMode>): WireChunk[] {
     const chunks: WireChunk[] = [];
     // Data is built only for modes someone asked for: most runs stream one or two modes.
-    const add = (mode: StreamMode, data: () => unknown) => {
-      if (modes.has(mode)) chunks.push({ mode, ns: event.ns, json: JSON.stringify(data()) });
+    const add = (mode: StreamMode, data: () => unknown, name?: string) => {
+      if (modes.has(mode)) chunks.push({ mode, ns: event.ns, json: JSON.stringify(data()), ...(name && { name }) });
     };
     switch (event.kind) {
-      case 'model_token':
+      case 'model_token': {
+        const { id } = event.chunk;
+        const before = this.partialText.get(id);
+        const text = (before ?? '') + event.chunk.content;
+        this.partialText.set(id, text);
+        if (before === undefined) add('messages', () => ({ [id]: { metadata: event.metadata } }), 'messages/metadata');
+        add('messages', () => [partialMessage(event.chunk, text)], 'messages/partial');
         if (modes.has('messages-tuple')) {
           chunks.push({
             mode: 'messages-tuple',
@@ -57,6 +71,7 @@ export class RunEventFormatter {
           }),
         );
         break;
+      }
       case 'checkpoint':
         add('values', () => event.values);
         add('debug', () => this.debug('checkpoint', event.time, event.step, this.checkpointPayload(event)));
@@ -119,6 +134,8 @@ export class RunEventFormatter {
         // the call is over: what was kept for its tokens goes
         this.callTasks.delete(event.callId);
         this.tokenJsonRest.delete(event.message.id);
+        this.partialText.delete(event.message.id);
+        add('messages', () => [event.message], 'messages/complete');
         add('events', () =>
           this.eventsChunk(
             'on_chat_model_end',
@@ -132,11 +149,20 @@ export class RunEventFormatter {
         break;
       case 'graph_start':
         this.graphRunIds.set(event.ns.join('|'), event.runId);
+        // the root graph's start and end are the run's own, which the stream's metadata and its end already tell
+        if (event.ns.length > 0) add('lifecycle', () => ({ event: 'started', namespace: event.ns }));
         add('events', () =>
           this.eventsChunk('on_chain_start', event.graph, event.runId, event.ns, { input: event.input }, event),
         );
         break;
       case 'graph_end':
+        if (event.ns.length > 0) {
+          add('lifecycle', () =>
+            event.error
+              ? { event: 'failed', namespace: event.ns, error: { error: event.error.name, message: event.error.message } }
+              : { event: 'completed', namespace: event.ns },
+          );
+        }
         add('events', () =>
           this.eventsChunk(
             event.error ? 'on_chain_error' : 'on_chain_end',
@@ -220,6 +246,12 @@ interface EventLabels {
   readonly tags: readonly string[];
   readonly metadata: object;
   readonly task?: string;
+}
+
+/** A message so far, as the `messages` mode streams it: an AI message (not a chunk) with the text of every token. */
+function partialMessage(chunk: MessageChunk, text: string) {
+  const { tool_call_chunks: _toolCallChunks, ...message } = chunk;
+  return { ...message, type: 'ai', content: text };
 }
 
 /** Whether a node's update writes any channel. */
