@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { HttpTransport } from './http';
 import type { CallOptions } from './agent-server-options';
-import { CronAnswer, type CronCount, type CronCreate, type CronSearch, type CronUpdate } from './schemas/agent-server';
+import { CronAnswer, type CronCount, type CronCreate, type CronSearch, type CronUpdate } from './schemas/agent-server-crons';
 
 /** Options of a cron call. */
 export interface CronCallOptions extends CallOptions {

@@ -1,7 +1,7 @@
 /** Crons on the platform's injectable clock: on a thread and stateless, searched, ended, deleted. */
 import { ValidationError } from '../../lib/api/errors';
 import type { AgentServerClient } from '../../lib/api/agent-server';
-import type { CronAnswer as Cron } from '../../lib/api/schemas/agent-server';
+import type { CronAnswer as Cron } from '../../lib/api/schemas/agent-server-crons';
 import { ManualClock } from '../../lib/local/clock';
 import { CronExpression } from '../../lib/api/cron-expression';
 import { startAgentTestPlatform, type AgentTestPlatform } from './support/platform';

@@ -7,7 +7,8 @@ import { BulkExport, BulkExportRecord, BulkExportRun, Destination, DestinationRe
 import { Deployment, DeploymentRecord, DeploymentsList, Revision, SandboxTemplate } from '../../lib/api/schemas/control-plane';
 import { isBeingDeleted, isFailedRevisionStatus } from '../../lib/api/schemas/control-plane-constants';
 import { looseNumber } from '../../lib/api/schemas/tolerant';
-import { Assistant, AssistantAnswer, CronAnswer } from '../../lib/api/schemas/agent-server';
+import { Assistant, AssistantAnswer } from '../../lib/api/schemas/agent-server';
+import { CronAnswer } from '../../lib/api/schemas/agent-server-crons';
 import { Session, SessionRecord } from '../../lib/api/schemas/tracing';
 
 const ID = '6f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f';

@@ -1,6 +1,6 @@
 /** Crons of all deployments: a schedule, the run payload, and when it next fires. */
 import { randomUUID } from 'node:crypto';
-import type { Cron, CronCount, CronSearch } from '../../../api/schemas/agent-server';
+import type { Cron, CronCount, CronSearch } from '../../../api/schemas/agent-server-crons';
 import type { Clock } from '../../clock';
 import type { PlatformDatabase } from '../../db';
 import { HttpError } from '../../errors';

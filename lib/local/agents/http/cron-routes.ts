@@ -3,7 +3,8 @@
  * thread), update, search, count and delete (`/runs/crons...`).
  */
 import type { Context, Hono } from 'hono';
-import { CronCount, CronCreate, CronSearch, CronUpdate, type RunnableConfig } from '../../../api/schemas/agent-server';
+import type { RunnableConfig } from '../../../api/schemas/agent-server';
+import { CronCount, CronCreate, CronSearch, CronUpdate } from '../../../api/schemas/agent-server-crons';
 import { CronExpression, CronExpressionError } from '../../../api/cron-expression';
 import { RequestValidator } from '../../validation';
 import { nextRunDate } from '../cron/cron-scheduler';

@@ -1,11 +1,12 @@
 /** The OpenAPI document each deployment serves at `/docs`, with component schemas derived from the zod schemas. */
 import { z } from 'zod';
 import * as agentServerSchemas from '../../../api/schemas/agent-server';
+import * as cronSchemas from '../../../api/schemas/agent-server-crons';
 import * as storeSchemas from '../../../api/schemas/agent-server-store';
 import * as threadSchemas from '../../../api/schemas/agent-server-threads';
 import { LOCAL_AGENT_SERVER_VERSION, deploymentPath } from './env';
 
-const schemas = { ...agentServerSchemas, ...storeSchemas, ...threadSchemas };
+const schemas = { ...agentServerSchemas, ...cronSchemas, ...storeSchemas, ...threadSchemas };
 
 type Operation = readonly [method: string, path: string, summary: string, request?: string, response?: string];
 

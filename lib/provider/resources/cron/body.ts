@@ -3,7 +3,7 @@
  * server does not promise to honour `Idempotency-Key`, so the key also rides in the cron's metadata, where a search by
  * metadata finds what an unanswered create made (see find.ts); the state's `metadata` never shows it.
  */
-import type { CronCreate, CronUpdate } from '../../../api/schemas/agent-server';
+import type { CronCreate, CronUpdate } from '../../../api/schemas/agent-server-crons';
 import { parseJsonObject } from '../shared/json-object';
 import type { CronModel } from './schema';
 

@@ -3,7 +3,7 @@
  * its thread, when it has one), and, for what a create made, by the create key its metadata carries.
  */
 import type { AgentServerClient } from '../../../api/agent-server';
-import type { CronAnswer } from '../../../api/schemas/agent-server';
+import type { CronAnswer } from '../../../api/schemas/agent-server-crons';
 import { tryUntilAnswered, type LookupOptions, type LookupResult, type UnansweredCreate } from '../shared/unanswered-create';
 import { CREATE_KEY_FIELD } from './body';
 

@@ -3,7 +3,7 @@
  * the platform specification names without payloads). Reached through the deployment's URL (agent-server.ts).
  */
 import type { AgentServerClient } from '../../../api/agent-server';
-import type { CronAnswer } from '../../../api/schemas/agent-server';
+import type { CronAnswer } from '../../../api/schemas/agent-server-crons';
 import { deploymentAgentServer } from '../../agent-server';
 import {
   defineResource,
