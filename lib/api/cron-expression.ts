@@ -118,3 +118,26 @@ function parseValue(text: string, field: Field, item: string): number {
 function fieldError(field: Field, item: string, why: string): CronExpressionError {
   return new CronExpressionError(`invalid ${field.name} field "${item}": ${why}`);
 }
+
+/** Month and weekday names, which every cron implementation reads as the numbers they stand for. */
+const NAMES = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|sun|mon|tue|wed|thu|fri|sat)$/i;
+
+/** Whether a field is in the syntax every cron implementation reads alike: numbers or names, `*`, lists, ranges, steps. */
+const plainField = (field: string): boolean => field.split(/[,/-]/).every((part) => part === '*' || /^\d+$/.test(part) || NAMES.test(part));
+
+/**
+ * What a check of a cron's schedule finds: `error`, when it is no five-field expression or its fields, all in the
+ * plain syntax, are out of range (minute 61 is no minute to any cron); `unread`, when a field is in a syntax this
+ * parser does not read (`L`, `W`, `#`, `?`), which an agent server may accept, so that callers warn and never refuse;
+ * neither when it parses.
+ */
+export function checkSchedule(schedule: string): { readonly error?: string; readonly unread?: string } {
+  try {
+    CronExpression.parse(schedule);
+    return {};
+  } catch (err) {
+    if (!(err instanceof CronExpressionError)) throw err;
+    const fields = schedule.trim().split(/\s+/);
+    return fields.length === 5 && !fields.every(plainField) ? { unread: err.message } : { error: err.message };
+  }
+}

@@ -4,9 +4,9 @@
  */
 import { Fn, Token, type TerraformProvider } from 'cdktf';
 import { Construct } from 'constructs';
-import { CronExpression, CronExpressionError } from '../api/cron-expression';
+import { checkSchedule } from '../api/cron-expression';
 import type { IDeployment } from './deployment-ref';
-import { Violations, messages } from './errors';
+import { Violations, messages, warnIfProblem } from './errors';
 import { Cron as CronResource } from './generated/cron';
 
 /** Props of a {@link Cron}. */
@@ -75,15 +75,15 @@ export class Cron extends Construct {
     super(scope, id);
     const violations = new Violations();
     violations.check('schedule', props.schedule, (schedule) => {
-      try {
-        CronExpression.parse(schedule);
-        return undefined;
-      } catch (err) {
-        if (!(err instanceof CronExpressionError)) throw err;
-        return messages.cronSchedule(err.message);
-      }
+      const { error } = checkSchedule(schedule);
+      return error && messages.cronSchedule(error);
     });
     violations.throwIfAny('Cron', this);
+    // a syntax the parser does not read may still be the agent server's: a warning, never a refusal
+    warnIfProblem(this, 'schedule', props.schedule, (schedule) => {
+      const { unread } = checkSchedule(schedule);
+      return unread && `${unread}, a syntax this library does not check.`;
+    });
     this.resource = new CronResource(this, 'Resource', {
       deploymentId: props.deployment.deploymentId,
       assistantId: props.assistantId,

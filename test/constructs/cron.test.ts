@@ -1,7 +1,7 @@
 import { TerraformOutput, TerraformVariable } from 'cdktf';
 import { Cron } from '../../lib/constructs/cron';
 import { Deployment } from '../../lib/constructs/deployment';
-import { onlyResource, providerStack, synthesized, violationsOf } from './support/synth';
+import { onlyResource, providerStack, synthesized, violationsOf, warningsOf } from './support/synth';
 
 describe('Cron', () => {
   test('synthesizes agentplatform_cron: the deployment by reference, the objects as JSON text', () => {
@@ -45,5 +45,14 @@ describe('Cron', () => {
     expect(violationsOf(() => new Cron(stack, 'Short', { deployment: agent, assistantId: 'agent', schedule: '0 9 * *' }))).toEqual([
       { prop: 'schedule', message: expect.stringContaining('a cron expression has 5 fields') },
     ]);
+  });
+
+  test('warns of, and never refuses, a schedule in a syntax it does not read, which an agent server may accept', () => {
+    const stack = providerStack();
+    const agent = Deployment.fromDeploymentId(stack, 'Agent', 'd-1');
+    const last = new Cron(stack, 'MonthEnd', { deployment: agent, assistantId: 'agent', schedule: '0 0 L * *' });
+    expect(warningsOf(last)).toEqual([expect.stringMatching(/^schedule: invalid day of month field "L".*does not check\. The platform may refuse it\.$/)]);
+    expect(onlyResource(synthesized(stack), 'agentplatform_cron')).toMatchObject({ schedule: '0 0 L * *' });
+    expect(warningsOf(new Cron(stack, 'Weekdays', { deployment: agent, assistantId: 'agent', schedule: '0 9 * * mon-fri' }))).toEqual([]);
   });
 });

@@ -44,7 +44,9 @@ the deployment must be served (a revision DEPLOYED) before a cron is created, wh
 \`agentplatform_deployment.<name>.id\` (with \`wait_for_deployed\`, the default) ensures.
 
 \`schedule\` is checked at plan: five fields, each within its range (minute 0-59, hour 0-23, day of month 1-31, month
-1-12 or \`jan\`-\`dec\`, day of week 0-7 or \`sun\`-\`sat\`); an error names the field. \`input\`, \`config\` and
+1-12 or \`jan\`-\`dec\`, day of week 0-7 or \`sun\`-\`sat\`); an error names the field. A field in a syntax the provider
+does not read (\`L\`, \`W\`, \`#\`, \`?\`, which an agent server may accept) is a warning instead, and the agent server
+decides at apply. \`input\`, \`config\` and
 \`metadata\` are JSON objects written with \`jsonencode\`: the same object written otherwise plans no change.
 
 A change of \`schedule\`, \`input\`, \`config\` or \`metadata\` is one update (\`PATCH /runs/crons/{cron_id}\`); a new

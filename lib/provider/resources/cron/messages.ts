@@ -1,17 +1,25 @@
 /** What the cron resource tells the user: the problems of a configuration, and the errors of its look-ups. */
 import { DiagnosticError } from '../../framework';
 
-/** The problem of a schedule that is no five-field cron expression, with the fix; undefined when it parses. */
+const FIX = 'Write five fields, minute (0-59) hour (0-23) day-of-month (1-31) month (1-12) day-of-week (0-7), in UTC: for example "0 9 * * mon-fri".';
+
+/** The cron expression check, loaded only when a schedule is checked: plans that have no cron never load it. */
+const check = (schedule: string) => (require('../../../api/cron-expression') as typeof import('../../../api/cron-expression')).checkSchedule(schedule);
+
+/**
+ * The error of a schedule that is no five-field cron expression (a cron's schedule is a "5-field cron, checked at
+ * plan"), or whose plain fields are out of range, with the fix; undefined otherwise. A syntax the provider does not
+ * read is only warned of ({@link scheduleWarning}): the local platform's parser is no rule of the platform's.
+ */
 export function scheduleProblem(schedule: string): string | undefined {
-  // loaded only when a schedule is checked: plans that have no cron never load the parser
-  const { CronExpression, CronExpressionError } = require('../../../api/cron-expression') as typeof import('../../../api/cron-expression');
-  try {
-    CronExpression.parse(schedule);
-    return undefined;
-  } catch (err) {
-    if (!(err instanceof CronExpressionError)) throw err;
-    return `${err.message}. Write five fields, minute (0-59) hour (0-23) day-of-month (1-31) month (1-12) day-of-week (0-7), in UTC: for example "0 9 * * mon-fri".`;
-  }
+  const { error } = check(schedule);
+  return error && `${error}. ${FIX}`;
+}
+
+/** The warning of a five-field schedule in a syntax the provider does not read, which the agent server may refuse. */
+export function scheduleWarning(schedule: string): string | undefined {
+  const { unread } = check(schedule);
+  return unread && `The provider does not read this schedule (${unread}); the agent server may accept it, or refuse it at apply.`;
 }
 
 /** An import id that is not `<deployment_id>/<cron_id>`. */

@@ -16,13 +16,14 @@ import {
   type ProviderContext,
   type ReadRequest,
   type UpdateRequest,
+  type ValidateRequest,
 } from '../../framework';
 import { statusOf } from '../shared/bulk-export-client';
 import { jsonText, parseJsonObject, sameJson } from '../shared/json-object';
 import { createOutcome, takeCreateKey, unansweredSummary } from '../shared/unanswered-create';
 import { createBody, createSettings, updateBody, userMetadata } from './body';
 import { createdUnanswered, findCreated, findCron } from './find';
-import { badImportId, cronNotFound, noSuchCron } from './messages';
+import { badImportId, cronNotFound, noSuchCron, scheduleWarning } from './messages';
 import { cronSchema, type CronModel } from './schema';
 
 type Schema = typeof cronSchema;
@@ -176,9 +177,17 @@ function toModel(cron: CronAnswer, base: CronModel): CronModel {
   };
 }
 
+// ---- validate ----
+
+function validate({ config, diagnostics }: ValidateRequest<Schema>): void {
+  const warning = typeof config.schedule === 'string' ? scheduleWarning(config.schedule) : undefined;
+  if (warning) diagnostics.warning('Schedule not checked', warning, 'schedule');
+}
+
 export default defineResource({
   typeName: 'agentplatform_cron',
   schema: cronSchema,
+  validate,
   plan,
   create,
   read,
